@@ -1,0 +1,33 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Layering, held by the linter rather than by prose: browser/ and grid/ know nothing above them. */
+const lowerLayers = (...forbidden) => ({
+  'no-restricted-imports': [
+    'error',
+    { patterns: forbidden.map((dir) => ({ group: [`../${dir}/*`, `../../${dir}/*`], message: `This layer must not import ${dir}/.` })) },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'ui/', 'data/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      curly: 'error',
+      eqeqeq: 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  { files: ['src/browser/**', 'src/grid/**'], rules: lowerLayers('capabilities', 'workspace', 'mcp', 'http', 'flows', 'secrets', 'files', 'live') },
+  { files: ['src/workspace/**'], rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'secrets', 'live') },
+  { files: ['src/capabilities/**'], rules: lowerLayers('mcp', 'http') },
+  { files: ['src/mcp/**'], rules: lowerLayers('http') },
+  { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
+  { files: ['scripts/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+);

@@ -1,0 +1,11 @@
+import { Command } from 'selenium-webdriver/lib/command.js';
+import type { WebDriver } from 'selenium-webdriver';
+
+/**
+ * Sends a raw WebDriver command. The bindings' own helpers for these are either missing
+ * from the types (print) or Chrome-only classes an attached driver is not (DevTools).
+ */
+export async function sendCommand<T>(driver: WebDriver, name: string, parameters: Record<string, unknown>): Promise<T> {
+  const result: unknown = await driver.execute(new Command(name).setParameters(parameters));
+  return result as T;
+}

@@ -1,0 +1,59 @@
+import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import { BadRequest, NotFound } from '../errors.js';
+import { delay, findElement, type Selector } from './selectors.js';
+
+export type FrameAction = 'enter' | 'parent' | 'top';
+
+export async function switchFrame(driver: WebDriver, action: FrameAction, selector: Selector | undefined, waitSeconds: number): Promise<void> {
+  if (action === 'top') {
+    return driver.switchTo().defaultContent();
+  }
+  if (action === 'parent') {
+    return driver.switchTo().parentFrame();
+  }
+  if (!selector) {
+    throw new BadRequest('frame enter needs selector: the iframe element to enter, e.g. {"css": "iframe#inner"}.');
+  }
+  const element = await findElement(driver, selector, waitSeconds);
+  try {
+    await driver.switchTo().frame(element);
+  } catch (err) {
+    if (err instanceof wdError.NoSuchFrameError) {
+      throw new BadRequest('That element is not a frame; point selector at an <iframe> or <frame>.');
+    }
+    throw err;
+  }
+}
+
+export type DialogAction = 'accept' | 'dismiss';
+
+// A click may open a dialog a moment later (a timer, a fetch): wait briefly for it rather
+// than failing a caller that asked too early.
+const DIALOG_WAIT_MS = 2000;
+
+export async function answerDialog(driver: WebDriver, action: DialogAction, text: string | undefined): Promise<string> {
+  const deadline = Date.now() + DIALOG_WAIT_MS;
+  for (;;) {
+    try {
+      const alert = await driver.switchTo().alert();
+      const message = await alert.getText();
+      if (text !== undefined) {
+        await alert.sendKeys(text);
+      }
+      await (action === 'accept' ? alert.accept() : alert.dismiss());
+      return message;
+    } catch (err) {
+      if (!(err instanceof wdError.NoSuchAlertError)) {
+        throw err;
+      }
+      if (Date.now() >= deadline) {
+        throw new NotFound('No dialog is open; call dialog right after the action that opens one.');
+      }
+    }
+    await delay(100);
+  }
+}
+
+export async function resizeWindow(driver: WebDriver, width: number, height: number): Promise<void> {
+  await driver.manage().window().setRect({ width, height });
+}

@@ -1,0 +1,152 @@
+import { Key, type WebDriver, type WebElement } from 'selenium-webdriver';
+import { Select } from 'selenium-webdriver/lib/select.js';
+import { BadRequest } from '../errors.js';
+import { describeSelector, findElement, type Selector } from './selectors.js';
+
+export const INTERACT_ACTIONS = [
+  'click',
+  'double_click',
+  'right_click',
+  'hover',
+  'select',
+  'check',
+  'uncheck',
+  'clear',
+  'focus',
+  'scroll_into_view',
+] as const;
+export type InteractAction = (typeof INTERACT_ACTIONS)[number];
+
+export async function interact(
+  driver: WebDriver,
+  action: InteractAction,
+  selector: Selector,
+  waitSeconds: number,
+  option?: string,
+): Promise<void> {
+  const element = await findElement(driver, selector, waitSeconds);
+  switch (action) {
+    case 'click':
+      return element.click();
+    case 'double_click':
+      return driver.actions().doubleClick(element).perform();
+    case 'right_click':
+      return driver.actions().contextClick(element).perform();
+    case 'hover':
+      return driver.actions().move({ origin: element }).perform();
+    case 'select':
+      return selectOption(element, selector, option);
+    case 'check':
+    case 'uncheck':
+      if ((await element.isSelected()) !== (action === 'check')) {
+        await element.click();
+      }
+      return;
+    case 'clear':
+      return element.clear();
+    case 'focus':
+      await driver.executeScript('arguments[0].focus()', element);
+      return;
+    case 'scroll_into_view':
+      await driver.executeScript("arguments[0].scrollIntoView({block: 'center'})", element);
+      return;
+  }
+}
+
+async function selectOption(element: WebElement, selector: Selector, option: string | undefined): Promise<void> {
+  if (option === undefined) {
+    throw new BadRequest('select needs option: the visible text or the value of the option to choose.');
+  }
+  const select = new Select(element);
+  try {
+    await select.selectByVisibleText(option);
+  } catch {
+    try {
+      await select.selectByValue(option);
+    } catch {
+      throw new BadRequest(
+        `No option with text or value "${option}" in ${describeSelector(selector)}; read the options with extract (what: "html").`,
+      );
+    }
+  }
+}
+
+export async function typeText(
+  driver: WebDriver,
+  selector: Selector,
+  text: string,
+  options: { clear: boolean; submit: boolean; waitSeconds: number },
+): Promise<string> {
+  const element = await findElement(driver, selector, options.waitSeconds);
+  if (options.clear) {
+    await element.clear();
+  }
+  await element.sendKeys(options.submit ? text + Key.ENTER : text);
+  if (options.submit) {
+    return text;
+  }
+  return (await element.getAttribute('value')) ?? '';
+}
+
+/** W3C key names a caller may use, mapped to WebDriver's code points. */
+const KEY_NAMES: Record<string, string> = Object.fromEntries(
+  Object.entries(Key)
+    .filter(([, v]) => typeof v === 'string')
+    .map(([name, value]) => [normaliseKeyName(name), value as string]),
+);
+Object.assign(KEY_NAMES, {
+  arrowdown: Key.ARROW_DOWN,
+  arrowup: Key.ARROW_UP,
+  arrowleft: Key.ARROW_LEFT,
+  arrowright: Key.ARROW_RIGHT,
+  esc: Key.ESCAPE,
+  del: Key.DELETE,
+  ctrl: Key.CONTROL,
+  cmd: Key.COMMAND,
+  meta: Key.META,
+  pageup: Key.PAGE_UP,
+  pagedown: Key.PAGE_DOWN,
+});
+
+function normaliseKeyName(name: string): string {
+  return name.toLowerCase().replace(/[_\s-]/g, '');
+}
+
+export const MODIFIERS = ['Shift', 'Control', 'Alt', 'Meta'] as const;
+export type Modifier = (typeof MODIFIERS)[number];
+
+/** A single printable character is itself; anything longer must be a known key name. */
+export function keyCode(name: string): string {
+  if ([...name].length === 1) {
+    return name;
+  }
+  const code = KEY_NAMES[normaliseKeyName(name)];
+  if (code === undefined) {
+    throw new BadRequest(`Unknown key "${name}"; use a W3C key name such as Enter, Tab, Escape, ArrowDown, Backspace, or a single character.`);
+  }
+  return code;
+}
+
+export async function pressKey(
+  driver: WebDriver,
+  key: string,
+  modifiers: readonly Modifier[],
+  selector: Selector | undefined,
+  waitSeconds: number,
+): Promise<void> {
+  const code = keyCode(key);
+  if (selector) {
+    const element = await findElement(driver, selector, waitSeconds);
+    await driver.executeScript('arguments[0].focus()', element);
+  }
+  const modifierCodes = modifiers.map((m) => keyCode(m));
+  let actions = driver.actions();
+  for (const m of modifierCodes) {
+    actions = actions.keyDown(m);
+  }
+  actions = actions.keyDown(code).keyUp(code);
+  for (const m of [...modifierCodes].reverse()) {
+    actions = actions.keyUp(m);
+  }
+  await actions.perform();
+}

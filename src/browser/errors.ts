@@ -1,0 +1,43 @@
+import { error as wdError } from 'selenium-webdriver';
+import { BadRequest, NotFound, TimedOut } from '../errors.js';
+
+/**
+ * WebDriver's page-level failures, said as what the caller should do next. Anything not
+ * listed passes through unchanged (and, if nobody else knows it, becomes a 500: a bug).
+ */
+export function explainWebDriverError(err: unknown): unknown {
+  if (err instanceof wdError.UnexpectedAlertOpenError) {
+    const message = err.getAlertText();
+    return new BadRequest(
+      `A page dialog is open${message ? ` ("${message.slice(0, 200)}")` : ''}; answer it with the dialog tool (accept or dismiss) first.`,
+    );
+  }
+  if (err instanceof wdError.ElementClickInterceptedError) {
+    return new BadRequest('Another element covers that one, so the click would land elsewhere; close the overlay first, or scroll_into_view.');
+  }
+  if (err instanceof wdError.ElementNotInteractableError) {
+    return new BadRequest('That element cannot be used now (hidden, disabled or off-screen); wait for it with assert state visible, or pick another selector.');
+  }
+  if (err instanceof wdError.StaleElementReferenceError) {
+    return new BadRequest('The element changed while it was being used (the page re-rendered); call again.');
+  }
+  if (err instanceof wdError.InvalidSelectorError) {
+    return new BadRequest('The selector is not valid CSS or XPath; fix its syntax, or find one with outline.');
+  }
+  if (err instanceof wdError.NoSuchFrameError) {
+    return new NotFound('No such frame; list the iframes with outline and enter one by its selector.');
+  }
+  if (err instanceof wdError.NoSuchWindowError) {
+    return new NotFound('The browser window was closed; call open_session to start a new browser.');
+  }
+  if (err instanceof wdError.ScriptTimeoutError || err instanceof wdError.TimeoutError) {
+    return new TimedOut('The page did not finish in time; call again, or check the page with outline.');
+  }
+  if (err instanceof wdError.MoveTargetOutOfBoundsError) {
+    return new BadRequest('That element is outside the window; scroll_into_view first, or resize the window.');
+  }
+  if (err instanceof wdError.InvalidArgumentError) {
+    return new BadRequest(`WebDriver refused an argument: ${err.message.split('\n')[0]?.slice(0, 200) ?? ''}.`);
+  }
+  return err;
+}

@@ -1,0 +1,28 @@
+import { error as wdError, type WebDriver } from 'selenium-webdriver';
+
+export interface OpenDialog {
+  message: string;
+}
+
+export interface PageState {
+  url: string;
+  title: string;
+  dialog?: OpenDialog;
+}
+
+/**
+ * Where the browser is now. When a page dialog is open WebDriver refuses to read the page,
+ * so the state says so instead and the caller is pointed at the dialog tool.
+ */
+export async function readPageState(driver: WebDriver): Promise<PageState> {
+  try {
+    const [url, title] = await Promise.all([driver.getCurrentUrl(), driver.getTitle()]);
+    return { url, title };
+  } catch (err) {
+    if (err instanceof wdError.UnexpectedAlertOpenError) {
+      const message = err.getAlertText() ?? (await driver.switchTo().alert().getText());
+      return { url: '', title: '', dialog: { message } };
+    }
+    throw err;
+  }
+}

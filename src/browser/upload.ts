@@ -1,0 +1,29 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WebDriver } from 'selenium-webdriver';
+import { FileDetector } from 'selenium-webdriver/remote/index.js';
+import { findElement, type Selector } from './selectors.js';
+
+/**
+ * Sets a file input. The bytes are written to a private temp file and sent through
+ * WebDriver's file detector, which zips them over to the Grid node: the browser runs on
+ * another machine and cannot read this one.
+ */
+export async function uploadFile(
+  driver: WebDriver,
+  selector: Selector,
+  file: { name: string; bytes: Uint8Array },
+  waitSeconds: number,
+): Promise<void> {
+  const element = await findElement(driver, selector, waitSeconds);
+  const dir = await mkdtemp(join(tmpdir(), 'selenium-flow-upload-'));
+  try {
+    const path = join(dir, file.name);
+    await writeFile(path, file.bytes, { mode: 0o600 });
+    driver.setFileDetector(new FileDetector());
+    await element.sendKeys(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

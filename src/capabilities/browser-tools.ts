@@ -1,0 +1,319 @@
+import { z } from 'zod';
+import { takeScreenshot, printPdf } from '../browser/capture.js';
+import { answerDialog, resizeWindow, switchFrame } from '../browser/context.js';
+import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey, typeText } from '../browser/elements.js';
+import { moveThroughHistory, navigateTo } from '../browser/navigation.js';
+import { readPageState } from '../browser/page-state.js';
+import { extract, outline } from '../browser/reading.js';
+import { runScript, waitForCondition } from '../browser/script.js';
+import { DEFAULT_WAIT_SECONDS, describeSelector } from '../browser/selectors.js';
+import { uploadFile } from '../browser/upload.js';
+import { defineTool } from './define.js';
+import { maxChars, selector, waitTimeout, webUrl } from './schemas.js';
+import { resolveUploadBytes } from '../files/upload-source.js';
+
+const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? DEFAULT_WAIT_SECONDS;
+const exactlyOne = (args: Record<string, unknown>, names: string[]) => names.filter((n) => args[n] !== undefined).length === 1;
+const windowSide = z.number().int().min(200).max(7680);
+
+export const navigate = defineTool({
+  name: 'navigate',
+  title: 'Navigate',
+  description: 'Open a page by url, or move through history with action back, forward or refresh. Answers where the browser is now.',
+  kind: 'act',
+  browser: 'open',
+  runnableInFlow: true,
+  input: z.object({
+    url: webUrl.optional().describe('the page to open (http or https)'),
+    action: z.enum(['back', 'forward', 'refresh']).optional().describe('move through history instead of opening a url'),
+  }),
+  check: (args) =>
+    exactlyOne(args, ['url', 'action']) ? undefined : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
+  output: z.object({}),
+  handler: async (args, { driver }) => {
+    if (args.url !== undefined) {
+      await navigateTo(driver, args.url);
+    } else if (args.action !== undefined) {
+      await moveThroughHistory(driver, args.action);
+    }
+    return {};
+  },
+});
+
+export const interactTool = defineTool({
+  name: 'interact',
+  title: 'Interact with an element',
+  description:
+    'Act on one element: click, double_click, right_click, hover, select (an option by its text or value), check, uncheck, clear, focus, scroll_into_view.',
+  kind: 'act',
+  browser: 'open',
+  runnableInFlow: true,
+  input: z.object({
+    action: z.enum(INTERACT_ACTIONS),
+    selector,
+    option: z.string().optional().describe('for select: the option text or value'),
+    wait_timeout: waitTimeout,
+  }),
+  check: (args) => (args.action === 'select' && args.option === undefined ? 'select needs option: the text or value of the option to choose.' : undefined),
+  output: z.object({ done: z.string().describe('what was done, to which element') }),
+  handler: async (args, { driver }) => {
+    await interact(driver, args.action, args.selector, waitOf(args), args.option);
+    return { done: `${args.action} ${describeSelector(args.selector)}` };
+  },
+});
+
+export const write = defineTool({
+  name: 'write',
+  title: 'Type into a field',
+  description: 'Type text into a field (cleared first unless clear is false; submit presses Enter after). Answers the field value read back.',
+  kind: 'act',
+  browser: 'open',
+  runnableInFlow: true,
+  input: z.object({
+    selector,
+    text: z.string().describe('what to type'),
+    clear: z.boolean().optional().describe('clear the field first (default true)'),
+    submit: z.boolean().optional().describe('press Enter after typing'),
+    wait_timeout: waitTimeout,
+  }),
+  output: z.object({ value: z.string().nullable().describe('the field value read back') }),
+  handler: async (args, { driver }) => {
+    const value = await typeText(driver, args.selector, args.text, { clear: args.clear ?? true, submit: args.submit ?? false, waitSeconds: waitOf(args) });
+    return { value };
+  },
+});
+
+export const pressKeyTool = defineTool({
+  name: 'press_key',
+  title: 'Press a key',
+  description: 'Press a W3C key (Enter, Tab, Escape, ArrowDown, Backspace… or one character) on the focused element, or on selector.',
+  kind: 'act',
+  browser: 'open',
+  runnableInFlow: true,
+  input: z.object({
+    key: z.string().min(1),
+    modifiers: z.array(z.enum(MODIFIERS)).max(4).optional().describe('held while the key is pressed'),
+    selector: selector.optional(),
+    wait_timeout: waitTimeout,
+  }),
+  output: z.object({ pressed: z.string() }),
+  handler: async (args, { driver }) => {
+    const modifiers = args.modifiers ?? [];
+    await pressKey(driver, args.key, modifiers, args.selector, waitOf(args));
+    return { pressed: [...modifiers, args.key].join('+') };
+  },
+});
+
+export const frame = defineTool({
+  name: 'frame',
+  title: 'Switch frame',
+  description: 'Enter an iframe (action enter with its selector), or leave to the parent frame or the top page.',
+  kind: 'act',
+  destructive: false,
+  browser: 'open',
+  runnableInFlow: true,
+  input: z.object({ action: z.enum(['enter', 'parent', 'top']), selector: selector.optional(), wait_timeout: waitTimeout }),
+  check: (args) =>
+    args.action === 'enter' && !args.selector ? 'frame enter needs selector: the iframe to enter, e.g. {"css": "iframe"}.' : undefined,
+  output: z.object({ frame: z.enum(['enter', 'parent', 'top']) }),
+  handler: async (args, { driver }) => {
+    await switchFrame(driver, args.action, args.selector, waitOf(args));
+    return { frame: args.action };
+  },
+});
+
+export const dialog = defineTool({
+  name: 'dialog',
+  title: 'Answer a dialog',
+  description: 'Accept or dismiss the open alert, confirm or prompt (text answers a prompt). Waits briefly for one a click opened.',
+  kind: 'act',
+  browser: 'existing',
+  runnableInFlow: true,
+  input: z.object({ action: z.enum(['accept', 'dismiss']), text: z.string().optional().describe('the answer to a prompt') }),
+  output: z.object({ message: z.string().describe("the dialog's message"), answered: z.enum(['accept', 'dismiss']) }),
+  handler: async (args, { driver }) => {
+    const message = await answerDialog(driver, args.action, args.text);
+    return { message, answered: args.action };
+  },
+});
+
+export const resize = defineTool({
+  name: 'resize',
+  title: 'Resize the window',
+  description: 'Set the browser window size in CSS pixels.',
+  kind: 'act',
+  destructive: false,
+  browser: 'open',
+  runnableInFlow: true,
+  input: z.object({ width: windowSide, height: windowSide }),
+  output: z.object({ width: z.number(), height: z.number() }),
+  handler: async (args, { driver }) => {
+    await resizeWindow(driver, args.width, args.height);
+    const rect = await driver.manage().window().getRect();
+    return { width: rect.width, height: rect.height };
+  },
+});
+
+export const uploadFileTool = defineTool({
+  name: 'upload_file',
+  title: 'Set a file input',
+  description:
+    'Put a file into an <input type=file>: exactly one of text (the file content as text), content (base64 bytes) or path (a file under the server data directory).',
+  kind: 'act',
+  browser: 'open',
+  runnableInFlow: true,
+  input: z.object({
+    selector,
+    text: z.string().optional().describe('the file content, as text'),
+    content: z.base64().optional().describe('the file content, base64'),
+    path: z.string().min(1).optional().describe('a file under the server data directory'),
+    filename: z.string().min(1).max(255).optional().describe('the name the page sees (default upload.txt, or the path name)'),
+    mime_type: z.string().optional(),
+    wait_timeout: waitTimeout,
+  }),
+  check: (args) => (exactlyOne(args, ['text', 'content', 'path']) ? undefined : 'Pass exactly one of text, content (base64) or path.'),
+  output: z.object({ uploaded: z.string().describe('the file name the page received'), bytes: z.number() }),
+  handler: async (args, { driver, dataDir }) => {
+    const file = await resolveUploadBytes(args, dataDir);
+    await uploadFile(driver, args.selector, file, waitOf(args));
+    return { uploaded: file.name, bytes: file.bytes.byteLength };
+  },
+});
+
+export const executeScript = defineTool({
+  name: 'execute_script',
+  title: 'Run JavaScript',
+  description: 'Run JavaScript in the page as a function body (use return to answer a value; arguments[i] are args). Answers the JSON result.',
+  kind: 'act',
+  browser: 'open',
+  runnableInFlow: true,
+  input: z.object({ script: z.string().min(1), args: z.array(z.unknown()).max(32).optional() }),
+  output: z.object({ result: z.unknown().describe("the script's return value, as JSON") }),
+  handler: async (args, { driver }) => ({ result: await runScript(driver, args.script, args.args ?? []) }),
+});
+
+export const extractTool = defineTool({
+  name: 'extract',
+  title: 'Read from the page',
+  description:
+    'Read the text (or html, value, an attribute) of the first element matching selector, of every match with all, or of the whole page. url first navigates there if the browser is elsewhere.',
+  kind: 'read',
+  browser: 'existing',
+  runnableInFlow: true,
+  input: z.object({
+    selector: selector.optional(),
+    what: z.enum(['text', 'html', 'value', 'attribute']).optional().describe('default text'),
+    attribute: z.string().min(1).optional().describe('for what: attribute, its name'),
+    all: z.boolean().optional().describe('read every match, not only the first'),
+    max_chars: maxChars(4000),
+    url: webUrl.optional().describe('go here first, unless the browser is already on it'),
+    wait_timeout: waitTimeout,
+  }),
+  check: (args) => (args.what === 'attribute' && !args.attribute ? 'what "attribute" needs attribute: the name to read, e.g. "href".' : undefined),
+  output: z.object({
+    value: z.string().nullable().optional().describe('the first match (without all)'),
+    values: z.array(z.string().nullable()).optional().describe('every match (with all)'),
+    truncated: z.boolean().optional(),
+  }),
+  handler: async (args, { driver }) => {
+    if (args.url !== undefined && (await driver.getCurrentUrl()) !== args.url) {
+      await navigateTo(driver, args.url);
+    }
+    const read = await extract(driver, {
+      selector: args.selector,
+      what: args.what ?? 'text',
+      attribute: args.attribute,
+      all: args.all ?? false,
+      maxChars: args.max_chars ?? 4000,
+      waitSeconds: waitOf(args),
+    });
+    const truncated = read.truncated ? { truncated: true } : {};
+    return args.all ? { values: read.values, ...truncated } : { value: read.values[0] ?? null, ...truncated };
+  },
+});
+
+export const outlineTool = defineTool({
+  name: 'outline',
+  title: 'Outline the page',
+  description:
+    'A compact map of the page (or of selector): headings, landmarks, forms with their fields, buttons and links, each with a selector that works. The cheap way to find selectors.',
+  kind: 'read',
+  browser: 'existing',
+  runnableInFlow: true,
+  input: z.object({ selector: selector.optional(), max_chars: maxChars(10000) }),
+  output: z.object({ url: z.string(), title: z.string(), outline: z.string(), truncated: z.boolean().optional() }),
+  handler: async (args, { driver }) => {
+    const [state, map] = await Promise.all([readPageState(driver), outline(driver, args.selector, args.max_chars ?? 10000)]);
+    return { url: state.url, title: state.title, outline: map.outline, ...(map.truncated ? { truncated: true } : {}) };
+  },
+});
+
+export const screenshot = defineTool({
+  name: 'screenshot',
+  title: 'Take a screenshot',
+  description: 'A PNG of the viewport, the full page (full_page) or one element (selector); width scales it down.',
+  kind: 'read',
+  browser: 'existing',
+  runnableInFlow: true,
+  input: z.object({
+    selector: selector.optional(),
+    full_page: z.boolean().optional(),
+    width: z.number().int().min(100).max(4000).optional().describe('scale the image down to this many pixels wide'),
+    wait_timeout: waitTimeout,
+  }),
+  output: z.object({
+    mime_type: z.literal('image/png'),
+    bytes: z.number(),
+    data: z.base64().optional().describe('the PNG, base64 (over MCP it is the image block instead)'),
+  }),
+  image: (result) => (result.data ? { data: result.data, mimeType: result.mime_type } : undefined),
+  handler: async (args, { driver, browserName }) => {
+    const data = await takeScreenshot(driver, browserName, {
+      selector: args.selector,
+      fullPage: args.full_page ?? false,
+      width: args.width,
+      waitSeconds: waitOf(args),
+    });
+    return { mime_type: 'image/png' as const, bytes: Buffer.byteLength(data, 'base64'), data };
+  },
+});
+
+export const print = defineTool({
+  name: 'print',
+  title: 'Print to PDF',
+  description: 'The page as a PDF.',
+  kind: 'read',
+  browser: 'existing',
+  runnableInFlow: true,
+  input: z.object({ landscape: z.boolean().optional(), background: z.boolean().optional().describe('print background colours and images') }),
+  output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), data: z.base64().describe('the PDF, base64') }),
+  handler: async (args, { driver }) => {
+    const data = await printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false });
+    return { mime_type: 'application/pdf' as const, bytes: Buffer.byteLength(data, 'base64'), data };
+  },
+});
+
+export const assertTool = defineTool({
+  name: 'assert',
+  title: 'Assert a condition',
+  description:
+    'Pass when a condition holds within timeout seconds: a script that returns true, or selector in a state (present, absent, visible, hidden); stable_for (ms) asks it to hold that long. Fails with message.',
+  kind: 'read',
+  browser: 'existing',
+  runnableInFlow: true,
+  input: z.object({
+    script: z.string().min(1).optional().describe('JavaScript returning true when the condition holds'),
+    selector: selector.optional(),
+    state: z.enum(['present', 'absent', 'visible', 'hidden']).optional().describe('with selector (default present)'),
+    timeout: z.number().min(0).max(120).optional().describe('seconds (default 5)'),
+    stable_for: z.number().int().min(0).max(60_000).optional().describe('milliseconds the condition must hold'),
+    message: z.string().min(1).describe('what failed, in your words'),
+  }),
+  check: (args) => (exactlyOne(args, ['script', 'selector']) ? undefined : 'Pass exactly one of script or selector (with state).'),
+  output: z.object({ passed: z.literal(true), waited_ms: z.number() }),
+  handler: async (args, { driver }) => {
+    const condition = args.selector ? { selector: args.selector, state: args.state ?? 'present' } : { script: args.script ?? '' };
+    const waited = await waitForCondition(driver, condition, args.timeout ?? 5, args.stable_for ?? 0, args.message);
+    return { passed: true as const, waited_ms: waited };
+  },
+});

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { defineTool } from './define.js';
+import { readSkill } from './skill.js';
+
+const windowSide = z.number().int().min(200).max(7680);
+
+export const openSession = defineTool({
+  name: 'open_session',
+  title: 'Open a browser',
+  description:
+    "Open a browser on the Grid (ending the one this workspace held). Answers session_id: stateless callers pass it to every later call; a named workspace's browser is remembered for you.",
+  kind: 'act',
+  destructive: false,
+  browser: 'none',
+  runnableInFlow: false,
+  input: z.object({
+    browser: z.enum(['chrome', 'firefox']).optional().describe('default: the workspace’s last choice, else chrome'),
+    width: windowSide.optional().describe('window width (default 1280)'),
+    height: windowSide.optional().describe('window height (default 900)'),
+  }),
+  output: z.object({ session_id: z.string().describe('the Grid id of the browser'), url: z.string(), title: z.string() }),
+  handler: async (args, { workspace }) => {
+    const opened = await workspace.open(args.browser, { width: args.width, height: args.height });
+    return { session_id: opened.sessionId, url: opened.url, title: opened.title };
+  },
+});
+
+export const endBrowser = defineTool({
+  name: 'end_browser',
+  title: 'End the browser',
+  description: "End the workspace's browser. The workspace stays, with its files and flows.",
+  kind: 'act',
+  browser: 'none',
+  usesSessionId: true,
+  runnableInFlow: false,
+  input: z.object({}),
+  output: z.object({ ended: z.boolean().describe('false when there was no browser to end') }),
+  handler: async (_args, { workspace }) => workspace.end(),
+});
+
+export const currentWorkspace = defineTool({
+  name: 'current_workspace',
+  title: 'Current workspace',
+  description: 'Mirror of the workspace://current resource: the workspace, its browser, window and last page. Never opens a browser.',
+  kind: 'read',
+  browser: 'none',
+  usesSessionId: true,
+  runnableInFlow: false,
+  answersUnderControl: true,
+  http: { method: 'GET', path: '/workspace' },
+  input: z.object({}),
+  output: z.object({
+    workspace: z.string().nullable(),
+    mode: z.enum(['saved', 'stateless']),
+    browser: z
+      .object({ session_id: z.string(), kind: z.enum(['chrome', 'firefox']), version: z.string(), alive: z.boolean() })
+      .nullable(),
+    window: z.object({ width: z.number(), height: z.number() }).nullable(),
+    url: z.string().nullable(),
+    title: z.string().nullable(),
+  }),
+  handler: async (_args, { workspace }) => workspace.describe(),
+});
+
+export const skillTool = defineTool({
+  name: 'selenium_flow_skill',
+  title: 'How to use selenium-flow',
+  description: 'Mirror of the skill://selenium-flow/SKILL.md resource: how to drive a browser here, in one page. Read it first.',
+  kind: 'read',
+  browser: 'none',
+  runnableInFlow: false,
+  answersUnderControl: true,
+  http: { method: 'GET', path: '/skill' },
+  input: z.object({}),
+  output: z.object({ text: z.string() }),
+  handler: async () => ({ text: await readSkill() }),
+});

@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { parseArgs } from 'node:util';
+import { ConfigError, flagOptions, loadConfig, settingsHelp, type Config } from './config.js';
+import { startEmbeddedGrid, type EmbeddedGrid } from './grid/embedded.js';
+import { buildMcpServer } from './mcp/server.js';
+import { listedTools } from './mcp/tools.js';
+import { createParts, createServer } from './server.js';
+import { VERSION } from './version.js';
+import { STDIO_CALLER } from './workspace/caller.js';
+
+// selenium-webdriver's driver manager otherwise reaches for the internet; we only talk to a Grid.
+process.env.SE_OFFLINE ??= 'true';
+process.env.SE_AVOID_STATS ??= 'true';
+
+const USAGE = `selenium-flow ${VERSION}: drive real browsers on a Selenium Grid over MCP and HTTP.
+
+Usage:
+  selenium-flow serve   HTTP: MCP at /mcp, the REST API, OpenAPI at /openapi.json
+  selenium-flow stdio   MCP over stdio, for desktop clients
+  selenium-flow grid    start the embedded Selenium Grid and print its URL
+
+Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit.
+
+Settings (flag, env var):
+${settingsHelp()}
+`;
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { ...flagOptions(), help: { type: 'boolean', short: 'h' } },
+  });
+  const command = positionals[0];
+  if (values.help || !command || !['serve', 'stdio', 'grid'].includes(command)) {
+    process.stdout.write(USAGE);
+    process.exitCode = values.help ? 0 : 2;
+    return;
+  }
+  const flags: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+    if (typeof value === 'string') {
+      flags[name] = value;
+    }
+  }
+  const config = loadConfig(flags);
+  if (command === 'grid') {
+    const grid = await startEmbeddedGrid();
+    process.stdout.write(`Selenium Grid ready at ${grid.url} (Ctrl-C stops it)\n`);
+    onExit(() => grid.stop());
+    return;
+  }
+  const embedded = config.gridUrl ? undefined : await startEmbeddedGrid();
+  const gridUrl = config.gridUrl ?? embedded?.url ?? '';
+  if (command === 'stdio') {
+    await serveOverStdio(config, gridUrl, embedded);
+  } else {
+    await serveOverHttp(config, gridUrl, embedded);
+  }
+}
+
+async function serveOverHttp(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
+  const server = createServer(config, gridUrl);
+  const address = await server.app.listen({ host: config.host, port: config.port });
+  const base = config.publicUrl ?? address;
+  process.stdout.write(
+    [
+      `selenium-flow ${VERSION} serving`,
+      `  MCP:      ${base}/mcp`,
+      `  REST:     ${base}/openapi.json`,
+      `  Grid:     ${embedded ? `${gridUrl} (embedded)` : gridUrl}`,
+      `  Data:     ${config.dataDir ?? 'off (set FLOW_DATA_DIR for flows and files)'}`,
+      `  Token:    ${config.authToken ? config.authToken : 'none (loopback only)'}`,
+      '',
+    ].join('\n'),
+  );
+  onExit(async () => {
+    await server.close();
+    await embedded?.stop();
+  });
+}
+
+async function serveOverStdio(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
+  // stdout is the protocol channel here: nothing else may write to it.
+  const parts = createParts(config, gridUrl);
+  const tools = listedTools(config.mirrorTools === 'on');
+  const log = (err: unknown) => process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);
+  const handle = serveStdio(() => buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log }));
+  const stop = async () => {
+    await handle.close();
+    await parts.close();
+    await embedded?.stop();
+  };
+  process.stdin.on('end', () => void stop().then(() => process.exit(0)));
+  onExit(stop);
+}
+
+function onExit(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
+  process.stderr.write(`selenium-flow: ${message}\n`);
+  process.exit(1);
+});

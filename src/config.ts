@@ -1,0 +1,118 @@
+import { z } from 'zod';
+
+/**
+ * Every setting, declared once: its env var, its CLI flag, its default and its rule.
+ * `--help`, the boot validation and the docs all read this table.
+ */
+interface Setting<T> {
+  env: string;
+  flag?: string;
+  help: string;
+  schema: z.ZodType<T>;
+}
+
+function setting<T>(s: Setting<T>): Setting<T> {
+  return s;
+}
+
+const seconds = (min: number) => z.coerce.number().int().min(min);
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export const SETTINGS = {
+  gridUrl: setting({
+    env: 'GRID_URL',
+    flag: 'grid-url',
+    help: 'the Selenium Grid (hub or standalone); unset starts an embedded Grid',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:4444' }).optional(),
+  }),
+  host: setting({ env: 'HOST', flag: 'host', help: 'address to listen on', schema: z.string().min(1).default('127.0.0.1') }),
+  port: setting({ env: 'PORT', flag: 'port', help: 'port to listen on (0 = any free port)', schema: z.coerce.number().int().min(0).max(65535).default(8080) }),
+  authToken: setting({
+    env: 'MCP_AUTH_TOKEN',
+    flag: 'auth-token',
+    help: 'bearer token for /mcp and the REST API; required when HOST is not loopback',
+    schema: z.string().min(16, 'must be at least 16 characters').optional(),
+  }),
+  dataDir: setting({
+    env: 'FLOW_DATA_DIR',
+    flag: 'data-dir',
+    help: 'directory for flows, screenshots and Files; unset turns them off',
+    schema: z.string().min(1).optional(),
+  }),
+  sessionStore: setting({
+    env: 'SESSION_STORE',
+    help: 'workspace record store: memory (default)',
+    schema: z.enum(['memory'], { error: 'must be "memory" (Redis arrives with REDIS_URL support)' }).default('memory'),
+  }),
+  sessionTtl: setting({ env: 'SESSION_TTL', help: 'seconds a workspace record lives unused', schema: seconds(60).default(3600) }),
+  publicUrl: setting({
+    env: 'PUBLIC_URL',
+    flag: 'public-url',
+    help: 'absolute base URL for links this server hands out',
+    schema: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).optional(),
+  }),
+  mirrorTools: setting({
+    env: 'MIRROR_TOOLS',
+    flag: 'mirror-tools',
+    help: 'on: every resource also has a tool for clients that cannot read resources; off drops them',
+    schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
+  }),
+  maxBodyBytes: setting({
+    env: 'MAX_BODY_BYTES',
+    help: 'largest request body accepted, in bytes',
+    schema: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+  }),
+  logLevel: setting({
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    help: 'fatal | error | warn | info | debug | trace | silent',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  }),
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+export type Config = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
+
+export class ConfigError extends Error {}
+
+/** Flags win over env vars; a bad value stops the boot with a message naming the setting. */
+export function loadConfig(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = (s.flag ? flags[s.flag] : undefined) ?? emptyToUndefined(env[s.env]);
+    const parsed = s.schema.safeParse(raw);
+    if (!parsed.success) {
+      const name = s.flag ? `${s.env} (--${s.flag})` : s.env;
+      throw new ConfigError(`${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}.`);
+    }
+    out[key] = parsed.data;
+  }
+  const config = out as Config;
+  if (!loopbackHosts.has(config.host) && !config.authToken) {
+    throw new ConfigError(
+      `MCP_AUTH_TOKEN (--auth-token) is required when HOST is ${config.host}: set a token, or listen on 127.0.0.1.`,
+    );
+  }
+  return config;
+}
+
+function emptyToUndefined(v: string | undefined): string | undefined {
+  return v === '' ? undefined : v;
+}
+
+/** The parseArgs option table, derived from SETTINGS. */
+export function flagOptions(): Record<string, { type: 'string' }> {
+  const options: Record<string, { type: 'string' }> = {};
+  for (const s of Object.values(SETTINGS) as Setting<unknown>[]) {
+    if (s.flag) {
+      options[s.flag] = { type: 'string' };
+    }
+  }
+  return options;
+}
+
+export function settingsHelp(): string {
+  return (Object.values(SETTINGS) as Setting<unknown>[])
+    .map((s) => `  ${(s.flag ? `--${s.flag}` : '').padEnd(16)} ${s.env.padEnd(16)} ${s.help}`)
+    .join('\n');
+}

@@ -1,0 +1,47 @@
+import { readFile, realpath } from 'node:fs/promises';
+import { basename, resolve, sep } from 'node:path';
+import { BadRequest, NotFound } from '../errors.js';
+
+export interface UploadSource {
+  text?: string;
+  content?: string;
+  path?: string;
+  filename?: string;
+}
+
+const SAFE_FILENAME = /^[^/\\\0]{1,255}$/;
+
+/**
+ * The bytes an upload_file call names. A path is confined to the data directory: an agent
+ * must not be able to hand any file on this machine to a web page.
+ */
+export async function resolveUploadBytes(source: UploadSource, dataDir: string | undefined): Promise<{ name: string; bytes: Uint8Array }> {
+  const name = source.filename ?? (source.path ? basename(source.path) : 'upload.txt');
+  if (!SAFE_FILENAME.test(name) || name === '.' || name === '..') {
+    throw new BadRequest('filename must be a plain file name without "/" or "\\", e.g. "report.csv".');
+  }
+  if (source.text !== undefined) {
+    return { name, bytes: Buffer.from(source.text, 'utf8') };
+  }
+  if (source.content !== undefined) {
+    return { name, bytes: Buffer.from(source.content, 'base64') };
+  }
+  return { name, bytes: await readConfined(source.path ?? '', dataDir) };
+}
+
+async function readConfined(path: string, dataDir: string | undefined): Promise<Uint8Array> {
+  if (!dataDir) {
+    throw new BadRequest('path needs the server to have a data directory (FLOW_DATA_DIR); pass the file as text or content instead.');
+  }
+  const root = await realpath(dataDir);
+  let real: string;
+  try {
+    real = await realpath(resolve(root, path));
+  } catch {
+    throw new NotFound('No file at that path under the data directory; check the name, or pass the file as text or content.');
+  }
+  if (!real.startsWith(root + sep)) {
+    throw new BadRequest('path must name a file inside the server data directory; pass the file as text or content instead.');
+  }
+  return readFile(real);
+}

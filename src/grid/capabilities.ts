@@ -1,0 +1,62 @@
+export type BrowserKind = 'chrome' | 'firefox';
+
+export interface WindowSize {
+  width: number;
+  height: number;
+}
+
+// These flags keep headless Chromium quiet on a closed network (without them it floods
+// refused connections) and inside containers (no sandbox, no /dev/shm).
+const CHROME_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/**
+ * The capabilities every new browser gets. Nobody answers a browser prompt, so none may be
+ * raised: password-save bubbles, leak checks, download prompts and notification prompts are
+ * off. Page dialogs are the exception a caller must see: "ignore" keeps the next command
+ * from silently dismissing them.
+ */
+export function browserCapabilities(kind: BrowserKind, window: WindowSize): Record<string, unknown> {
+  const common = {
+    'se:downloadsEnabled': true,
+    unhandledPromptBehavior: 'ignore',
+  };
+  if (kind === 'firefox') {
+    return {
+      ...common,
+      browserName: 'firefox',
+      'moz:firefoxOptions': {
+        args: ['-headless', `--width=${window.width}`, `--height=${window.height}`],
+        prefs: {
+          'signon.rememberSignons': false,
+          'signon.management.page.breach-alerts.enabled': false,
+          'browser.download.useDownloadDir': true,
+          'browser.download.folderList': 2,
+          'browser.download.always_ask_before_handling_new_types': false,
+          'permissions.default.desktop-notification': 2,
+        },
+      },
+    };
+  }
+  return {
+    ...common,
+    browserName: 'chrome',
+    'goog:chromeOptions': {
+      args: [...CHROME_ARGS, `--window-size=${window.width},${window.height}`],
+      prefs: {
+        credentials_enable_service: false,
+        'profile.password_manager_leak_detection': false,
+        'download.prompt_for_download': false,
+        'profile.default_content_setting_values.notifications': 2,
+      },
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { Agent } from 'node:http';
+import { Capabilities, Session, WebDriver, error as wdError } from 'selenium-webdriver';
+import { Executor, HttpClient } from 'selenium-webdriver/http/index.js';
+import { GridUnavailable, NotFound } from '../errors.js';
+import { browserCapabilities, type BrowserKind, type WindowSize } from './capabilities.js';
+
+/** The browser is gone from the Grid: ended, or reaped after idling. */
+export class BrowserGone extends NotFound {
+  constructor() {
+    super('The browser has ended (closed, or reaped by the Grid after idling); call open_session to start a new one.');
+  }
+}
+
+export interface OpenedBrowser {
+  gridId: string;
+  kind: BrowserKind;
+  version: string;
+  /** The capabilities an attached driver must know (it cannot ask the Grid for them). */
+  capabilities: Record<string, unknown>;
+}
+
+const KEPT_CAPABILITIES = ['browserName', 'browserVersion', 'platformName', 'webSocketUrl', 'se:downloadsEnabled', 'se:cdp'];
+
+/**
+ * The Selenium Grid, as the server sees it: open, attach to, and end browsers. Attaching is
+ * local object construction (no Grid round trip), which is what lets any replica serve any
+ * call without holding a browser.
+ */
+export class Grid {
+  readonly url: string;
+  private readonly executor: Executor;
+
+  constructor(url: string) {
+    this.url = url.replace(/\/+$/, '');
+    // One keep-alive agent for every browser: a fresh TCP connection per command costs more
+    // than the command itself on a local Grid.
+    const client = new HttpClient(this.url, new Agent({ keepAlive: true, maxSockets: 64 }));
+    this.executor = new Executor(client);
+    this.executor.defineCommand('sendDevToolsCommand', 'POST', '/session/:sessionId/goog/cdp/execute');
+  }
+
+  async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
+    const caps = new Capabilities(browserCapabilities(kind, window));
+    const driver = await gridCall(() => WebDriver.createSession(this.executor, caps) as unknown as Promise<WebDriver>, true);
+    const session = await driver.getSession();
+    const answered = session.getCapabilities();
+    const kept: Record<string, unknown> = {};
+    for (const key of KEPT_CAPABILITIES) {
+      const value: unknown = answered.get(key);
+      if (value !== undefined && value !== null) {
+        kept[key] = value;
+      }
+    }
+    return { gridId: session.getId(), kind, version: String(answered.get('browserVersion') ?? ''), capabilities: kept };
+  }
+
+  attach(gridId: string, capabilities: Record<string, unknown>): WebDriver {
+    return new WebDriver(new Session(gridId, new Capabilities(capabilities)), this.executor);
+  }
+
+  async end(gridId: string): Promise<void> {
+    const response = await gridFetch(`${this.url}/session/${encodeURIComponent(gridId)}`, { method: 'DELETE' });
+    if (!response.ok && response.status !== 404) {
+      throw new GridUnavailable(`The Grid refused to end the browser (HTTP ${response.status}); try again.`);
+    }
+  }
+
+  /** A cheap liveness probe; it also resets the node's idle timer. */
+  async isAlive(gridId: string): Promise<boolean> {
+    const response = await gridFetch(`${this.url}/session/${encodeURIComponent(gridId)}/window`, { method: 'GET' });
+    return response.ok;
+  }
+
+  async isReady(): Promise<boolean> {
+    try {
+      const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
+      const body = (await response.json()) as { value?: { ready?: boolean } };
+      return body.value?.ready === true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+async function gridFetch(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+  } catch {
+    throw new GridUnavailable('The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.');
+  }
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);
+
+/**
+ * Runs a WebDriver call and turns the Grid's own failures into ours: an unreachable Grid or
+ * one that refuses a session is a 503, a session it no longer knows is a 404 with the remedy.
+ * Page-level WebDriver errors pass through for the browser layer to explain.
+ */
+export async function gridCall<T>(fn: () => Promise<T>, opening = false): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw translateGridError(err, opening);
+  }
+}
+
+export function translateGridError(err: unknown, opening = false): unknown {
+  if (err instanceof wdError.NoSuchSessionError) {
+    return new BrowserGone();
+  }
+  if (err instanceof wdError.SessionNotCreatedError) {
+    return new GridUnavailable(
+      'The Grid could not start a browser (no free slot or no matching node); end a browser you no longer need, or retry shortly.',
+    );
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNREACHABLE.has(code)) {
+    return new GridUnavailable('The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.');
+  }
+  if (opening && err instanceof wdError.WebDriverError) {
+    return new GridUnavailable(`The Grid refused to start a browser (${err.name}); check the Grid's nodes, then retry.`);
+  }
+  return err;
+}
+
+/**
+ * What the Grid knows about a browser it runs, for a caller that holds only its id
+ * (stateless mode). Undefined when the Grid does not know the id.
+ */
+export async function sessionCapabilities(gridUrl: string, gridId: string): Promise<Record<string, unknown> | undefined> {
+  const response = await gridFetch(`${gridUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ query: 'query ($id: String!) { session(id: $id) { capabilities } }', variables: { id: gridId } }),
+  });
+  if (!response.ok) {
+    return undefined;
+  }
+  const body = (await response.json()) as { data?: { session?: { capabilities?: string } | null } };
+  const raw = body.data?.session?.capabilities;
+  return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+}

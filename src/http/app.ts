@@ -1,0 +1,185 @@
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import { callTool, type CallDeps } from '../capabilities/call.js';
+import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
+import { BadRequest, errorBody, PayloadTooLarge, Unauthorized } from '../errors.js';
+import { buildMcpServer } from '../mcp/server.js';
+import { listedTools } from '../mcp/tools.js';
+import { resolveCaller, type Caller } from '../workspace/caller.js';
+import { openApiDocument, openApiYaml } from './openapi.js';
+
+export interface AppOptions {
+  version: string;
+  authToken: string | undefined;
+  gridUrl: string;
+  mirrorTools: boolean;
+  maxBodyBytes: number;
+  logLevel: string;
+  /** whether the Grid and the store answer, for /ready */
+  ready: () => Promise<{ grid: boolean; store: boolean }>;
+  features: Record<string, boolean>;
+}
+
+const PUBLIC_PATHS = new Set(['/health', '/started', '/ready', '/info', '/openapi.json', '/openapi.yaml']);
+
+export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: options.maxBodyBytes,
+    logger: { level: options.logLevel, redact: ['req.headers.authorization'] },
+    // Fastify's request lines print the URL, and a query string can carry a Grid id.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+
+  app.setErrorHandler((err, _request, reply) => sendError(reply, fromFastifyError(err), app));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}; see /openapi.json for the routes.` } }),
+  );
+  app.addHook('onRequest', async (request) => {
+    if (options.authToken && !PUBLIC_PATHS.has(request.url.split('?')[0] ?? '')) {
+      checkBearer(request, options.authToken);
+    }
+  });
+
+  registerHealth(app, options);
+  registerOpenApi(app, options.version);
+  registerCapabilities(app, deps, options);
+  registerMcp(app, deps, options);
+  return app;
+}
+
+function registerHealth(app: FastifyInstance, options: AppOptions): void {
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/started', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_request, reply) => {
+    const parts = await options.ready();
+    const ready = parts.grid && parts.store;
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', ...parts });
+  });
+  app.get('/info', async () => ({
+    name: 'selenium-flow',
+    version: options.version,
+    grid: withoutCredentials(options.gridUrl),
+    auth: options.authToken !== undefined,
+    features: options.features,
+  }));
+}
+
+function registerOpenApi(app: FastifyInstance, version: string): void {
+  const json = openApiDocument(version);
+  const yaml = openApiYaml(version);
+  app.get('/openapi.json', async () => json);
+  app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(yaml));
+}
+
+function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
+  for (const capability of CAPABILITIES) {
+    if (!options.mirrorTools && MIRROR_TOOLS.has(capability.name)) {
+      continue;
+    }
+    app.route({
+      method: capability.http.method,
+      url: capability.http.path,
+      handler: async (request) => {
+        const caller = resolveCaller({ header: request.headers['x-workspace'] });
+        const args = capability.http.method === 'GET' ? queryArgs(request) : request.body;
+        return callTool(deps, capability, args, caller);
+      },
+    });
+  }
+}
+
+/** GET routes take their few arguments (session_id) from the query string. */
+function queryArgs(request: FastifyRequest): Record<string, unknown> {
+  return { ...(request.query as Record<string, unknown>) };
+}
+
+function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
+  const tools = listedTools(options.mirrorTools);
+  const log = (err: unknown) => app.log.error({ err: errorSummary(err) }, 'tool call failed');
+  const handler = createMcpHandler(
+    (ctx) => buildMcpServer(deps, callerOfMcpRequest(ctx.requestInfo), { version: options.version, tools, log }),
+    { maxRequestBodySize: options.maxBodyBytes },
+  );
+  const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes });
+  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+    // Validate the workspace before the SDK takes the socket, so a bad name is a plain 400.
+    callerOfNodeRequest(request);
+    reply.hijack();
+    await node(request.raw, reply.raw, request.body);
+  };
+  app.post('/mcp', serve);
+  app.get('/mcp', serve);
+  app.delete('/mcp', serve);
+}
+
+function callerOfNodeRequest(request: FastifyRequest): Caller {
+  const query = (request.query as Record<string, unknown>).workspace;
+  return resolveCaller({
+    header: request.headers['x-workspace'],
+    query: typeof query === 'string' ? query : null,
+    mcpSessionId: request.headers['mcp-session-id'],
+  });
+}
+
+function callerOfMcpRequest(request: Request | undefined): Caller {
+  if (!request) {
+    return {};
+  }
+  return resolveCaller({
+    header: request.headers.get('x-workspace') ?? undefined,
+    query: new URL(request.url).searchParams.get('workspace'),
+    mcpSessionId: request.headers.get('mcp-session-id') ?? undefined,
+  });
+}
+
+function checkBearer(request: FastifyRequest, token: string): void {
+  const header = request.headers.authorization ?? '';
+  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+  const expected = Buffer.from(token);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new Unauthorized('Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN>.');
+  }
+}
+
+/** Fastify's own failures (body too large, bad JSON) in our catalogue's words. */
+function fromFastifyError(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new PayloadTooLarge('The request body is too large; send less (upload big files in parts, or by path).');
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new BadRequest('Send the arguments as JSON with Content-Type: application/json.');
+  }
+  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err instanceof SyntaxError && (err as { statusCode?: number }).statusCode === 400)) {
+    return new BadRequest('The body is not valid JSON; send the arguments as a JSON object.');
+  }
+  return err;
+}
+
+function sendError(reply: FastifyReply, err: unknown, app: FastifyInstance) {
+  const { status, body } = errorBody(err);
+  if (status === 500) {
+    app.log.error({ err: errorSummary(err) }, 'unexpected error');
+  }
+  return reply.code(status).send(body);
+}
+
+/**
+ * What a log line may say about an unexpected error: its class and stack, not its message,
+ * which can quote a page URL, a title or typed text.
+ */
+function errorSummary(err: unknown): { type: string; stack?: string } {
+  if (err instanceof Error) {
+    return { type: err.name, stack: err.stack?.split('\n').slice(1, 6).join('\n') };
+  }
+  return { type: typeof err };
+}
+
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString().replace(/\/$/, '');
+}

@@ -1,0 +1,75 @@
+import { Server } from '@modelcontextprotocol/server';
+import { callTool, type CallDeps, type ToolResult } from '../capabilities/call.js';
+import { capabilityNamed } from '../capabilities/index.js';
+import type { Capability } from '../capabilities/define.js';
+import { errorBody } from '../errors.js';
+import type { Caller } from '../workspace/caller.js';
+import type { ListedTool } from './tools.js';
+import { readResource, RESOURCES } from './resources.js';
+
+export interface McpOptions {
+  version: string;
+  tools: ListedTool[];
+  log: (err: unknown) => void;
+}
+
+const INSTRUCTIONS =
+  'Drive a real browser on a Selenium Grid. Read the selenium_flow_skill tool (or the skill://selenium-flow/SKILL.md resource) first.';
+
+/**
+ * One MCP server instance for one caller. It is cheap: the tool list is rendered once at
+ * boot, and every call goes through the same call path as HTTP.
+ */
+export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptions): Server {
+  const server = new Server(
+    { name: 'selenium-flow', version: options.version },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler('tools/list', () => ({ tools: options.tools }));
+  server.setRequestHandler('tools/call', async (request) => {
+    const capability = capabilityNamed(request.params.name);
+    if (!capability || !options.tools.some((t) => t.name === capability.name)) {
+      return errorResult(`Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`);
+    }
+    try {
+      const result = await callTool(deps, capability, request.params.arguments ?? {}, caller);
+      return toolResult(capability, result);
+    } catch (err) {
+      const { status, body } = errorBody(err);
+      if (status === 500) {
+        options.log(err);
+      }
+      return errorResult(body.error.message);
+    }
+  });
+  server.setRequestHandler('resources/list', () => ({ resources: RESOURCES }));
+  server.setRequestHandler('resources/read', async (request) => ({
+    contents: await readResource(deps, caller, request.params.uri),
+  }));
+  return server;
+}
+
+/**
+ * structuredContent carries the result; the text block repeats it compactly for clients
+ * that read only text. An image travels once, as an image block, not also in the JSON.
+ */
+function toolResult(capability: Capability, result: ToolResult) {
+  const image = capability.image?.(result);
+  const structured = image ? withoutData(result) : result;
+  const content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[] = [
+    { type: 'text', text: JSON.stringify(structured) },
+  ];
+  if (image) {
+    content.push({ type: 'image', data: image.data, mimeType: image.mimeType });
+  }
+  return { content, structuredContent: structured };
+}
+
+function withoutData(result: ToolResult): ToolResult {
+  const { data: _data, ...rest } = result;
+  return rest;
+}
+
+function errorResult(message: string) {
+  return { content: [{ type: 'text' as const, text: message }], isError: true };
+}

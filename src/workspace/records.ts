@@ -1,0 +1,75 @@
+import type { BrowserKind } from '../grid/capabilities.js';
+
+/** What the server remembers about a saved workspace. Detached (no gridId) is ordinary. */
+export interface WorkspaceRecord {
+  browser: BrowserKind;
+  window: { width: number; height: number };
+  gridId?: string;
+  /** What an attached driver must know about its browser (it cannot ask the Grid). */
+  capabilities?: Record<string, unknown>;
+  browserVersion?: string;
+  url?: string;
+  title?: string;
+  openedAt?: string;
+  touchedAt: string;
+}
+
+export const DEFAULT_WINDOW = { width: 1280, height: 900 };
+
+export function newRecord(): WorkspaceRecord {
+  return { browser: 'chrome', window: { ...DEFAULT_WINDOW }, touchedAt: new Date().toISOString() };
+}
+
+/**
+ * The record store: async and remote-ready, so Redis can stand behind the same interface.
+ * Every write slides the record's TTL.
+ */
+export interface RecordStore {
+  get(key: string): Promise<WorkspaceRecord | undefined>;
+  put(key: string, record: WorkspaceRecord): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Keys of every live record, for the admin page. */
+  keys(): Promise<string[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MemoryRecordStore implements RecordStore {
+  private readonly records = new Map<string, { record: WorkspaceRecord; expiresAt: number }>();
+
+  constructor(
+    private readonly ttlSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(key: string): Promise<WorkspaceRecord | undefined> {
+    const entry = this.records.get(key);
+    if (!entry) {
+      return undefined;
+    }
+    if (entry.expiresAt <= this.now()) {
+      this.records.delete(key);
+      return undefined;
+    }
+    return structuredClone(entry.record);
+  }
+
+  async put(key: string, record: WorkspaceRecord): Promise<void> {
+    this.records.set(key, { record: structuredClone(record), expiresAt: this.now() + this.ttlSeconds * 1000 });
+  }
+
+  async delete(key: string): Promise<void> {
+    this.records.delete(key);
+  }
+
+  async keys(): Promise<string[]> {
+    const now = this.now();
+    return [...this.records.entries()].filter(([, e]) => e.expiresAt > now).map(([k]) => k);
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.records.clear();
+  }
+}

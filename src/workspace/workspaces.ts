@@ -1,0 +1,156 @@
+import type { WebDriver } from 'selenium-webdriver';
+import { readPageState, type PageState } from '../browser/page-state.js';
+import { NotFound } from '../errors.js';
+import type { BrowserKind } from '../grid/capabilities.js';
+import { type Grid, gridCall, sessionCapabilities } from '../grid/grid.js';
+import type { Caller } from './caller.js';
+import { newRecord, type RecordStore, type WorkspaceRecord } from './records.js';
+
+export interface AttachedBrowser {
+  driver: WebDriver;
+  gridId: string;
+  browserName: string;
+}
+
+/**
+ * Workspaces and the browsers they hold. The server holds no browser: a record says which
+ * Grid id a workspace has, and a driver is bound to it locally for each call.
+ */
+export class Workspaces {
+  // Stateless callers carry only an id; what the Grid told us about it saves a lookup per call.
+  private readonly knownCapabilities = new Map<string, Record<string, unknown>>();
+
+  constructor(
+    readonly grid: Grid,
+    readonly store: RecordStore,
+  ) {}
+
+  async record(key: string): Promise<WorkspaceRecord | undefined> {
+    return this.store.get(key);
+  }
+
+  /** Opens a browser; a saved workspace's previous browser is ended first. */
+  async open(caller: Caller, kind: BrowserKind | undefined, window: { width?: number; height?: number }): Promise<{ gridId: string; page: PageState }> {
+    const record = caller.key ? ((await this.store.get(caller.key)) ?? newRecord()) : newRecord();
+    if (caller.key && record.gridId) {
+      await this.grid.end(record.gridId).catch(() => undefined);
+    }
+    const browser = kind ?? record.browser;
+    const size = { width: window.width ?? record.window.width, height: window.height ?? record.window.height };
+    const opened = await this.grid.open(browser, size);
+    this.remember(opened.gridId, opened.capabilities);
+    if (caller.key) {
+      const now = new Date().toISOString();
+      await this.store.put(caller.key, {
+        browser,
+        window: size,
+        gridId: opened.gridId,
+        capabilities: opened.capabilities,
+        browserVersion: opened.version,
+        openedAt: now,
+        touchedAt: now,
+      });
+    }
+    const driver = this.grid.attach(opened.gridId, opened.capabilities);
+    return { gridId: opened.gridId, page: await readPageState(driver) };
+  }
+
+  async end(caller: Caller, sessionId: string | undefined): Promise<boolean> {
+    if (!caller.key) {
+      if (!sessionId) {
+        return false;
+      }
+      this.knownCapabilities.delete(sessionId);
+      await this.grid.end(sessionId);
+      return true;
+    }
+    const record = await this.store.get(caller.key);
+    if (!record?.gridId) {
+      return false;
+    }
+    await this.grid.end(record.gridId);
+    await this.detach(caller.key, record);
+    return true;
+  }
+
+  /**
+   * Binds a driver to the caller's browser. A saved workspace without one gets one when
+   * `openOnDemand` (acting tools); reads never open a browser.
+   */
+  async attach(caller: Caller, sessionId: string | undefined, openOnDemand: boolean): Promise<AttachedBrowser> {
+    if (!caller.key) {
+      return this.attachById(sessionId ?? '');
+    }
+    let record = await this.store.get(caller.key);
+    if (!record?.gridId && openOnDemand) {
+      await this.open(caller, undefined, {});
+      record = await this.store.get(caller.key);
+    }
+    if (!record?.gridId) {
+      const name = caller.workspace ? `Workspace "${caller.workspace}"` : 'This workspace';
+      throw new NotFound(`${name} has no browser; call open_session (or any acting tool) first.`);
+    }
+    const capabilities = record.capabilities ?? { browserName: record.browser };
+    return { driver: this.grid.attach(record.gridId, capabilities), gridId: record.gridId, browserName: browserNameOf(capabilities) };
+  }
+
+  private async attachById(gridId: string): Promise<AttachedBrowser> {
+    let capabilities = this.knownCapabilities.get(gridId);
+    if (!capabilities) {
+      capabilities = await sessionCapabilities(this.grid.url, gridId);
+      if (!capabilities) {
+        throw new NotFound('No browser with that session_id on the Grid (ended, reaped, or never opened); call open_session for a new one.');
+      }
+      this.remember(gridId, capabilities);
+    }
+    return { driver: this.grid.attach(gridId, capabilities), gridId, browserName: browserNameOf(capabilities) };
+  }
+
+  /** Records the last page and slides the TTL; a touch without a page keeps the last one. */
+  async touch(key: string, page: PageState | undefined): Promise<void> {
+    const record = await this.store.get(key);
+    if (!record) {
+      return;
+    }
+    if (page && !page.dialog) {
+      record.url = page.url;
+      record.title = page.title;
+    }
+    record.touchedAt = new Date().toISOString();
+    await this.store.put(key, record);
+  }
+
+  async detach(key: string, known?: WorkspaceRecord): Promise<void> {
+    const record = known ?? (await this.store.get(key));
+    if (!record) {
+      return;
+    }
+    if (record.gridId) {
+      this.knownCapabilities.delete(record.gridId);
+    }
+    delete record.gridId;
+    delete record.capabilities;
+    delete record.browserVersion;
+    record.touchedAt = new Date().toISOString();
+    await this.store.put(key, record);
+  }
+
+  async isAlive(gridId: string): Promise<boolean> {
+    return gridCall(() => this.grid.isAlive(gridId));
+  }
+
+  private remember(gridId: string, capabilities: Record<string, unknown>): void {
+    // Bounded: an id that stops being used falls out after a while.
+    if (this.knownCapabilities.size > 1000) {
+      const oldest = this.knownCapabilities.keys().next().value;
+      if (oldest !== undefined) {
+        this.knownCapabilities.delete(oldest);
+      }
+    }
+    this.knownCapabilities.set(gridId, capabilities);
+  }
+}
+
+function browserNameOf(capabilities: Record<string, unknown>): string {
+  return typeof capabilities.browserName === 'string' ? capabilities.browserName : 'chrome';
+}

@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+// Workers inherit these; without them selenium-webdriver's driver manager reaches for the internet.
+process.env.SE_OFFLINE = 'true';
+process.env.SE_AVOID_STATS = 'true';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    pool: 'forks',
+    // Two cores, and a test file may hold several browsers on the shared Grid.
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
