@@ -264,7 +264,7 @@ export const screenshot = defineTool({
   output: z.object({
     mime_type: z.literal('image/png'),
     bytes: z.number(),
-    data: z.base64().optional().describe('the PNG, base64 (over MCP it is the image block instead)'),
+    data: z.string().optional().describe('the PNG, base64 (over MCP it is the image block instead)'),
   }),
   image: (result) => (result.data ? { data: result.data, mimeType: result.mime_type } : undefined),
   handler: async (args, { driver, browserName }) => {
@@ -286,7 +286,7 @@ export const print = defineTool({
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({ landscape: z.boolean().optional(), background: z.boolean().optional().describe('print background colours and images') }),
-  output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), data: z.base64().describe('the PDF, base64') }),
+  output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), data: z.string().describe('the PDF, base64') }),
   handler: async (args, { driver }) => {
     const data = await printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false });
     return { mime_type: 'application/pdf' as const, bytes: Buffer.byteLength(data, 'base64'), data };

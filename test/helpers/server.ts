@@ -1,0 +1,90 @@
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { inject } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createServer, type HttpServer } from '../../src/server.js';
+
+export interface RunningServer {
+  server: HttpServer;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A real selenium-flow HTTP server in this process, on a free port, against the shared Grid. */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  const config = loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', ...env });
+  const server = createServer(config, inject('gridUrl'));
+  const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  return { server, url, close: () => server.close() };
+}
+
+/** A JSON POST/GET against the REST surface; answers status and parsed body. */
+export async function rest(
+  base: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(base + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+export type ProtocolEra = '2025-11-25' | '2026-07-28';
+
+export interface McpCaller {
+  era: ProtocolEra;
+  call(name: string, args?: Record<string, unknown>): Promise<McpToolAnswer>;
+  listTools(): Promise<{ name: string; inputSchema: unknown; outputSchema?: unknown; annotations?: Record<string, unknown> }[]>;
+  readResource(uri: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface McpToolAnswer {
+  isError: boolean;
+  structured: Record<string, unknown> | undefined;
+  text: string;
+  content: { type: string; data?: string; mimeType?: string; text?: string }[];
+}
+
+/**
+ * An official MCP client of either protocol era: SDK 1.x speaks 2025-11-25, SDK 2.x
+ * speaks 2026-07-28. `workspace` goes on the URL as ?workspace=.
+ */
+export async function connectMcp(base: string, era: ProtocolEra, options: { workspace?: string; headers?: Record<string, string> } = {}): Promise<McpCaller> {
+  const url = new URL(`${base}/mcp`);
+  if (options.workspace) {
+    url.searchParams.set('workspace', options.workspace);
+  }
+  const requestInit = { headers: options.headers ?? {} };
+  const client =
+    era === '2025-11-25'
+      ? new LegacyClient({ name: 'test-legacy', version: '1.0.0' })
+      : new ModernClient({ name: 'test-modern', version: '1.0.0' });
+  const transport = era === '2025-11-25' ? new LegacyTransport(url, { requestInit }) : new ModernTransport(url, { requestInit });
+  // Both clients take their own era's transport; the union type hides that pairing.
+  await (client as LegacyClient).connect(transport as LegacyTransport);
+  return {
+    era,
+    call: async (name, args = {}) => {
+      const result = (await (client as LegacyClient).callTool({ name, arguments: args })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+        content: McpToolAnswer['content'];
+      };
+      const text = result.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+      return { isError: result.isError === true, structured: result.structuredContent, text, content: result.content };
+    },
+    listTools: async () => (await (client as LegacyClient).listTools()).tools as Awaited<ReturnType<McpCaller['listTools']>>,
+    readResource: async (uri) => {
+      const result = await (client as LegacyClient).readResource({ uri });
+      const first = result.contents[0] as { text?: string } | undefined;
+      return first?.text ?? '';
+    },
+    close: () => (client as LegacyClient).close(),
+  };
+}
