@@ -2,7 +2,7 @@ import { stringify } from 'yaml';
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/define.js';
 import { STATUS_OF, WHEN, type ErrorCode } from '../errors.js';
-import { jsonSchemaOf } from '../mcp/tools.js';
+import { jsonSchemaOf } from '../capabilities/json-schema.js';
 
 const ERROR_SCHEMA = {
   type: 'object',

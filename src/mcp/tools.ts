@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { jsonSchemaOf, type ObjectSchema } from '../capabilities/json-schema.js';
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
 import { annotationsOf, type Capability } from '../capabilities/define.js';
 
@@ -12,13 +12,7 @@ export interface ListedTool {
   annotations: Record<string, unknown>;
 }
 
-export type ObjectSchema = { type: 'object' } & Record<string, unknown>;
 
-/** Every tool takes and answers an object, so its JSON Schema is an object schema. */
-export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): ObjectSchema {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
-  return { ...json, type: 'object' };
-}
 
 export function toListedTool(capability: Capability): ListedTool {
   return {

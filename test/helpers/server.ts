@@ -67,7 +67,7 @@ export async function connectMcp(base: string, era: ProtocolEra, options: { work
       : new ModernClient({ name: 'test-modern', version: '1.0.0' });
   const transport = era === '2025-11-25' ? new LegacyTransport(url, { requestInit }) : new ModernTransport(url, { requestInit });
   // Both clients take their own era's transport; the union type hides that pairing.
-  await (client as LegacyClient).connect(transport as LegacyTransport);
+  await (client as LegacyClient).connect(transport);
   return {
     era,
     call: async (name, args = {}) => {
@@ -79,7 +79,7 @@ export async function connectMcp(base: string, era: ProtocolEra, options: { work
       const text = result.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
       return { isError: result.isError === true, structured: result.structuredContent, text, content: result.content };
     },
-    listTools: async () => (await (client as LegacyClient).listTools()).tools as Awaited<ReturnType<McpCaller['listTools']>>,
+    listTools: async () => (await (client as LegacyClient).listTools()).tools,
     readResource: async (uri) => {
       const result = await (client as LegacyClient).readResource({ uri });
       const first = result.contents[0] as { text?: string } | undefined;

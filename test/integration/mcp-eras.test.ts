@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { listedTools } from '../../src/mcp/tools.js';
 import { connectMcp, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
 
 let running: RunningServer;
@@ -14,7 +15,9 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('an official MCP client
     const mcp = await connectMcp(running.url, era, { workspace: `era-${era}` });
     try {
       const tools = await mcp.listTools();
-      expect(tools.map((t) => t.name)).toContain('navigate');
+      const table = listedTools(true);
+      expect(tools.map((t) => t.name)).toEqual(table.map((t) => t.name));
+      expect(tools.map((t) => t.inputSchema)).toEqual(table.map((t) => t.inputSchema));
       const opened = await mcp.call('open_session');
       expect(opened.isError).toBe(false);
       expect(opened.structured?.session_id).toMatch(/^[0-9a-f-]+$/);
@@ -28,6 +31,22 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('an official MCP client
       expect(bad.isError).toBe(true);
       expect(bad.text).toContain('http(s)');
       expect((await mcp.call('end_browser')).structured).toEqual({ ended: true });
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('resources', () => {
+  it('serve the skill and the current workspace, each with a mirror tool giving the same answer', async () => {
+    const mcp = await connectMcp(running.url, '2026-07-28', { workspace: 'resources' });
+    try {
+      const skill = await mcp.readResource('skill://selenium-flow/SKILL.md');
+      expect(skill).toContain('selenium-flow');
+      expect((await mcp.call('selenium_flow_skill')).structured).toEqual({ text: skill });
+      const current = JSON.parse(await mcp.readResource('workspace://current')) as Record<string, unknown>;
+      expect(current).toMatchObject({ workspace: 'resources', mode: 'saved', browser: null });
+      expect((await mcp.call('current_workspace')).structured).toEqual(current);
     } finally {
       await mcp.close();
     }

@@ -1,0 +1,662 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TRUNCATION_MARK } from '../../src/browser/reading.js';
+import { connectMcp, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
+
+const site = inject('siteUrl');
+const WORKSPACE = 'tools';
+
+let running: RunningServer;
+
+type Answer = Record<string, unknown>;
+
+/** A tool call over HTTP in a named workspace; answers status and body. */
+async function call(tool: string, body: Answer = {}, workspace = WORKSPACE) {
+  return rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, body, { 'X-Workspace': workspace });
+}
+
+/** A tool call that must succeed; the failure message shows what the server said. */
+async function ok(tool: string, body: Answer = {}, workspace = WORKSPACE): Promise<Answer> {
+  const answer = await call(tool, body, workspace);
+  expect(answer.status, `${tool} ${JSON.stringify(answer.body)}`).toBe(200);
+  return answer.body;
+}
+
+async function script<T = unknown>(source: string, args: unknown[] = []): Promise<T> {
+  return (await ok('execute_script', { script: source, args })).result as T;
+}
+
+async function text(css: string): Promise<string | null | undefined> {
+  return (await ok('extract', { selector: { css } })).value as string | null | undefined;
+}
+
+async function value(css: string): Promise<string | null | undefined> {
+  return (await ok('extract', { selector: { css }, what: 'value' })).value as string | null | undefined;
+}
+
+async function workspace(name = WORKSPACE): Promise<Answer> {
+  const answer = await rest(running.url, '/workspace', undefined, { 'X-Workspace': name });
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+/** Waits in the page (not in the test) until a script returns true. */
+async function until(condition: string): Promise<void> {
+  await ok('assert', { script: condition, timeout: 10, message: `page never satisfied: ${condition}` });
+}
+
+function pngSize(base64: string): { width: number; height: number } {
+  const bytes = Buffer.from(base64, 'base64');
+  expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+beforeAll(async () => {
+  running = await startServer();
+  await ok('open_session');
+});
+
+afterAll(async () => {
+  await call('end_browser');
+  await running.close();
+});
+
+describe('open_session and current_workspace', () => {
+  it('opens a browser the workspace remembers, on a blank page', async () => {
+    const opened = await ok('open_session', { width: 1024, height: 768 });
+    expect(opened.session_id).toEqual(expect.any(String));
+    const current = await workspace();
+    expect(current).toMatchObject({
+      workspace: WORKSPACE,
+      mode: 'saved',
+      browser: { session_id: opened.session_id, kind: 'chrome', alive: true },
+      window: { width: 1024, height: 768 },
+    });
+    expect((current.browser as Answer).version).not.toBe('');
+  });
+
+  it('current_workspace reports the last page an acting call reached', async () => {
+    const went = await ok('navigate', { url: `${site}/table.html` });
+    const current = await workspace();
+    expect(current.url).toBe(went.url);
+    expect(current.title).toBe('Data table');
+  });
+});
+
+describe('navigate', () => {
+  it('opens a url and answers where the browser is', async () => {
+    const went = await ok('navigate', { url: `${site}/login.html` });
+    expect(went).toMatchObject({ url: `${site}/login.html`, title: 'Login' });
+  });
+
+  it('moves back, forward and refreshes', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    await ok('navigate', { url: `${site}/table.html` });
+    expect(await ok('navigate', { action: 'back' })).toMatchObject({ url: `${site}/login.html`, title: 'Login' });
+    expect(await ok('navigate', { action: 'forward' })).toMatchObject({ url: `${site}/table.html`, title: 'Data table' });
+    await script('window.__beforeRefresh = true;');
+    expect(await ok('navigate', { action: 'refresh' })).toMatchObject({ url: `${site}/table.html` });
+    expect(await script('return window.__beforeRefresh === true')).toBe(false);
+  });
+});
+
+describe('interact', () => {
+  beforeAll(async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+  });
+
+  it('clicks a link', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    const clicked = await ok('interact', { action: 'click', selector: { css: '#to-table' } });
+    expect(clicked.done).toBe('click css=#to-table');
+    await until("location.pathname === '/table.html'");
+    await ok('navigate', { url: `${site}/login.html` });
+  });
+
+  it('double-clicks, right-clicks and hovers, as the page sees it', async () => {
+    await script(`
+      window.__events = [];
+      const h1 = document.querySelector('h1');
+      for (const type of ['dblclick', 'contextmenu', 'mouseover']) {
+        h1.addEventListener(type, (e) => { if (type === 'contextmenu') e.preventDefault(); window.__events.push(type); });
+      }`);
+    await ok('interact', { action: 'double_click', selector: { xpath: '//h1' } });
+    await ok('interact', { action: 'right_click', selector: { css: 'h1' } });
+    await ok('interact', { action: 'hover', selector: { css: '#email' } });
+    await ok('interact', { action: 'hover', selector: { css: 'h1' } });
+    const events = await script<string[]>('return window.__events');
+    expect(events).toContain('dblclick');
+    expect(events).toContain('contextmenu');
+    expect(events).toContain('mouseover');
+  });
+
+  it('selects an option by its text and by its value', async () => {
+    await ok('interact', { action: 'select', selector: { css: '#country' }, option: 'Germany' });
+    expect(await value('#country')).toBe('de');
+    await ok('interact', { action: 'select', selector: { css: '#country' }, option: 'fr' });
+    expect(await value('#country')).toBe('fr');
+    const missing = await call('interact', { action: 'select', selector: { css: '#country' }, option: 'Atlantis' });
+    expect(missing.status).toBe(400);
+    expect(JSON.stringify(missing.body)).toContain('Atlantis');
+  });
+
+  it('checks and unchecks the checkbox, idempotently', async () => {
+    const checked = () => script<boolean>("return document.getElementById('remember').checked");
+    await ok('interact', { action: 'check', selector: { css: '#remember' } });
+    expect(await checked()).toBe(true);
+    await ok('interact', { action: 'check', selector: { css: '#remember' } });
+    expect(await checked()).toBe(true);
+    await ok('interact', { action: 'uncheck', selector: { css: '#remember' } });
+    expect(await checked()).toBe(false);
+    await ok('interact', { action: 'uncheck', selector: { css: '#remember' } });
+    expect(await checked()).toBe(false);
+  });
+
+  it('clears a field', async () => {
+    await ok('write', { selector: { css: '#email' }, text: 'to-be-cleared@example.com' });
+    await ok('interact', { action: 'clear', selector: { css: '#email' } });
+    expect(await value('#email')).toBe('');
+  });
+
+  it('focuses a field', async () => {
+    await ok('interact', { action: 'focus', selector: { css: '#password' } });
+    expect(await script('return document.activeElement.id')).toBe('password');
+  });
+
+  it('scrolls an element into view', async () => {
+    await ok('navigate', { url: `${site}/heavy.html` });
+    const inView = "const r = document.getElementById('section-63').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight;";
+    expect(await script(inView)).toBe(false);
+    await ok('interact', { action: 'scroll_into_view', selector: { css: '#section-63' } });
+    expect(await script(inView)).toBe(true);
+  });
+
+  it('answers 404 with the remedy for an element that never appears', async () => {
+    const missing = await call('interact', { action: 'click', selector: { css: '#nothing-here' }, wait_timeout: 0 });
+    expect(missing.status).toBe(404);
+    expect(JSON.stringify(missing.body)).toContain('outline');
+  });
+});
+
+describe('write', () => {
+  it('types into a field and reads the value back', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    expect((await ok('write', { selector: { css: '#email' }, text: 'first@example.com' })).value).toBe('first@example.com');
+    expect((await ok('write', { selector: { css: '#email' }, text: 'second@example.com' })).value).toBe('second@example.com');
+    expect((await ok('write', { selector: { css: '#email' }, text: '.org', clear: false })).value).toBe('second@example.com.org');
+    expect(await value('#email')).toBe('second@example.com.org');
+  });
+
+  it('submits the form with submit: true', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    const email = 'ada@example.com';
+    await ok('write', { selector: { css: '#password' }, text: 'pw' });
+    await ok('write', { selector: { css: '#email' }, text: email, submit: true });
+    await until("location.pathname === '/welcome.html' && document.getElementById('greeting').textContent !== 'Welcome'");
+    expect(await text('#greeting')).toBe(`Welcome, ${email}`);
+    expect((await workspace()).title).toBe('Welcome');
+  });
+});
+
+describe('press_key', () => {
+  beforeAll(async () => {
+    await ok('navigate', { url: `${site}/keys.html` });
+  });
+
+  it('presses Enter on a selector', async () => {
+    const pressed = await ok('press_key', { key: 'Enter', selector: { css: '#keys' } });
+    expect(pressed.pressed).toBe('Enter');
+    expect(await text('#last-key')).toBe('Enter');
+  });
+
+  it('presses ArrowDown on the focused element', async () => {
+    await ok('interact', { action: 'focus', selector: { css: '#keys' } });
+    await ok('press_key', { key: 'ArrowDown' });
+    expect(await text('#last-key')).toBe('ArrowDown');
+  });
+
+  it('holds modifiers while pressing', async () => {
+    const pressed = await ok('press_key', { key: 'a', modifiers: ['Control'], selector: { css: '#keys' } });
+    expect(pressed.pressed).toBe('Control+a');
+    expect(await text('#last-key')).toBe('Control+a');
+    await ok('press_key', { key: 'ArrowLeft', modifiers: ['Shift', 'Alt'], selector: { css: '#keys' } });
+    expect(await text('#last-key')).toBe('Alt+Shift+ArrowLeft');
+  });
+
+  it('refuses an unknown key name with the fix', async () => {
+    const bad = await call('press_key', { key: 'NotAKey', selector: { css: '#keys' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('W3C key name');
+  });
+});
+
+describe('frame', () => {
+  it('enters an iframe, acts in it, and leaves to the parent and the top', async () => {
+    await ok('navigate', { url: `${site}/frame.html` });
+    expect((await ok('frame', { action: 'enter', selector: { css: '#inner' } })).frame).toBe('enter');
+    await ok('interact', { action: 'click', selector: { css: '#inner-button' } });
+    expect(await text('#inner-button')).toBe('Clicked');
+    await ok('frame', { action: 'parent' });
+    expect(await text('h1')).toBe('Frames');
+    await ok('frame', { action: 'enter', selector: { xpath: '//iframe' } });
+    expect(await text('#inner-text')).toBe('Inside the frame');
+    await ok('frame', { action: 'top' });
+    expect(await text('h1')).toBe('Frames');
+  });
+
+  it('refuses to enter an element that is not a frame', async () => {
+    const bad = await call('frame', { action: 'enter', selector: { css: 'h1' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('iframe');
+  });
+});
+
+describe('dialog', () => {
+  beforeAll(async () => {
+    await ok('navigate', { url: `${site}/dialogs.html` });
+  });
+
+  it('reports an alert on the call that opened it, and accepts it', async () => {
+    const clicked = await ok('interact', { action: 'click', selector: { css: '#alert' } });
+    expect(clicked.dialog).toEqual({ message: 'Hello alert' });
+    expect(clicked.url).toBe(`${site}/dialogs.html`);
+    expect(await ok('dialog', { action: 'accept' })).toMatchObject({ message: 'Hello alert', answered: 'accept' });
+    expect(await text('h1')).toBe('Dialogs');
+  });
+
+  it('while a dialog is open, other calls say to answer it first', async () => {
+    await ok('interact', { action: 'click', selector: { css: '#alert' } });
+    const blocked = await call('extract', { selector: { css: 'h1' } });
+    expect(blocked.status).toBe(400);
+    expect(JSON.stringify(blocked.body)).toContain('dialog tool');
+    await ok('dialog', { action: 'dismiss' });
+  });
+
+  it('accepts and dismisses a confirm', async () => {
+    const clicked = await ok('interact', { action: 'click', selector: { css: '#confirm' } });
+    expect(clicked.dialog).toEqual({ message: 'Sure?' });
+    expect(await ok('dialog', { action: 'accept' })).toMatchObject({ message: 'Sure?', answered: 'accept' });
+    expect(await text('#result')).toBe('true');
+    await ok('interact', { action: 'click', selector: { css: '#confirm' } });
+    await ok('dialog', { action: 'dismiss' });
+    expect(await text('#result')).toBe('false');
+  });
+
+  it('answers a prompt with text, or dismisses it', async () => {
+    const clicked = await ok('interact', { action: 'click', selector: { css: '#prompt' } });
+    expect(clicked.dialog).toEqual({ message: 'Your name?' });
+    expect(await ok('dialog', { action: 'accept', text: 'Ada Lovelace' })).toMatchObject({ message: 'Your name?' });
+    expect(await text('#result')).toBe('Ada Lovelace');
+    await ok('interact', { action: 'click', selector: { css: '#prompt' } });
+    await ok('dialog', { action: 'dismiss' });
+    expect(await text('#result')).toBe('null');
+  });
+
+  it('waits briefly for an alert a click opens later', async () => {
+    await ok('interact', { action: 'click', selector: { css: '#async-alert' } });
+    expect(await ok('dialog', { action: 'accept' })).toMatchObject({ message: 'Later', answered: 'accept' });
+  });
+
+  it('says so when no dialog is open', async () => {
+    const none = await call('dialog', { action: 'accept' });
+    expect(none.status).toBe(404);
+    expect(JSON.stringify(none.body)).toContain('No dialog is open');
+  });
+});
+
+describe('resize', () => {
+  it('sets the window size', async () => {
+    const resized = await ok('resize', { width: 900, height: 700 });
+    expect(resized).toMatchObject({ width: 900, height: 700 });
+    expect(await script('return window.outerWidth')).toBe(900);
+    await ok('resize', { width: 1280, height: 900 });
+  });
+});
+
+describe('upload_file', () => {
+  beforeAll(async () => {
+    await ok('navigate', { url: `${site}/upload.html` });
+  });
+
+  it('sets a file input from text', async () => {
+    const uploaded = await ok('upload_file', { selector: { css: '#file' }, text: 'hello from text', filename: 'note.txt' });
+    expect(uploaded).toMatchObject({ uploaded: 'note.txt', bytes: Buffer.byteLength('hello from text') });
+    await until("document.getElementById('file-content').textContent !== ''");
+    expect(await text('#file-name')).toBe('note.txt');
+    expect(await text('#file-content')).toBe('hello from text');
+  });
+
+  it('sets a file input from base64 content', async () => {
+    await ok('navigate', { url: `${site}/upload.html` });
+    const content = 'id,name\n1,ünïcode\n';
+    const uploaded = await ok('upload_file', { selector: { css: '#file' }, content: Buffer.from(content).toString('base64'), filename: 'data.csv' });
+    expect(uploaded).toMatchObject({ uploaded: 'data.csv', bytes: Buffer.byteLength(content) });
+    await until("document.getElementById('file-content').textContent !== ''");
+    expect(await text('#file-name')).toBe('data.csv');
+    expect(await script("return document.getElementById('file-content').textContent")).toBe(content);
+  });
+
+  it('refuses a path when the server has no data directory', async () => {
+    const refused = await call('upload_file', { selector: { css: '#file' }, path: 'report.csv' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('data directory');
+  });
+});
+
+describe('execute_script', () => {
+  it('answers the JSON return value and takes args', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    expect(await script('return 6 * 7')).toBe(42);
+    expect(await script('return arguments[0] + arguments[1].n', ['x', { n: 1 }])).toBe('x1');
+    expect(await script("return {list: [1, 'two', true], none: null, title: document.title}")).toEqual({
+      list: [1, 'two', true],
+      none: null,
+      title: 'Login',
+    });
+    expect(await script('document.title')).toBeNull();
+    expect(await script("return document.querySelectorAll('input')")).toEqual(['[element]', '[element]', '[element]']);
+  });
+
+  it('answers 400 with the error of a script that throws', async () => {
+    const thrown = await call('execute_script', { script: "throw new Error('boom-7f3a')" });
+    expect(thrown.status).toBe(400);
+    expect(JSON.stringify(thrown.body)).toContain('boom-7f3a');
+  });
+});
+
+describe('extract', () => {
+  beforeAll(async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+  });
+
+  it('reads text, html, value and an attribute', async () => {
+    expect(await text('h1')).toBe('Login');
+    const html = (await ok('extract', { selector: { css: 'h1' }, what: 'html' })).value;
+    expect(html).toBe('<h1>Login</h1>');
+    await ok('write', { selector: { css: '#email' }, text: 'read@example.com' });
+    expect(await value('#email')).toBe('read@example.com');
+    const href = await ok('extract', { selector: { css: '#to-table' }, what: 'attribute', attribute: 'href' });
+    expect(href.value).toBe('/table.html');
+    expect((await ok('extract', { selector: { xpath: '//label[@for="email"]' } })).value).toBe('Email');
+    const page = (await ok('extract', {})).value as string;
+    expect(page).toContain('Login');
+    expect(page).toContain('Remember me');
+  });
+
+  it('reads every match with all', async () => {
+    await ok('navigate', { url: `${site}/table.html` });
+    const rows = (await ok('extract', { selector: { css: '#data tbody tr td:nth-child(2)' }, all: true })).values as string[];
+    const expected = await script<string[]>("return [...document.querySelectorAll('#data tbody tr td:nth-child(2)')].map((td) => td.textContent)");
+    expect(rows).toHaveLength(50);
+    expect(rows).toEqual(expected);
+    const none = await ok('extract', { selector: { css: '.no-such-row' }, all: true, wait_timeout: 0 });
+    expect(none.values).toEqual([]);
+  });
+
+  it('marks a truncated answer past max_chars', async () => {
+    await ok('navigate', { url: `${site}/table.html` });
+    const cut = await ok('extract', { selector: { css: '#data' }, max_chars: 100 });
+    expect(cut.truncated).toBe(true);
+    const read = cut.value as string;
+    expect(read.endsWith(TRUNCATION_MARK)).toBe(true);
+    expect(read.length).toBe(100 + TRUNCATION_MARK.length);
+    const full = (await ok('extract', { selector: { css: '#data' }, max_chars: 100_000 })).value as string;
+    expect(full.startsWith(read.slice(0, 100))).toBe(true);
+    expect(full).toContain('Item 50');
+  });
+
+  it('navigates first with url, only when the browser is elsewhere', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    const read = await ok('extract', { url: `${site}/table.html`, selector: { css: 'h1' } });
+    expect(read.value).toBe('Data table');
+    await script('window.__stay = true;');
+    await ok('extract', { url: `${site}/table.html`, selector: { css: 'h1' } });
+    expect(await script('return window.__stay === true')).toBe(true);
+  });
+
+  it('waits for an element that appears later', async () => {
+    await ok('navigate', { url: `${site}/slow.html` });
+    expect(await ok('extract', { selector: { css: '#slow' }, wait_timeout: 10 })).toMatchObject({ value: 'Finally here' });
+  });
+});
+
+describe('outline', () => {
+  it('maps every field and button of the heavy form with a selector that works, in under 10,900 bytes', async () => {
+    await ok('navigate', { url: `${site}/heavy.html` });
+    const answer = await ok('outline');
+    expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThan(10_900);
+    expect(answer).toMatchObject({ url: `${site}/heavy.html`, title: 'Heavy page' });
+    const map = answer.outline as string;
+    expect(map).toContain('# Heavy page');
+
+    const lines = map.split('\n');
+    const formAt = lines.findIndex((l) => l.startsWith('form ') && l.includes('#profile'));
+    expect(formAt).toBeGreaterThanOrEqual(0);
+    const listed = new Map<string, string>();
+    for (const line of lines.slice(formAt + 1)) {
+      const field = /^ {2}\S+ "(.*)" (.+)$/.exec(line);
+      if (!field) {
+        break;
+      }
+      listed.set(field[2] ?? '', field[1] ?? '');
+    }
+
+    // Every field and button of #profile, as the page itself counts them.
+    const ids = await script<string[]>("return [...document.querySelectorAll('#profile input, #profile select, #profile textarea, #profile button')].map((e) => e.id)");
+    expect(ids.length).toBe(11);
+    const resolved = await script<(string | null)[]>(
+      'return arguments[0].map((s) => { const m = document.querySelectorAll(s); return m.length === 1 ? m[0].id : null; })',
+      [[...listed.keys()]],
+    );
+    expect(resolved.sort()).toEqual([...ids].sort());
+
+    const selectorOf = (id: string) => [...listed.keys()][resolved.indexOf(id)] ?? '';
+    expect(listed.get(selectorOf('full-name'))).toBe('Full name');
+    await ok('write', { selector: { css: selectorOf('full-name') }, text: 'Grace Hopper' });
+    expect(await value('#full-name')).toBe('Grace Hopper');
+    await ok('interact', { action: 'select', selector: { css: selectorOf('heavy-country') }, option: 'Italy' });
+    expect(await value(selectorOf('heavy-country'))).toBe('it');
+    await ok('interact', { action: 'check', selector: { css: selectorOf('newsletter') } });
+    expect(await script("return document.getElementById('newsletter').checked")).toBe(true);
+    expect(await text(selectorOf('cancel'))).toBe('Cancel');
+  });
+
+  it('outlines only the part a selector names', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    const part = (await ok('outline', { selector: { css: '#login' } })).outline as string;
+    expect(part).toContain('#email');
+    expect(part).not.toContain('#to-table');
+  });
+});
+
+describe('screenshot', () => {
+  beforeAll(async () => {
+    await ok('navigate', { url: `${site}/heavy.html` });
+  });
+
+  it('takes the viewport', async () => {
+    const shot = await ok('screenshot');
+    expect(shot.mime_type).toBe('image/png');
+    expect(shot.bytes).toBe(Buffer.from(shot.data as string, 'base64').byteLength);
+    const [w, h] = await script<[number, number]>('return [innerWidth * devicePixelRatio, innerHeight * devicePixelRatio]');
+    expect(pngSize(shot.data as string)).toEqual({ width: w, height: h });
+  });
+
+  it('takes the full page, taller than the viewport', async () => {
+    const viewport = pngSize((await ok('screenshot')).data as string);
+    const full = pngSize((await ok('screenshot', { full_page: true })).data as string);
+    const pageHeight = await script<number>('return document.documentElement.scrollHeight * devicePixelRatio');
+    expect(full.height).toBeGreaterThan(viewport.height);
+    expect(full.height).toBe(pageHeight);
+  });
+
+  it('takes one element', async () => {
+    await ok('navigate', { url: `${site}/table.html` });
+    const [w, h] = await script<[number, number]>(
+      "const r = document.getElementById('data').getBoundingClientRect(); return [r.width * devicePixelRatio, r.height * devicePixelRatio]",
+    );
+    const shot = pngSize((await ok('screenshot', { selector: { css: '#data' } })).data as string);
+    expect(Math.abs(shot.width - w)).toBeLessThanOrEqual(1);
+    expect(Math.abs(shot.height - h)).toBeLessThanOrEqual(1);
+  });
+
+  it('scales down to width', async () => {
+    const shot = pngSize((await ok('screenshot', { width: 400 })).data as string);
+    const viewport = pngSize((await ok('screenshot')).data as string);
+    expect(shot.width).toBe(400);
+    expect(Math.abs(shot.height - Math.round((viewport.height * 400) / viewport.width))).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('print', () => {
+  it('answers the page as a PDF', async () => {
+    await ok('navigate', { url: `${site}/table.html` });
+    const pdf = await ok('print');
+    const bytes = Buffer.from(pdf.data as string, 'base64');
+    expect(pdf.mime_type).toBe('application/pdf');
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('%PDF');
+    expect(pdf.bytes).toBe(bytes.byteLength);
+    const landscape = await ok('print', { landscape: true, background: true });
+    expect(Buffer.from(landscape.data as string, 'base64').subarray(0, 4).toString('latin1')).toBe('%PDF');
+  });
+});
+
+describe('assert', () => {
+  it('passes for present, absent, visible and hidden on a page that changes', async () => {
+    await ok('navigate', { url: `${site}/slow.html` });
+    expect(await ok('assert', { selector: { css: '#slow' }, state: 'present', timeout: 10, message: 'slow shows' })).toMatchObject({ passed: true });
+    expect(await ok('assert', { selector: { css: '#gone' }, state: 'absent', timeout: 10, message: 'gone goes' })).toMatchObject({ passed: true });
+    expect(await ok('assert', { selector: { css: '#slow' }, state: 'visible', message: 'slow is visible' })).toMatchObject({ passed: true });
+    expect(await ok('assert', { selector: { css: '#gone' }, state: 'hidden', message: 'gone is hidden' })).toMatchObject({ passed: true });
+    await script("document.getElementById('slow').style.display = 'none'");
+    expect(await ok('assert', { selector: { css: '#slow' }, state: 'hidden', message: 'slow is hidden' })).toMatchObject({ passed: true });
+  });
+
+  it('passes a script condition, and holds it for stable_for', async () => {
+    await ok('navigate', { url: `${site}/slow.html` });
+    const held = await ok('assert', { script: "return document.getElementById('slow') !== null", timeout: 10, stable_for: 300, message: 'slow stays' });
+    expect(held.passed).toBe(true);
+    expect(held.waited_ms).toBeGreaterThanOrEqual(300);
+  });
+
+  it('fails with the caller message when the condition never holds', async () => {
+    await ok('navigate', { url: `${site}/slow.html` });
+    const failed = await call('assert', { selector: { css: '#never' }, state: 'present', timeout: 1, message: 'the never element should show' });
+    expect(failed.status).toBe(504);
+    expect((failed.body.error as Answer).message).toContain('the never element should show');
+    const visible = await call('assert', { selector: { css: 'h1' }, state: 'hidden', timeout: 0.5, message: 'heading hides' });
+    expect(visible.status).toBe(504);
+    expect((visible.body.error as Answer).message).toContain('heading hides');
+  });
+});
+
+describe('end_browser', () => {
+  const other = 'tools-end';
+
+  it('ends the browser; the workspace stays, reads answer 404 with the remedy, acts open a new one', async () => {
+    const opened = await ok('open_session', {}, other);
+    await ok('navigate', { url: `${site}/login.html` }, other);
+    expect(await ok('end_browser', {}, other)).toEqual({ ended: true });
+    const after = await workspace(other);
+    expect(after).toMatchObject({ workspace: other, mode: 'saved', browser: null, url: `${site}/login.html` });
+    expect(await ok('end_browser', {}, other)).toEqual({ ended: false });
+
+    const read = await call('extract', { selector: { css: 'h1' } }, other);
+    expect(read.status).toBe(404);
+    expect(JSON.stringify(read.body)).toContain('open_session');
+    expect((await workspace(other)).browser).toBeNull();
+
+    const went = await ok('navigate', { url: `${site}/table.html` }, other);
+    expect(went.title).toBe('Data table');
+    const reopened = (await workspace(other)).browser as Answer;
+    expect(reopened.session_id).not.toBe(opened.session_id);
+    expect(await ok('end_browser', {}, other)).toEqual({ ended: true });
+  });
+});
+
+describe('the same calls over HTTP and MCP', () => {
+  const parity = 'tools-parity';
+
+  /** The sequence, with the answers a user would compare. */
+  async function runSequence(invoke: (tool: string, args: Answer) => Promise<Answer>): Promise<Answer[]> {
+    const steps: [string, Answer][] = [
+      ['open_session', { width: 1000, height: 800 }],
+      ['navigate', { url: `${site}/login.html` }],
+      ['write', { selector: { css: '#email' }, text: 'parity@example.com' }],
+      ['interact', { action: 'select', selector: { css: '#country' }, option: 'Germany' }],
+      ['interact', { action: 'check', selector: { css: '#remember' } }],
+      ['extract', { selector: { css: '#country' }, what: 'value' }],
+      ['extract', { selector: { css: 'label' }, all: true }],
+      ['execute_script', { script: 'return [arguments[0], document.title]', args: [7] }],
+      ['outline', {}],
+      ['screenshot', { width: 500 }],
+      ['navigate', { url: `${site}/dialogs.html` }],
+      ['interact', { action: 'click', selector: { css: '#prompt' } }],
+      ['dialog', { action: 'accept', text: 'same' }],
+      ['extract', { selector: { css: '#result' } }],
+      ['write', { selector: { css: '#nope' }, text: 'x', wait_timeout: 0 }],
+      ['navigate', { url: 'javascript:alert(1)' }],
+      ['current_workspace', {}],
+      ['end_browser', {}],
+    ];
+    const answers: Answer[] = [];
+    for (const [tool, args] of steps) {
+      answers.push(comparable(tool, await invoke(tool, args)));
+    }
+    return answers;
+  }
+
+  function comparable(tool: string, answer: Answer): Answer {
+    const copy = structuredClone(answer);
+    if (tool === 'open_session') {
+      copy.session_id = typeof copy.session_id;
+    }
+    if (tool === 'current_workspace' && copy.browser) {
+      (copy.browser as Answer).session_id = typeof (copy.browser as Answer).session_id;
+    }
+    if (tool === 'screenshot') {
+      delete copy.data;
+      delete copy.bytes;
+    }
+    return { tool, ...copy };
+  }
+
+  it('answers the same structured results on every surface', async () => {
+    const overHttp = await runSequence(async (tool, args) => {
+      const answer =
+        tool === 'current_workspace'
+          ? await rest(running.url, '/workspace', undefined, { 'X-Workspace': parity })
+          : await call(tool, args, parity);
+      if (answer.status !== 200) {
+        return { error: (answer.body.error as Answer).message };
+      }
+      if (tool === 'screenshot') {
+        expect(pngSize(answer.body.data as string).width).toBe(500);
+      }
+      return answer.body;
+    });
+    expect(overHttp.filter((a) => 'error' in a)).toHaveLength(2);
+
+    for (const era of ['2025-11-25', '2026-07-28'] as ProtocolEra[]) {
+      const mcp = await connectMcp(running.url, era, { workspace: parity });
+      try {
+        const overMcp = await runSequence(async (tool, args) => {
+          const answer = await mcp.call(tool, args);
+          if (answer.isError) {
+            return { error: answer.text };
+          }
+          if (tool === 'screenshot') {
+            const image = answer.content.find((c) => c.type === 'image');
+            expect(image?.mimeType).toBe('image/png');
+            expect(pngSize(image?.data ?? '').width).toBe(500);
+            expect(answer.structured).not.toHaveProperty('data');
+          }
+          expect(JSON.parse(answer.text)).toEqual(answer.structured);
+          return answer.structured ?? {};
+        });
+        expect(overMcp, era).toEqual(overHttp);
+      } finally {
+        await mcp.close();
+      }
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { setTimeout } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { rest, startServer, type RunningServer } from '../helpers/server.js';
+
+let a: RunningServer;
+beforeAll(async () => {
+  a = await startServer();
+});
+afterAll(async () => {
+  await a.close();
+});
+
+async function gridSessionCount(): Promise<number> {
+  const response = await fetch(`${inject('gridUrl')}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ query: '{ grid { sessionCount } }' }),
+  });
+  return ((await response.json()) as { data: { grid: { sessionCount: number } } }).data.grid.sessionCount;
+}
+
+/** A second selenium-flow, as its own OS process, on the same Grid. */
+async function spawnServer(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
+    env: { ...process.env, GRID_URL: inject('gridUrl'), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  for await (const line of lines) {
+    const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(line);
+    if (match?.[1]) {
+      return { url: match[1], child };
+    }
+  }
+  throw new Error('the second server did not start');
+}
+
+describe('a workspace and its browser', () => {
+  it('is driven from a second server process by its Grid id, without a new Grid session', async () => {
+    const opened = await rest(a.url, '/browser/open-session', {});
+    const sessionId = opened.body.session_id as string;
+    await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html`, session_id: sessionId });
+    const before = await gridSessionCount();
+    const second = await spawnServer();
+    try {
+      const read = await rest(second.url, '/browser/extract', { selector: { css: 'h1' }, session_id: sessionId });
+      expect(read).toEqual({ status: 200, body: { value: 'Data table' } });
+      expect(await gridSessionCount()).toBe(before);
+    } finally {
+      second.child.kill('SIGTERM');
+      await rest(a.url, '/browser/end-browser', { session_id: sessionId });
+    }
+  });
+
+  it('answers 404 with the remedy once the Grid has reaped its browser, and detaches the workspace', async () => {
+    const ws = { 'X-Workspace': 'reaped' };
+    const opened = await rest(a.url, '/browser/open-session', {}, ws);
+    await fetch(`${inject('gridUrl')}/session/${opened.body.session_id as string}`, { method: 'DELETE' });
+    const after = await rest(a.url, '/browser/extract', { selector: { css: 'body' } }, ws);
+    expect(after.status).toBe(404);
+    expect(after.body.error).toMatchObject({ code: 'not_found' });
+    expect(JSON.stringify(after.body)).toContain('open_session');
+    const current = await rest(a.url, '/workspace', undefined, ws);
+    expect(current.body).toMatchObject({ workspace: 'reaped', mode: 'saved', browser: null });
+  });
+
+  it('opens a browser on demand for an acting tool, but never for a read', async () => {
+    const ws = { 'X-Workspace': 'on-demand' };
+    const read = await rest(a.url, '/browser/outline', {}, ws);
+    expect(read.status).toBe(404);
+    expect((await rest(a.url, '/workspace', undefined, ws)).body.browser).toBeNull();
+    const act = await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, ws);
+    expect(act.body).toMatchObject({ title: 'Login' });
+    const current = await rest(a.url, '/workspace', undefined, ws);
+    expect(current.body).toMatchObject({ url: `${inject('siteUrl')}/login.html`, title: 'Login', browser: { alive: true } });
+    await rest(a.url, '/browser/end-browser', {}, ws);
+  });
+
+  it('makes two concurrent calls on one workspace take turns', async () => {
+    const ws = { 'X-Workspace': 'turns' };
+    await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, ws);
+    // The first call waits for a flag only the second call sets. Taking turns, the second
+    // runs after the first has given up; interleaved, the first would see the flag.
+    const first = rest(a.url, '/browser/assert', { script: 'return window.__flag === true', timeout: 1, message: 'flag not set' }, ws);
+    await setTimeout(300); // only so the first call is surely in line before the second
+    const second = rest(a.url, '/browser/execute-script', { script: 'window.__flag = true; return 1' }, ws);
+    const [waited, set] = await Promise.all([first, second]);
+    expect(waited.status).toBe(504);
+    expect(JSON.stringify(waited.body)).toContain('flag not set');
+    expect(set.body).toMatchObject({ result: 1 });
+    await rest(a.url, '/browser/end-browser', {}, ws);
+  });
+
+  it('remembers the window size when a workspace reopens its browser', async () => {
+    const ws = { 'X-Workspace': 'reopen' };
+    await rest(a.url, '/browser/open-session', { width: 900, height: 700 }, ws);
+    const again = await rest(a.url, '/browser/open-session', {}, ws);
+    expect(again.status).toBe(200);
+    const current = await rest(a.url, '/workspace', undefined, ws);
+    expect(current.body).toMatchObject({ window: { width: 900, height: 700 }, browser: { session_id: again.body.session_id } });
+    await rest(a.url, '/browser/end-browser', {}, ws);
+  });
+});

@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { CAPABILITIES } from '../../src/capabilities/index.js';
+import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
+import { loadConfig } from '../../src/config.js';
+import { openApiDocument } from '../../src/http/openapi.js';
+import { listedTools } from '../../src/mcp/tools.js';
+import { createServer } from '../../src/server.js';
+import { GENERATED } from '../../scripts/gen-docs.js';
+
+type Operation = { 'x-mcp-tool': string; requestBody?: { content: { 'application/json': { schema: unknown } } } };
+
+describe('every surface is rendered from the capability table', () => {
+  it('lists one MCP tool per capability, with the table’s schemas and annotations', () => {
+    const tools = listedTools(true);
+    expect(tools.map((t) => t.name)).toEqual(CAPABILITIES.map((c) => c.name));
+    for (const capability of CAPABILITIES) {
+      const tool = tools.find((t) => t.name === capability.name);
+      expect(tool?.inputSchema).toEqual(jsonSchemaOf(capability.input, 'input'));
+      expect(tool?.outputSchema).toEqual(jsonSchemaOf(capability.output, 'output'));
+      expect(tool?.annotations.readOnlyHint).toBe(capability.kind === 'read');
+    }
+  });
+
+  it('drops only the mirror tools when mirror tools are off', () => {
+    const names = listedTools(false).map((t) => t.name);
+    expect(names).not.toContain('current_workspace');
+    expect(names).not.toContain('selenium_flow_skill');
+    expect(names).toHaveLength(CAPABILITIES.length - 2);
+  });
+
+  it('documents one OpenAPI operation per capability, its body being the tool input schema', () => {
+    const paths = openApiDocument('test').paths as Record<string, Record<string, Operation>>;
+    const operations = Object.values(paths).flatMap((byMethod) => Object.values(byMethod));
+    expect(operations.map((o) => o['x-mcp-tool']).sort()).toEqual(CAPABILITIES.map((c) => c.name).sort());
+    for (const capability of CAPABILITIES) {
+      const operation = paths[capability.http.path]?.[capability.http.method.toLowerCase()];
+      expect(operation?.['x-mcp-tool']).toBe(capability.name);
+      if (capability.http.method === 'POST') {
+        expect(operation?.requestBody?.content['application/json'].schema).toEqual(jsonSchemaOf(capability.input, 'input'));
+      }
+    }
+  });
+
+  it('serves an HTTP route for every capability', async () => {
+    const server = createServer(loadConfig({}, { LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
+    await server.app.ready();
+    for (const capability of CAPABILITIES) {
+      expect(server.app.hasRoute({ method: capability.http.method, url: capability.http.path }), capability.name).toBe(true);
+    }
+    await server.close();
+  });
+
+  it('keeps the committed reference docs in step with the table (run npm run gen)', async () => {
+    for (const [path, render] of Object.entries(GENERATED)) {
+      expect(await readFile(path, 'utf8'), path).toBe(render());
+    }
+  });
+});
+
+describe('the capability table itself', () => {
+  it('names tools in snake_case, routes in kebab-case, and refuses unknown arguments', () => {
+    for (const capability of CAPABILITIES) {
+      expect(capability.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
+      expect(capability.input.safeParse({ definitely_not_an_argument: 1 }).success).toBe(false);
+    }
+  });
+
+  it('never lets open_session or end_browser be a flow step', () => {
+    const runnable = CAPABILITIES.filter((c) => c.runnableInFlow).map((c) => c.name);
+    expect(runnable).not.toContain('open_session');
+    expect(runnable).not.toContain('end_browser');
+  });
+});
