@@ -1,0 +1,59 @@
+import { Builder, By, type WebDriver } from 'selenium-webdriver';
+import { browserCapabilities } from '../../src/grid/capabilities.js';
+import { EMAIL, PASSWORD, StepClock, WINDOW, pages, type Configuration, type TaskRun } from './task.js';
+
+/**
+ * How the raw script reads the 50 rows:
+ * - `script`: one executeScript, the same page work our `extract` does: the floor.
+ * - `per-row`: findElements, then getText on every row (51 WebDriver commands), the way many
+ *   hand-written scripts do it. Informational: it shows what "natural" costs.
+ */
+export type RowRead = 'script' | 'per-row';
+
+const ROWS_SCRIPT = "return Array.from(document.querySelectorAll('#data tbody tr'), (r) => r.innerText);";
+
+/** The floor: a plain selenium-webdriver script against the same Grid, with our exact capabilities. */
+export function rawConfiguration(gridUrl: string, siteUrl: string, rowRead: RowRead): Configuration {
+  const url = pages(siteUrl);
+  return {
+    id: rowRead === 'script' ? 'raw' : 'raw-per-row',
+    label: rowRead === 'script' ? 'raw selenium-webdriver (floor)' : 'raw, rows read one by one',
+    informational: rowRead !== 'script',
+    run: async (): Promise<TaskRun> => {
+      const clock = new StepClock();
+      let driver: WebDriver | undefined;
+      let quit = false;
+      try {
+        driver = await clock.step(async () => {
+          const d = await new Builder().usingServer(gridUrl).withCapabilities(browserCapabilities('chrome', WINDOW)).build();
+          await d.get(url.login);
+          return d;
+        });
+        const d = driver;
+        await clock.step(() => d.findElement(By.css('#email')).sendKeys(EMAIL));
+        await clock.step(() => d.findElement(By.css('#password')).sendKeys(PASSWORD));
+        await clock.step(() => d.findElement(By.css('#submit')).click());
+        const greeting = await clock.step(() => d.findElement(By.css('#greeting')).getText());
+        await clock.step(() => d.findElement(By.css('#to-table')).click());
+        const rows = await clock.step(async () => {
+          if (rowRead === 'script') {
+            return d.executeScript<string[]>(ROWS_SCRIPT);
+          }
+          const found = await d.findElements(By.css('#data tbody tr'));
+          return Promise.all(found.map((row) => row.getText()));
+        });
+        await clock.step(() => d.get(url.heavy));
+        const heavyTitle = await clock.step(() => d.findElement(By.css('#heavy-title')).getText());
+        const png = await clock.step(async () => Buffer.from(await d.takeScreenshot(), 'base64'));
+        await clock.step(() => d.navigate().back());
+        await clock.step(() => d.quit());
+        quit = true;
+        return { stepMs: clock.stepMs, totalMs: clock.elapsed(), answers: { greeting, rows, heavyTitle, png } };
+      } finally {
+        if (driver && !quit) {
+          await driver.quit().catch(() => undefined);
+        }
+      }
+    },
+  };
+}

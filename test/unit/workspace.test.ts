@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { BadRequest } from '../../src/errors.js';
+import { resolveCaller } from '../../src/workspace/caller.js';
+import { MemoryRecordStore, newRecord } from '../../src/workspace/records.js';
+import { LocalTurns } from '../../src/workspace/turns.js';
+
+describe('the caller key', () => {
+  it('comes from the header, then the query, then the MCP session, else none', () => {
+    expect(resolveCaller({ header: 'a', query: 'b', mcpSessionId: 'c' })).toEqual({ key: 'named:a', workspace: 'a' });
+    expect(resolveCaller({ query: 'b', mcpSessionId: 'c' })).toEqual({ key: 'named:b', workspace: 'b' });
+    expect(resolveCaller({ mcpSessionId: 'c' })).toEqual({ key: 'mcp:c' });
+    expect(resolveCaller({})).toEqual({});
+  });
+
+  it.each(['../x', '.', '..', 'a/b', '', '-lead', 'x'.repeat(65), 'sp ace'])('refuses the name %j rather than slugging it', (name) => {
+    expect(() => resolveCaller({ header: name })).toThrow(BadRequest);
+  });
+
+  it('accepts a 64-character name with dots, dashes and underscores', () => {
+    const name = `a.b_c-${'x'.repeat(58)}`;
+    expect(resolveCaller({ header: name }).workspace).toBe(name);
+  });
+});
+
+describe('the memory record store', () => {
+  it('forgets a record after its TTL, and every write slides it', async () => {
+    let now = 0;
+    const store = new MemoryRecordStore(10, () => now);
+    await store.put('k', newRecord());
+    now = 9_000;
+    await store.put('k', newRecord());
+    now = 18_000;
+    expect(await store.get('k')).toBeDefined();
+    now = 19_001;
+    expect(await store.get('k')).toBeUndefined();
+  });
+
+  it('hands out copies, so a caller cannot change a stored record by accident', async () => {
+    const store = new MemoryRecordStore(10);
+    await store.put('k', newRecord());
+    const record = await store.get('k');
+    record!.url = 'https://changed.example';
+    expect((await store.get('k'))?.url).toBeUndefined();
+  });
+});
+
+describe('turns', () => {
+  it('run calls on one key one at a time, first come first served, even when one fails', async () => {
+    const turns = new LocalTurns();
+    const order: string[] = [];
+    const step = (name: string, ms: number, fail = false) =>
+      turns.run('browser', async () => {
+        order.push(`${name}:start`);
+        await new Promise((r) => setTimeout(r, ms));
+        order.push(`${name}:end`);
+        if (fail) {
+          throw new Error(name);
+        }
+      });
+    const results = await Promise.allSettled([step('a', 30, true), step('b', 1), step('c', 10)]);
+    expect(order).toEqual(['a:start', 'a:end', 'b:start', 'b:end', 'c:start', 'c:end']);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+  });
+
+  it('do not make different keys wait for each other', async () => {
+    const turns = new LocalTurns();
+    const order: string[] = [];
+    let release = () => {};
+    const held = turns.run('one', () => new Promise<void>((r) => (release = r)));
+    await turns.run('two', async () => {
+      order.push('two ran while one was held');
+    });
+    release();
+    await held;
+    expect(order).toEqual(['two ran while one was held']);
+  });
+});
