@@ -1,6 +1,6 @@
 import { Builder, By, type WebDriver } from 'selenium-webdriver';
 import { browserCapabilities } from '../../src/grid/capabilities.js';
-import { EMAIL, PASSWORD, StepClock, WINDOW, pages, type Configuration, type TaskRun } from './task.js';
+import { EMAIL, PASSWORD, StepClock, WINDOW, pages, type Configuration, type StepObserver, type TaskRun } from './task.js';
 
 /**
  * How the raw script reads the 50 rows:
@@ -19,8 +19,8 @@ export function rawConfiguration(gridUrl: string, siteUrl: string, rowRead: RowR
     id: rowRead === 'script' ? 'raw' : 'raw-per-row',
     label: rowRead === 'script' ? 'raw selenium-webdriver (floor)' : 'raw, rows read one by one',
     informational: rowRead !== 'script',
-    run: async (): Promise<TaskRun> => {
-      const clock = new StepClock();
+    run: async (beforeStep?: StepObserver): Promise<TaskRun> => {
+      const clock = new StepClock(beforeStep);
       let driver: WebDriver | undefined;
       let quit = false;
       try {

@@ -61,8 +61,11 @@ export interface Configuration {
   label: string;
   /** shown in the tables, but not a product path (a variant of the floor, or a diagnostic) */
   informational?: boolean;
-  run(): Promise<TaskRun>;
+  run(beforeStep?: StepObserver): Promise<TaskRun>;
 }
+
+/** Told the index of each step just before it starts (the profiler attributes work with it). */
+export type StepObserver = (index: number) => void;
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -97,7 +100,10 @@ export class StepClock {
   readonly stepMs: number[] = [];
   private readonly started = performance.now();
 
+  constructor(private readonly beforeStep?: StepObserver) {}
+
   async step<T>(work: () => Promise<T>): Promise<T> {
+    this.beforeStep?.(this.stepMs.length);
     const start = performance.now();
     const value = await work();
     this.stepMs.push(performance.now() - start);

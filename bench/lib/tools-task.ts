@@ -1,4 +1,4 @@
-import { EMAIL, PASSWORD, StepClock, pages, type Configuration, type TaskRun } from './task.js';
+import { EMAIL, PASSWORD, StepClock, pages, type Configuration, type StepObserver, type TaskRun } from './task.js';
 
 /** One tool answer, as a model would see it. */
 export interface ToolAnswer {
@@ -45,17 +45,16 @@ export function twelveCalls(siteUrl: string): Call[] {
 }
 
 export function toolsConfiguration(id: string, label: string, caller: () => ToolCaller, siteUrl: string, informational = false): Configuration {
-  return { id, label, informational, run: () => runTwelveCalls(caller(), siteUrl) };
+  return { id, label, informational, run: (beforeStep) => runTwelveCalls(caller(), siteUrl, beforeStep) };
 }
 
-export async function runTwelveCalls(caller: ToolCaller, siteUrl: string, beforeStep?: (index: number) => void): Promise<TaskRun> {
+export async function runTwelveCalls(caller: ToolCaller, siteUrl: string, beforeStep?: StepObserver): Promise<TaskRun> {
   const calls = twelveCalls(siteUrl);
-  const clock = new StepClock();
+  const clock = new StepClock(beforeStep);
   const answers: ToolAnswer[] = [];
   let ended = false;
   try {
-    for (const [index, call] of calls.entries()) {
-      beforeStep?.(index);
+    for (const call of calls) {
       answers.push(await clock.step(() => caller.call(call.name, call.args)));
       ended = call.name === 'end_browser';
     }

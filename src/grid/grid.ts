@@ -92,6 +92,15 @@ async function gridFetch(url: string, init: RequestInit): Promise<Response> {
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);
 
+/** selenium-webdriver's HTTP client drops the socket error's code and keeps it as the message's first word. */
+function isUnreachable(err: unknown): boolean {
+  if (!(err instanceof Error)) {
+    return false;
+  }
+  const code = (err as { code?: unknown }).code;
+  return (typeof code === 'string' && UNREACHABLE.has(code)) || UNREACHABLE.has(err.message.split(/[\s:]/)[0] ?? '');
+}
+
 /**
  * Runs a WebDriver call and turns the Grid's own failures into ours: an unreachable Grid or
  * one that refuses a session is a 503, a session it no longer knows is a 404 with the remedy.
@@ -114,8 +123,7 @@ export function translateGridError(err: unknown, opening = false): unknown {
       'The Grid could not start a browser (no free slot or no matching node); end a browser you no longer need, or retry shortly.',
     );
   }
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && UNREACHABLE.has(code)) {
+  if (isUnreachable(err)) {
     return new GridUnavailable('The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.');
   }
   if (opening && err instanceof wdError.WebDriverError) {

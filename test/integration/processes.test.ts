@@ -1,0 +1,60 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { describe, expect, it, inject } from 'vitest';
+import { rest } from '../helpers/server.js';
+
+const env = () => ({ ...(process.env as Record<string, string>), GRID_URL: inject('gridUrl'), SE_OFFLINE: 'true' });
+
+describe('selenium-flow stdio', () => {
+  it('serves MCP over stdio in saved mode: no session_id needed', async () => {
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({ command: 'npx', args: ['tsx', 'src/cli.ts', 'stdio'], env: env(), stderr: 'pipe' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('outline');
+      const went = await client.callTool({ name: 'navigate', arguments: { url: `${inject('siteUrl')}/login.html` } });
+      expect(went.structuredContent).toMatchObject({ title: 'Login' });
+      const current = await client.callTool({ name: 'current_workspace', arguments: {} });
+      expect(current.structuredContent).toMatchObject({ workspace: '_stdio', mode: 'saved', title: 'Login' });
+      expect((await client.callTool({ name: 'end_browser', arguments: {} })).structuredContent).toEqual({ ended: true });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('selenium-flow serve', () => {
+  it('never logs a Grid id, a page URL, a title or typed text, even at trace level', async () => {
+    const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'trace'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: string[] = [];
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    let base = '';
+    for await (const line of createInterface({ input: child.stdout })) {
+      output.push(line);
+      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(line);
+      if (match?.[1]) {
+        base = match[1];
+        break;
+      }
+    }
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    const secretText = 'typed-text-that-must-not-be-logged';
+    const opened = await rest(base, '/browser/open-session', {});
+    const sessionId = opened.body.session_id as string;
+    await rest(base, '/browser/navigate', { url: `${inject('siteUrl')}/login.html`, session_id: sessionId });
+    await rest(base, '/browser/write', { selector: { css: '#email' }, text: secretText, session_id: sessionId });
+    await rest(base, '/browser/extract', { selector: { css: '#nope' }, wait_timeout: 0, session_id: sessionId });
+    await rest(base, `/workspace?session_id=${sessionId}`);
+    await rest(base, '/browser/end-browser', { session_id: sessionId });
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const logs = output.join('\n');
+    expect(logs).toContain('Server listening');
+    for (const forbidden of [sessionId, `${inject('siteUrl')}/login.html`, 'Login', secretText]) {
+      expect(logs).not.toContain(forbidden);
+    }
+  });
+});
