@@ -86,7 +86,7 @@ function busyMs(intervals: readonly Interval[]): number {
 }
 
 function instrumentWebDriver(rec: Recorder): () => void {
-  const prototype = Executor.prototype as unknown as { execute(command: Command): Promise<unknown> };
+  const prototype = Executor.prototype as unknown as { execute: (this: unknown, command: Command) => Promise<unknown> };
   const original = prototype.execute;
   prototype.execute = async function (this: unknown, command: Command): Promise<unknown> {
     const sample = rec.sample();

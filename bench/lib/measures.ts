@@ -1,0 +1,259 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Client } from '@modelcontextprotocol/client';
+import { freePort } from '../../src/grid/embedded.js';
+import { listedTools } from '../../src/mcp/tools.js';
+import { withTimeout, type Cleanup } from './cleanup.js';
+import { McpToolCaller, connectHttp, connectStdio } from './mcp.js';
+import { processTree, rssBytes, stopProcesses } from './processes.js';
+import { summarize, type Summary } from './stats.js';
+import { pages } from './task.js';
+import { runTwelveCalls } from './tools-task.js';
+
+// ---------------------------------------------------------------- tools/list
+
+export interface ToolsListSize {
+  tools: number;
+  /** JSON of the result as the official client returns it (`{"tools":[…]}` plus any `_meta`) */
+  resultBytes: number;
+  /** JSON of `{"tools":[…]}` alone: what a model is shown */
+  toolsBytes: number;
+  /** the same list with MIRROR_TOOLS=off (no resource-mirror tools) */
+  withoutMirrorsBytes: number;
+  perTool: { name: string; bytes: number; description: number; inputSchema: number; outputSchema: number; rest: number }[];
+}
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+export async function measureToolsList(client: Client): Promise<ToolsListSize> {
+  const result = await client.listTools(undefined, { cacheMode: 'bypass' });
+  const tools = result.tools as unknown as Record<string, unknown>[];
+  const perTool = tools.map((t) => {
+    const bytes = jsonBytes(t);
+    const description = jsonBytes(t.description ?? '');
+    const inputSchema = jsonBytes(t.inputSchema ?? {});
+    const outputSchema = jsonBytes(t.outputSchema ?? {});
+    return { name: String(t.name), bytes, description, inputSchema, outputSchema, rest: bytes - description - inputSchema - outputSchema };
+  });
+  return {
+    tools: tools.length,
+    resultBytes: jsonBytes(result),
+    toolsBytes: jsonBytes({ tools }),
+    withoutMirrorsBytes: jsonBytes({ tools: listedTools(false) }),
+    perTool: perTool.sort((a, b) => b.bytes - a.bytes),
+  };
+}
+
+// ---------------------------------------------------------------- outline of the heavy page
+
+export interface OutlineSize {
+  /** the `outline` string itself */
+  outlineBytes: number;
+  /** the whole text block the model reads (JSON with url, title, outline) */
+  textBytes: number;
+  lines: number;
+  selectorsChecked: number;
+  /** selectors that match no element or more than one */
+  badSelectors: string[];
+  formControls: number;
+  /** form fields and buttons of the page the outline gives no working selector for */
+  missingControls: string[];
+}
+
+const CHECK_SELECTORS = `
+const found = new Set(); const bad = [];
+for (const s of arguments[0]) {
+  let n; try { n = document.querySelectorAll(s); } catch { bad.push(s); continue; }
+  if (n.length === 1) found.add(n[0]); else bad.push(s);
+}
+const controls = [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')];
+return { bad, controls: controls.length, missing: controls.filter((c) => !found.has(c)).map((c) => c.id || c.outerHTML.slice(0, 60)) };`;
+
+export async function measureOutline(baseUrl: string, siteUrl: string, cleanup: Cleanup): Promise<OutlineSize> {
+  const client = await connectHttp(baseUrl, 'bench-outline', 'bench-outline');
+  cleanup.add('outline MCP client', () => client.close());
+  const tools = new McpToolCaller(client);
+  try {
+    await tools.call('navigate', { url: pages(siteUrl).heavy });
+    const answer = await tools.call('outline', {});
+    const outline = typeof answer.structured.outline === 'string' ? answer.structured.outline : '';
+    // Every indented line ends with its selector, after the quoted name.
+    const selectors = outline
+      .split('\n')
+      .filter((l) => l.startsWith('  ') && l.includes('" '))
+      .map((l) => l.slice(l.lastIndexOf('" ') + 2).trim());
+    const checked = await tools.call('execute_script', { script: CHECK_SELECTORS, args: [selectors] });
+    const result = checked.structured.result as { bad: string[]; controls: number; missing: string[] };
+    return {
+      outlineBytes: Buffer.byteLength(outline),
+      textBytes: answer.textBytes,
+      lines: outline.split('\n').length,
+      selectorsChecked: selectors.length,
+      badSelectors: result.bad,
+      formControls: result.controls,
+      missingControls: result.missing,
+    };
+  } finally {
+    await tools.call('end_browser', {}).catch(() => undefined);
+    await cleanup.release('outline MCP client');
+  }
+}
+
+// ---------------------------------------------------------------- cold start and memory
+
+export interface ServerEntry {
+  command: string;
+  args: string[];
+  label: string;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * `node dist/cli.js`, built first when dist/ is missing or older than src/; when the build
+ * fails (src/ is being edited), tsx, and the report says so.
+ */
+export function serverEntry(repo: string): ServerEntry {
+  const cli = join(repo, 'dist', 'cli.js');
+  const fresh = () => {
+    try {
+      return statSync(cli).mtimeMs >= newestMtime(join(repo, 'src'));
+    } catch {
+      return false;
+    }
+  };
+  if (!fresh()) {
+    process.stderr.write('bench: dist/ is missing or older than src/: npm run build\n');
+    const built = spawnSync('npm', ['run', 'build'], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 });
+    if (built.status !== 0) {
+      process.stderr.write(`bench: the build failed, cold start is measured with tsx instead\n${built.stderr.toString().slice(-2000)}\n`);
+      return { command: process.execPath, args: ['--import', 'tsx', join(repo, 'src', 'cli.ts')], label: 'node --import tsx src/cli.ts (dist/ did not build)' };
+    }
+  }
+  return { command: process.execPath, args: [cli], label: 'node dist/cli.js' };
+}
+
+export interface ColdStart {
+  entry: string;
+  /** spawn → tools/list answered, `serve` (HTTP, a fresh client connecting once the URL is printed) */
+  serve: Summary;
+  /** spawn → tools/list answered, `stdio` (the client spawns the server) */
+  stdio: Summary;
+  samples: { serve: number[]; stdio: number[] };
+  /** RSS of an idle `serve` process after boot, and after one 12-step task went through it */
+  idleRssBytes: number;
+  afterTaskRssBytes: number;
+}
+
+const SETTLE_MS = 3_000;
+
+export async function measureColdStart(
+  repo: string,
+  entry: ServerEntry,
+  gridUrl: string,
+  siteUrl: string,
+  runs: number,
+  cleanup: Cleanup,
+): Promise<ColdStart> {
+  const env = { GRID_URL: gridUrl, HOST: '127.0.0.1', LOG_LEVEL: 'silent', SE_OFFLINE: 'true', SE_AVOID_STATS: 'true' };
+  const serve: number[] = [];
+  const stdio: number[] = [];
+  let idleRssBytes = Number.NaN;
+  let afterTaskRssBytes = Number.NaN;
+  // Alternate the two, so neither always runs on a warmer page cache.
+  for (let run = 0; run < runs; run++) {
+    const last = run === runs - 1;
+    serve.push(
+      await coldServe(repo, entry, env, cleanup, async (pid, url) => {
+        if (!last) {
+          return;
+        }
+        await delay(SETTLE_MS);
+        idleRssBytes = rssBytes(pid);
+        const client = await connectHttp(url, 'bench-cold', 'bench-cold');
+        try {
+          await runTwelveCalls(new McpToolCaller(client), siteUrl);
+        } finally {
+          await client.close();
+        }
+        await delay(SETTLE_MS);
+        afterTaskRssBytes = rssBytes(pid);
+      }),
+    );
+    stdio.push(await coldStdio(repo, entry, env, cleanup));
+  }
+  return { entry: entry.label, serve: summarize(serve), stdio: summarize(stdio), samples: { serve, stdio }, idleRssBytes, afterTaskRssBytes };
+}
+
+async function coldServe(
+  repo: string,
+  entry: ServerEntry,
+  env: Record<string, string>,
+  cleanup: Cleanup,
+  afterListed: (pid: number, url: string) => Promise<void>,
+): Promise<number> {
+  const port = await freePort();
+  const start = performance.now();
+  const child = spawn(entry.command, [...entry.args, 'serve'], {
+    cwd: repo,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pid = child.pid ?? -1;
+  processTree(pid);
+  const name = `cold serve ${pid}`;
+  cleanup.add(name, () => stopProcesses([pid], 0));
+  const stderr: string[] = [];
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  try {
+    const url = await withTimeout(
+      'the server printing its MCP URL',
+      30_000,
+      new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          const match = /MCP:\s+(\S+)\/mcp/.exec(line);
+          if (match?.[1]) {
+            resolve(match[1]);
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${stderr.join('')}`)));
+      }),
+    );
+    const client = await connectHttp(url, undefined, 'bench-cold');
+    let elapsed: number;
+    try {
+      await client.listTools(undefined, { cacheMode: 'bypass' });
+      elapsed = performance.now() - start;
+    } finally {
+      await client.close();
+    }
+    await afterListed(pid, url);
+    return elapsed;
+  } finally {
+    child.kill('SIGTERM');
+    await cleanup.release(name);
+  }
+}
+
+async function coldStdio(repo: string, entry: ServerEntry, env: Record<string, string>, cleanup: Cleanup): Promise<number> {
+  const start = performance.now();
+  const server = await connectStdio(entry.command, [...entry.args, 'stdio'], repo, env);
+  const name = `cold stdio ${server.pid}`;
+  cleanup.add(name, () => server.close());
+  try {
+    await server.client.listTools(undefined, { cacheMode: 'bypass' });
+    return performance.now() - start;
+  } finally {
+    await cleanup.release(name);
+  }
+}

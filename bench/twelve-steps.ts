@@ -1,0 +1,462 @@
+/**
+ * `npm run bench`: the reference 12-step task (/work/shared/spec/performance.md) as a raw
+ * selenium-webdriver script and as twelve MCP calls (Streamable HTTP and stdio) on one
+ * embedded Grid, interleaved round-robin; then what a model reads (tools/list, the task's
+ * text, the heavy page's outline), where the MCP time goes, cold start and idle memory.
+ * Prints Markdown tables; `--json <file>` also writes every number.
+ */
+import './lib/offline.js';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { capabilityNamed } from '../src/capabilities/index.js';
+import { Cleanup, withTimeout } from './lib/cleanup.js';
+import { REPO, HTTP_WORKSPACE, startBench, versions, type BenchEnv, type Versions } from './lib/env.js';
+import { DirectToolCaller, McpToolCaller, PROTOCOL } from './lib/mcp.js';
+import { measureColdStart, measureOutline, measureToolsList, serverEntry, type ColdStart, type OutlineSize, type ToolsListSize } from './lib/measures.js';
+import { profileMcpHttp, type ProfileReport } from './lib/profile.js';
+import { rawConfiguration } from './lib/raw.js';
+import { bytes, markdownTable, median, ms, ms1, ratio, summarize, triple, type Summary } from './lib/stats.js';
+import { STEPS, checkAnswers, type Configuration, type TaskRun } from './lib/task.js';
+import { toolsConfiguration, twelveCalls } from './lib/tools-task.js';
+
+const { values: options } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '7' },
+    'profile-rounds': { type: 'string', default: '3' },
+    'cold-runs': { type: 'string', default: '5' },
+    json: { type: 'string' },
+    'timeout-minutes': { type: 'string', default: '20' },
+  },
+});
+
+const positive = (name: string, value: string | undefined): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 100) {
+    throw new Error(`--${name} must be a whole number from 1 to 100 (got ${value})`);
+  }
+  return n;
+};
+
+const ROUNDS = positive('rounds', options.rounds);
+const PROFILE_ROUNDS = positive('profile-rounds', options['profile-rounds']);
+const COLD_RUNS = positive('cold-runs', options['cold-runs']);
+const TIMEOUT_MINUTES = positive('timeout-minutes', options['timeout-minutes']);
+const RUN_TIMEOUT_MS = 120_000;
+
+/** The bars of performance.md. */
+const BARS = {
+  mcpVsRaw: 1.1,
+  flowVsRaw: 1.05,
+  taskTokens: 630,
+  outlineBytes: 10_900,
+  toolsListBytes: 15_000,
+  coldStartMs: 500,
+  idleRssBytes: 120 * 1_000_000,
+};
+
+const out = (text = '') => process.stdout.write(`${text}\n`);
+const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+// ---------------------------------------------------------------- configurations
+
+function configurations(env: BenchEnv): Configuration[] {
+  const direct = new DirectToolCaller(env.http.server.deps, { key: 'named:bench-direct', workspace: 'bench-direct' });
+  const http = new McpToolCaller(env.http.client);
+  const stdio = new McpToolCaller(env.stdio.client);
+  return [
+    rawConfiguration(env.gridUrl, env.siteUrl, 'script'),
+    rawConfiguration(env.gridUrl, env.siteUrl, 'per-row'),
+    toolsConfiguration('direct', 'selenium-flow callTool in process (no MCP)', () => direct, env.siteUrl, true),
+    toolsConfiguration('mcp-http', `12 MCP calls, Streamable HTTP (${PROTOCOL})`, () => http, env.siteUrl),
+    toolsConfiguration('mcp-stdio', `12 MCP calls, stdio (${PROTOCOL})`, () => stdio, env.siteUrl),
+    // A `run_flow` row goes here: a Configuration whose run() sends the twelve steps as one flow.
+  ];
+}
+
+interface Results {
+  /** per configuration id, the kept rounds (the warm-up round is dropped) */
+  runs: Map<string, TaskRun[]>;
+}
+
+async function runRounds(configs: Configuration[], siteUrl: string): Promise<Results> {
+  const runs = new Map<string, TaskRun[]>(configs.map((c) => [c.id, []]));
+  for (let round = 0; round <= ROUNDS; round++) {
+    // Round-robin, and the starting configuration rotates, so none always runs first.
+    const order = configs.map((_, i) => configs[(i + round) % configs.length] as Configuration);
+    const line: string[] = [];
+    for (const config of order) {
+      const run = await withTimeout(`${config.label}, round ${round}`, RUN_TIMEOUT_MS, config.run());
+      checkAnswers(config, run.answers, siteUrl);
+      if (round > 0) {
+        runs.get(config.id)?.push(run);
+      }
+      line.push(`${config.id} ${ms(run.totalMs)} ms`);
+    }
+    progress(`${round === 0 ? 'warm-up round (dropped)' : `round ${round}/${ROUNDS}`}: ${line.join(', ')}`);
+  }
+  return { runs };
+}
+
+// ---------------------------------------------------------------- report
+
+interface TimingRow {
+  config: Configuration;
+  total: Summary;
+  steps2to11: Summary;
+  ratio: number;
+  pairedRatio: number;
+  perStep: Summary[];
+}
+
+function timingRows(configs: Configuration[], results: Results): TimingRow[] {
+  const totals = (id: string) => (results.runs.get(id) ?? []).map((r) => r.totalMs);
+  const rawTotals = totals('raw');
+  const rawMedian = median(rawTotals);
+  return configs.map((config) => {
+    const runs = results.runs.get(config.id) ?? [];
+    const mine = runs.map((r) => r.totalMs);
+    return {
+      config,
+      total: summarize(mine),
+      steps2to11: summarize(runs.map((r) => r.stepMs.slice(1, 11).reduce((a: number, b) => a + (b ?? 0), 0))),
+      ratio: summarize(mine).median / rawMedian,
+      // Raw and this configuration ran back to back in each round: the median of the round ratios
+      // is steadier than the ratio of medians on a noisy machine.
+      pairedRatio: median(mine.map((t, i) => t / (rawTotals[i] ?? Number.NaN))),
+      perStep: STEPS.map((_, i) => summarize(runs.map((r) => r.stepMs[i] ?? Number.NaN).filter(Number.isFinite))),
+    };
+  });
+}
+
+function printTiming(rows: TimingRow[]): void {
+  out(`### The 12-step task, ${ROUNDS} rounds (after one warm-up round), ms: min / **median** / max`);
+  out();
+  out(
+    markdownTable(
+      ['configuration', 'total', 'vs raw', 'paired', 'steps 2–11', 'vs raw'],
+      rows.map((r) => {
+        const rawSteps = rows[0]?.steps2to11.median ?? Number.NaN;
+        return [
+          r.config.informational ? `_${r.config.label}_` : r.config.label,
+          triple(r.total),
+          ratio(r.ratio),
+          ratio(r.pairedRatio),
+          triple(r.steps2to11),
+          ratio(r.steps2to11.median / rawSteps),
+        ];
+      }),
+      ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  out();
+  out('"vs raw": ratio of medians. "paired": median over rounds of (this run / the raw run of the same round).');
+  out('"steps 2–11": the task without opening and closing the browser (session creation dominates and varies most).');
+  out();
+  out('### Per step, ms: min / **median** / max');
+  out();
+  out(
+    markdownTable(
+      ['#', 'step', ...rows.map((r) => r.config.id)],
+      STEPS.map((step, i) => [String(i + 1), step, ...rows.map((r) => triple(r.perStep[i] ?? summarize([])))]),
+      ['r', 'l', ...rows.map(() => 'r' as const)],
+    ),
+  );
+  out();
+}
+
+interface Tokens {
+  perStep: { call: string; argBytes: number; textBytes: number }[];
+  textBytes: number;
+  tokens: number;
+  argBytes: number;
+  stdioTextBytes: number;
+}
+
+function tokens(results: Results, siteUrl: string): Tokens {
+  const http = results.runs.get('mcp-http')?.at(-1);
+  const stdio = results.runs.get('mcp-stdio')?.at(-1);
+  const calls = twelveCalls(siteUrl);
+  const perStep = calls.map((c, i) => ({
+    call: `${c.name} ${JSON.stringify(c.args).replace(siteUrl, '')}`,
+    argBytes: http?.argBytes?.[i] ?? Number.NaN,
+    textBytes: http?.textBytes?.[i] ?? Number.NaN,
+  }));
+  const textBytes = perStep.reduce((a, s) => a + s.textBytes, 0);
+  return {
+    perStep,
+    textBytes,
+    tokens: textBytes / 4,
+    argBytes: perStep.reduce((a, s) => a + s.argBytes, 0),
+    stdioTextBytes: (stdio?.textBytes ?? []).reduce((a, b) => a + b, 0),
+  };
+}
+
+function printTokens(t: Tokens, siteUrl: string): void {
+  out('### What the model reads: the 12 answers (text blocks; the screenshot image excluded)');
+  out();
+  out(
+    markdownTable(
+      ['#', 'call (site URL elided)', 'args B', 'answer text B'],
+      [
+        ...t.perStep.map((s, i) => [String(i + 1), `\`${s.call}\``, bytes(s.argBytes), bytes(s.textBytes)]),
+        ['', '**task**', bytes(t.argBytes), `**${bytes(t.textBytes)} B ≈ ${Math.round(t.tokens)} tokens**`],
+      ],
+      ['r', 'l', 'r', 'r'],
+    ),
+  );
+  out();
+  out(`Site URL in answers: ${siteUrl} (${siteUrl.length} characters). stdio answered ${bytes(t.stdioTextBytes)} B for the same task.`);
+  out();
+}
+
+function printToolsList(t: ToolsListSize): void {
+  out(`### tools/list: ${t.tools} tools, ${bytes(t.toolsBytes)} B (whole result with _meta: ${bytes(t.resultBytes)} B; MIRROR_TOOLS=off: ${bytes(t.withoutMirrorsBytes)} B)`);
+  out();
+  out(
+    markdownTable(
+      ['tool', 'bytes', 'description', 'inputSchema', 'outputSchema', 'name, title, annotations'],
+      t.perTool.map((p) => [p.name, bytes(p.bytes), bytes(p.description), bytes(p.inputSchema), bytes(p.outputSchema), bytes(p.rest)]),
+      ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  const sum = (f: (p: ToolsListSize['perTool'][number]) => number) => t.perTool.reduce((a, p) => a + f(p), 0);
+  out(
+    `| **all** | **${bytes(sum((p) => p.bytes))}** | ${bytes(sum((p) => p.description))} | ${bytes(sum((p) => p.inputSchema))} | ${bytes(sum((p) => p.outputSchema))} | ${bytes(sum((p) => p.rest))} |`,
+  );
+  out();
+}
+
+function printOutline(o: OutlineSize): void {
+  out(
+    `### outline of the heavy page: ${bytes(o.outlineBytes)} B of outline (${bytes(o.textBytes)} B answer text), ${o.lines} lines; ` +
+      `${o.selectorsChecked} selectors checked, ${o.badSelectors.length} not unique or broken; ` +
+      `${o.formControls - o.missingControls.length}/${o.formControls} form fields and buttons found`,
+  );
+  if (o.badSelectors.length > 0 || o.missingControls.length > 0) {
+    out(`bad selectors: ${o.badSelectors.join(', ') || 'none'}; controls without one: ${o.missingControls.join(', ') || 'none'}`);
+  }
+  out();
+}
+
+function printProfile(p: ProfileReport): void {
+  out(`### Where the MCP (HTTP) time goes, ${p.rounds} instrumented rounds, median ms per step`);
+  out();
+  out(
+    markdownTable(
+      ['#', 'step', 'raw', 'MCP', 'gap', 'hop', 'bind', 'tool', 'page state', 'store (ops)', 'other server', 'MCP commands: bind | tool | after', 'raw commands'],
+      p.steps.map((s, i) => [
+        String(i + 1),
+        STEPS[i] ?? '',
+        ms1(s.rawMs),
+        ms1(s.clientMs),
+        ms1(s.clientMs - s.rawMs),
+        ms1(s.hopMs),
+        ms1(s.bindMs),
+        ms1(s.toolMs),
+        ms1(s.pageStateMs),
+        `${ms1(s.storeMs)} (${s.storeOps})`,
+        ms1(s.otherServerMs),
+        s.commands,
+        s.rawCommands,
+      ]),
+      ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'l'],
+    ),
+  );
+  const total = (f: (s: ProfileReport['steps'][number]) => number) => p.steps.reduce((a, s) => a + f(s), 0);
+  out(
+    `| | **sum** | ${ms1(total((s) => s.rawMs))} | ${ms1(total((s) => s.clientMs))} | ${ms1(total((s) => s.clientMs - s.rawMs))} | ${ms1(total((s) => s.hopMs))} | ${ms1(total((s) => s.bindMs))} | ${ms1(total((s) => s.toolMs))} | ${ms1(total((s) => s.pageStateMs))} | ${ms1(total((s) => s.storeMs))} | ${ms1(total((s) => s.otherServerMs))} | | |`,
+  );
+  out();
+  out('hop: client round trip minus server time (MCP client, JSON-RPC, loopback HTTP). bind: WebDriver before the tool runs');
+  out('(step 1: the browser opened on demand). page state: the url + title read after every acting tool. other server: MCP SDK,');
+  out('argument validation, Fastify, JSON.');
+  out();
+  out(
+    markdownTable(
+      ['WebDriver command (MCP path)', 'per task', 'median ms'],
+      Object.entries(p.commandMedians)
+        .sort((a, b) => b[1].count * b[1].medianMs - a[1].count * a[1].medianMs)
+        .map(([name, c]) => [name, c.count.toFixed(0), ms1(c.medianMs)]),
+      ['l', 'r', 'r'],
+    ),
+  );
+  out();
+}
+
+function printCold(c: ColdStart): void {
+  out(`### Cold start (Grid already up), ${c.entry}, ${c.samples.serve.length} runs each, ms: min / **median** / max`);
+  out();
+  out(
+    markdownTable(
+      ['server', 'spawn → tools/list answered'],
+      [
+        ['serve (HTTP)', triple(c.serve)],
+        ['stdio', triple(c.stdio)],
+      ],
+      ['l', 'r'],
+    ),
+  );
+  out();
+  out(`Idle RSS of \`serve\`: ${mib(c.idleRssBytes)} after boot, ${mib(c.afterTaskRssBytes)} after one 12-step task went through it.`);
+  out();
+}
+
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB (${(b / 1e6).toFixed(1)} MB)`;
+
+interface Bar {
+  measure: string;
+  bar: string;
+  measured: string;
+  met: string;
+}
+
+const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : '**not met**');
+
+function bars(rows: TimingRow[], t: Tokens, list: ToolsListSize, o: OutlineSize, c: ColdStart | undefined): Bar[] {
+  const row = (id: string) => rows.find((r) => r.config.id === id);
+  const http = row('mcp-http');
+  const stdio = row('mcp-stdio');
+  const flow = capabilityNamed('run_flow');
+  const outlineOk = o.textBytes <= BARS.outlineBytes && o.badSelectors.length === 0 && o.missingControls.length === 0;
+  return [
+    {
+      measure: '12 MCP calls vs raw, median total (HTTP)',
+      bar: `≤ ${BARS.mcpVsRaw.toFixed(2)}×`,
+      measured: `${ratio(http?.ratio ?? NaN)} (paired ${ratio(http?.pairedRatio ?? NaN)})`,
+      met: verdict((http?.ratio ?? Infinity) <= BARS.mcpVsRaw),
+    },
+    {
+      measure: '12 MCP calls vs raw, median total (stdio)',
+      bar: `≤ ${BARS.mcpVsRaw.toFixed(2)}×`,
+      measured: `${ratio(stdio?.ratio ?? NaN)} (paired ${ratio(stdio?.pairedRatio ?? NaN)})`,
+      met: verdict((stdio?.ratio ?? Infinity) <= BARS.mcpVsRaw),
+    },
+    {
+      measure: 'one flow (run_flow) vs raw',
+      bar: `≤ ${BARS.flowVsRaw.toFixed(2)}×`,
+      measured: flow ? 'run_flow exists: add its row' : 'run_flow not shipped yet',
+      met: verdict(undefined),
+    },
+    {
+      measure: 'text tokens, 12-step task (bytes/4)',
+      bar: `≤ ${BARS.taskTokens}`,
+      measured: `${Math.round(t.tokens)} (${bytes(t.textBytes)} B)`,
+      met: verdict(t.tokens <= BARS.taskTokens),
+    },
+    {
+      measure: 'outline of the heavy page, every field and button with a working selector',
+      bar: `≤ ${bytes(BARS.outlineBytes)} B`,
+      measured: `${bytes(o.textBytes)} B answer (${bytes(o.outlineBytes)} B outline); ${o.formControls - o.missingControls.length}/${o.formControls} controls, ${o.badSelectors.length} bad selectors`,
+      met: verdict(outlineOk),
+    },
+    {
+      measure: 'tools/list, every tool we ship',
+      bar: `≤ ${bytes(BARS.toolsListBytes)} B`,
+      measured: `${bytes(list.toolsBytes)} B, ${list.tools} tools`,
+      met: verdict(list.toolsBytes <= BARS.toolsListBytes),
+    },
+    {
+      measure: 'cold start to tools listed (serve | stdio), median',
+      bar: `≤ ${BARS.coldStartMs} ms`,
+      measured: c ? `${ms(c.serve.median)} ms | ${ms(c.stdio.median)} ms` : '–',
+      met: verdict(c ? Math.max(c.serve.median, c.stdio.median) <= BARS.coldStartMs : undefined),
+    },
+    {
+      measure: '8 workspaces in parallel vs 8 raw scripts',
+      bar: '≥ 0.9× throughput',
+      measured: 'concurrency table not built yet',
+      met: verdict(undefined),
+    },
+    {
+      measure: 'idle server memory (RSS)',
+      bar: '≤ 120 MB',
+      measured: c ? `${mib(c.idleRssBytes)}; after a task ${mib(c.afterTaskRssBytes)}` : '–',
+      met: verdict(c ? c.idleRssBytes <= BARS.idleRssBytes : undefined),
+    },
+  ];
+}
+
+function printHeader(v: Versions, env: BenchEnv): void {
+  out(`## selenium-flow bench: the 12-step task (${new Date().toISOString().slice(0, 10)})`);
+  out();
+  out(`- machine: ${v.machine}`);
+  out(`- Node ${v.node}; ${v.chromium}; ${v.chromedriver}; ${v.seleniumJar} (standalone, embedded); ${v.java}`);
+  out(`- selenium-webdriver ${v.seleniumWebdriver}; @modelcontextprotocol/client ${v.mcpClient} pinned to ${PROTOCOL}`);
+  out(`- HTTP server in process (workspace \`${HTTP_WORKSPACE}\`, saved mode); stdio server: \`npx tsx src/cli.ts stdio\` (handshake after ${ms(env.stdioConnectMs)} ms)`);
+  out();
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(cleanup: Cleanup): Promise<void> {
+  const v = versions();
+  const env = await startBench(cleanup);
+  printHeader(v, env);
+
+  const configs = configurations(env);
+  const results = await runRounds(configs, env.siteUrl);
+  const rows = timingRows(configs, results);
+  printTiming(rows);
+  const t = tokens(results, env.siteUrl);
+  printTokens(t, env.siteUrl);
+
+  progress('measuring tools/list and the outline');
+  const list = await measureToolsList(env.http.client);
+  printToolsList(list);
+  const o = await measureOutline(env.http.url, env.siteUrl, cleanup);
+  printOutline(o);
+
+  progress(`profiling the MCP path (${PROFILE_ROUNDS} rounds)`);
+  const profile = await profileMcpHttp(env.gridUrl, env.siteUrl, PROFILE_ROUNDS, cleanup);
+  printProfile(profile);
+
+  progress(`cold starts (${COLD_RUNS} × serve, ${COLD_RUNS} × stdio)`);
+  const entry = serverEntry(REPO);
+  const cold = await measureColdStart(REPO, entry, env.gridUrl, env.siteUrl, COLD_RUNS, cleanup);
+  printCold(cold);
+
+  out('### Against the bars of performance.md');
+  out();
+  const b = bars(rows, t, list, o, cold);
+  out(markdownTable(['measure', 'bar', 'measured', ''], b.map((x) => [x.measure, x.bar, x.measured, x.met])));
+  out();
+
+  if (options.json) {
+    const runs = Object.fromEntries(results.runs);
+    writeFileSync(options.json, JSON.stringify({ versions: v, rounds: ROUNDS, runs, tokens: t, toolsList: list, outline: o, profile, cold, bars: b }, replacer, 2));
+    progress(`wrote ${options.json}`);
+  }
+}
+
+/** Buffers (the screenshots) are long and say nothing in JSON: their size is enough. */
+function replacer(_key: string, value: unknown): unknown {
+  if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer') {
+    return `<${((value as { data?: unknown[] }).data ?? []).length} bytes>`;
+  }
+  return value;
+}
+
+const cleanup = new Cleanup();
+let exiting = false;
+const stopAndExit = (code: number, why?: string) => {
+  if (exiting) {
+    return;
+  }
+  exiting = true;
+  if (why) {
+    progress(why);
+  }
+  void cleanup.run().finally(() => process.exit(code));
+};
+process.once('SIGINT', () => stopAndExit(130, 'interrupted: stopping everything the bench started'));
+process.once('SIGTERM', () => stopAndExit(143, 'terminated: stopping everything the bench started'));
+const watchdog = setTimeout(() => stopAndExit(1, `the bench took longer than ${TIMEOUT_MINUTES} minutes: stopping`), TIMEOUT_MINUTES * 60_000);
+watchdog.unref();
+
+main(cleanup).then(
+  () => stopAndExit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    stopAndExit(1);
+  },
+);
