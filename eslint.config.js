@@ -26,6 +26,8 @@ export default tseslint.config(
   },
   { files: ['src/browser/**', 'src/grid/**'], rules: lowerLayers('capabilities', 'workspace', 'mcp', 'http', 'flows', 'secrets', 'files', 'live') },
   { files: ['src/workspace/**'], rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'secrets', 'live') },
+  { files: ['src/secrets/**'], rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'files', 'live', 'browser', 'grid', 'workspace') },
+  { files: ['src/files/**'], rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'secrets', 'live', 'browser', 'grid') },
   { files: ['src/capabilities/**'], rules: lowerLayers('mcp', 'http') },
   { files: ['src/mcp/**'], rules: lowerLayers('http') },
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },

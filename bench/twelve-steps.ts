@@ -7,12 +7,23 @@
  */
 import './lib/offline.js';
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { capabilityNamed } from '../src/capabilities/index.js';
 import { Cleanup, withTimeout } from './lib/cleanup.js';
 import { REPO, HTTP_WORKSPACE, startBench, versions, type BenchEnv, type Versions } from './lib/env.js';
 import { DirectToolCaller, McpToolCaller, PROTOCOL } from './lib/mcp.js';
-import { measureColdStart, measureOutline, measureToolsList, serverEntry, type ColdStart, type OutlineSize, type ToolsListSize } from './lib/measures.js';
+import {
+  measureBootCosts,
+  measureColdStart,
+  measureOutline,
+  measureToolsList,
+  serverEntry,
+  type BootCosts,
+  type ColdStart,
+  type OutlineSize,
+  type ToolsListSize,
+} from './lib/measures.js';
 import { profileMcpHttp, type ProfileReport } from './lib/profile.js';
 import { rawConfiguration } from './lib/raw.js';
 import { bytes, markdownTable, median, ms, ms1, ratio, summarize, triple, type Summary } from './lib/stats.js';
@@ -243,7 +254,7 @@ function printProfile(p: ProfileReport): void {
   out();
   out(
     markdownTable(
-      ['#', 'step', 'raw', 'MCP', 'gap', 'hop', 'bind', 'tool', 'page state', 'store (ops)', 'other server', 'MCP commands: bind | tool | after', 'raw commands'],
+      ['#', 'step', 'raw', 'MCP', 'gap', 'hop', 'bind', 'tool', 'page state', 'store (ops)', 'other server', 'MCP commands: bind → tool → after', 'raw commands'],
       p.steps.map((s, i) => [
         String(i + 1),
         STEPS[i] ?? '',
@@ -272,6 +283,11 @@ function printProfile(p: ProfileReport): void {
   out('argument validation, Fastify, JSON.');
   out();
   out(
+    `Protocol floor: a tools/call refused at argument validation (no browser) takes ${ms1(p.floorMs.http)} ms over HTTP, ` +
+      `${ms1(p.floorMs.stdio)} ms over stdio (median of 25).`,
+  );
+  out();
+  out(
     markdownTable(
       ['WebDriver command (MCP path)', 'per task', 'median ms'],
       Object.entries(p.commandMedians)
@@ -298,6 +314,19 @@ function printCold(c: ColdStart): void {
   );
   out();
   out(`Idle RSS of \`serve\`: ${mib(c.idleRssBytes)} after boot, ${mib(c.afterTaskRssBytes)} after one 12-step task went through it.`);
+  out();
+}
+
+function printBoot(boot: BootCosts): void {
+  out(`### Where a cold start goes (fresh \`node\`, each import charged to the first that needs it), median of ${COLD_RUNS} runs`);
+  out();
+  out(
+    markdownTable(
+      ['phase', 'ms'],
+      [...boot.map((b) => [b.step, ms(b.ms)]), ['**sum**', `**${ms(boot.reduce((a, b) => a + b.ms, 0))}**`]],
+      ['l', 'r'],
+    ),
+  );
   out();
 }
 
@@ -379,7 +408,7 @@ function bars(rows: TimingRow[], t: Tokens, list: ToolsListSize, o: OutlineSize,
 function printHeader(v: Versions, env: BenchEnv): void {
   out(`## selenium-flow bench: the 12-step task (${new Date().toISOString().slice(0, 10)})`);
   out();
-  out(`- machine: ${v.machine}`);
+  out(`- machine: ${v.machine}; load average at start ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`);
   out(`- Node ${v.node}; ${v.chromium}; ${v.chromedriver}; ${v.seleniumJar} (standalone, embedded); ${v.java}`);
   out(`- selenium-webdriver ${v.seleniumWebdriver}; @modelcontextprotocol/client ${v.mcpClient} pinned to ${PROTOCOL}`);
   out(`- HTTP server in process (workspace \`${HTTP_WORKSPACE}\`, saved mode); stdio server: \`npx tsx src/cli.ts stdio\` (handshake after ${ms(env.stdioConnectMs)} ms)`);
@@ -407,14 +436,20 @@ async function main(cleanup: Cleanup): Promise<void> {
   printOutline(o);
 
   progress(`profiling the MCP path (${PROFILE_ROUNDS} rounds)`);
-  const profile = await profileMcpHttp(env.gridUrl, env.siteUrl, PROFILE_ROUNDS, cleanup);
+  const profile = await profileMcpHttp(env.gridUrl, env.siteUrl, PROFILE_ROUNDS, env.stdio.client, cleanup);
   printProfile(profile);
 
   progress(`cold starts (${COLD_RUNS} × serve, ${COLD_RUNS} × stdio)`);
   const entry = serverEntry(REPO);
   const cold = await measureColdStart(REPO, entry, env.gridUrl, env.siteUrl, COLD_RUNS, cleanup);
   printCold(cold);
+  const boot = entry.label.startsWith('node dist') ? measureBootCosts(REPO, COLD_RUNS) : undefined;
+  if (boot) {
+    printBoot(boot);
+  }
 
+  out(`Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`);
+  out();
   out('### Against the bars of performance.md');
   out();
   const b = bars(rows, t, list, o, cold);
@@ -423,7 +458,7 @@ async function main(cleanup: Cleanup): Promise<void> {
 
   if (options.json) {
     const runs = Object.fromEntries(results.runs);
-    writeFileSync(options.json, JSON.stringify({ versions: v, rounds: ROUNDS, runs, tokens: t, toolsList: list, outline: o, profile, cold, bars: b }, replacer, 2));
+    writeFileSync(options.json, JSON.stringify({ versions: v, rounds: ROUNDS, runs, tokens: t, toolsList: list, outline: o, profile, cold, boot, bars: b }, replacer, 2));
     progress(`wrote ${options.json}`);
   }
 }

@@ -2,11 +2,12 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseArgs } from 'node:util';
 import { ConfigError, flagOptions, loadConfig, settingsHelp, type Config } from './config.js';
-import { startEmbeddedGrid, type EmbeddedGrid } from './grid/embedded.js';
+import { startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
 import { buildMcpServer } from './mcp/server.js';
 import { listedTools } from './mcp/tools.js';
-import { createParts, createServer } from './server.js';
+import { openParts, openServer } from './server.js';
 import { VERSION } from './version.js';
+import { redisWhere } from './workspace/redis-url.js';
 import { STDIO_CALLER } from './workspace/caller.js';
 
 // selenium-webdriver's driver manager otherwise reaches for the internet; we only talk to a Grid.
@@ -19,6 +20,7 @@ Usage:
   selenium-flow serve   HTTP: MCP at /mcp, the REST API, OpenAPI at /openapi.json
   selenium-flow stdio   MCP over stdio, for desktop clients
   selenium-flow grid    start the embedded Selenium Grid and print its URL
+                        (--nodes N: a hub and N nodes instead of one standalone process)
 
 Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit.
 
@@ -29,7 +31,7 @@ ${settingsHelp()}
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { ...flagOptions(), help: { type: 'boolean', short: 'h' } },
+    options: { ...flagOptions(), nodes: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const command = positionals[0];
   if (values.help || !command || !['serve', 'stdio', 'grid'].includes(command)) {
@@ -39,14 +41,19 @@ async function main(): Promise<void> {
   }
   const flags: Record<string, string> = {};
   for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
-    if (typeof value === 'string') {
+    if (typeof value === 'string' && name !== 'nodes') {
       flags[name] = value;
     }
   }
   const config = loadConfig(flags);
   if (command === 'grid') {
-    const grid = await startEmbeddedGrid();
-    process.stdout.write(`Selenium Grid ready at ${grid.url} (Ctrl-C stops it)\n`);
+    const nodes = values.nodes === undefined ? undefined : Number(values.nodes);
+    if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 16)) {
+      throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
+    }
+    const grid = nodes ? await startHubAndNodes({ nodes }) : await startEmbeddedGrid();
+    const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
+    process.stdout.write(`Selenium Grid ready at ${grid.url}${shape} (Ctrl-C stops it)\n`);
     onExit(() => grid.stop());
     return;
   }
@@ -60,7 +67,7 @@ async function main(): Promise<void> {
 }
 
 async function serveOverHttp(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
-  const server = createServer(config, gridUrl);
+  const server = await openServer(config, gridUrl);
   const address = await server.app.listen({ host: config.host, port: config.port });
   const base = config.publicUrl ?? address;
   process.stdout.write(
@@ -70,6 +77,7 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
       `  REST:     ${base}/openapi.json`,
       `  Grid:     ${embedded ? `${gridUrl} (embedded)` : gridUrl}`,
       `  Data:     ${config.dataDir ?? 'off (set FLOW_DATA_DIR for flows and files)'}`,
+      `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
       `  Token:    ${config.authToken ? config.authToken : 'none (loopback only)'}`,
       '',
     ].join('\n'),
@@ -82,7 +90,7 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
 
 async function serveOverStdio(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
   // stdout is the protocol channel here: nothing else may write to it.
-  const parts = createParts(config, gridUrl);
+  const parts = await openParts(config, gridUrl);
   const tools = listedTools(config.mirrorTools === 'on');
   const log = (err: unknown) => process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);
   const handle = serveStdio(() => buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log }));

@@ -39,17 +39,36 @@ export const SETTINGS = {
     help: 'directory for flows, screenshots and Files; unset turns them off',
     schema: z.string().min(1).optional(),
   }),
+  redisUrl: setting({
+    env: 'REDIS_URL',
+    flag: 'redis-url',
+    help: 'Redis shared by replicas (redis://[:password@]host:port[/db]); set, it is the store',
+    schema: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379' }).optional(),
+  }),
   sessionStore: setting({
     env: 'SESSION_STORE',
-    help: 'workspace record store: memory (default)',
-    schema: z.enum(['memory'], { error: 'must be "memory" (Redis arrives with REDIS_URL support)' }).default('memory'),
+    help: 'workspace record store: memory | redis (default redis when REDIS_URL is set, else memory)',
+    schema: z.enum(['memory', 'redis'], { error: 'must be "memory" or "redis"' }).optional(),
   }),
+  flowRunTimeout: setting({ env: 'FLOW_RUN_TIMEOUT', help: 'seconds a whole flow run may take', schema: seconds(1).default(300) }),
   sessionTtl: setting({ env: 'SESSION_TTL', help: 'seconds a workspace record lives unused', schema: seconds(60).default(3600) }),
   publicUrl: setting({
     env: 'PUBLIC_URL',
     flag: 'public-url',
     help: 'absolute base URL for links this server hands out',
     schema: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).optional(),
+  }),
+  linkTtl: setting({ env: 'LINK_TTL', help: 'seconds a signed file link works', schema: seconds(10).default(3600) }),
+  linkSecret: setting({
+    env: 'LINK_SECRET',
+    help: 'key for signed file links, the same on every replica (default: derived from MCP_AUTH_TOKEN)',
+    schema: z.string().min(16, 'must be at least 16 characters').optional(),
+  }),
+  adminToken: setting({
+    env: 'ADMIN_TOKEN',
+    flag: 'admin-token',
+    help: 'token for the admin API (/admin/api); default: MCP_AUTH_TOKEN',
+    schema: z.string().min(16, 'must be at least 16 characters').optional(),
   }),
   mirrorTools: setting({
     env: 'MIRROR_TOOLS',
@@ -68,10 +87,38 @@ export const SETTINGS = {
     help: 'fatal | error | warn | info | debug | trace | silent',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   }),
+  secretsDirs: setting({
+    env: 'SECRETS_DIRS',
+    flag: 'secrets-dirs',
+    help: 'secret directories, colon-separated like PATH (a secret is a directory, a key a file); first match wins',
+    schema: z
+      .string()
+      .optional()
+      .transform((value) => (value ?? '').split(':').filter((dir) => dir !== '')),
+  }),
+  secretsKubernetes: setting({
+    env: 'SECRETS_KUBERNETES',
+    help: 'auto: list labelled Kubernetes Secrets when a service account is mounted; off: never',
+    schema: z.enum(['auto', 'off'], { error: 'must be "auto" or "off"' }).default('auto'),
+  }),
+  secretsTtl: setting({ env: 'SECRETS_TTL', help: 'seconds the secrets listing (never a value) is cached', schema: seconds(0).default(10) }),
+  kubernetesAccountDir: setting({
+    env: 'KUBERNETES_SERVICE_ACCOUNT_DIR',
+    help: 'where the service account is mounted (token, ca.crt, namespace)',
+    schema: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount'),
+  }),
+  kubernetesHost: setting({ env: 'KUBERNETES_SERVICE_HOST', help: 'the Kubernetes API host (Kubernetes sets it in every pod)', schema: z.string().min(1).optional() }),
+  kubernetesPort: setting({
+    env: 'KUBERNETES_SERVICE_PORT',
+    help: 'the Kubernetes API port (Kubernetes sets it in every pod)',
+    schema: z.coerce.number().int().min(1).max(65535).optional(),
+  }),
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;
-export type Config = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
+type Parsed = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
+/** What loadConfig answers: the parsed settings, with the store decided (see resolveStore). */
+export type Config = Omit<Parsed, 'sessionStore'> & { sessionStore: 'memory' | 'redis' };
 
 export class ConfigError extends Error {}
 
@@ -87,13 +134,25 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
     }
     out[key] = parsed.data;
   }
-  const config = out as Config;
+  const config = resolveStore(out as Parsed);
   if (!loopbackHosts.has(config.host) && !config.authToken) {
     throw new ConfigError(
       `MCP_AUTH_TOKEN (--auth-token) is required when HOST is ${config.host}: set a token, or listen on 127.0.0.1.`,
     );
   }
   return config;
+}
+
+/**
+ * A REDIS_URL means Redis unless SESSION_STORE says memory; SESSION_STORE=redis without a URL
+ * is refused rather than quietly served from memory (replicas would not share workspaces).
+ */
+function resolveStore(parsed: Parsed): Config {
+  const store = parsed.sessionStore ?? (parsed.redisUrl ? 'redis' : 'memory');
+  if (store === 'redis' && !parsed.redisUrl) {
+    throw new ConfigError('SESSION_STORE is "redis" but REDIS_URL (--redis-url) is not set: set REDIS_URL, or SESSION_STORE=memory.');
+  }
+  return { ...parsed, sessionStore: store };
 }
 
 function emptyToUndefined(v: string | undefined): string | undefined {

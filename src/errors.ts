@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'grid_unavailable'
+  | 'store_unavailable'
   | 'timeout';
 
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -21,6 +22,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   grid_unavailable: 503,
+  store_unavailable: 503,
   timeout: 504,
 };
 
@@ -33,6 +35,7 @@ export const WHEN: Record<ErrorCode, string> = {
   conflict: 'a person holds the browser, or a stale If-Match',
   payload_too_large: 'the request body is larger than the server accepts',
   grid_unavailable: 'the Selenium Grid refused or is unreachable',
+  store_unavailable: 'the shared workspace store (Redis) is unreachable; retry once it is back',
   timeout: 'a bounded wait ran out',
 };
 
@@ -63,6 +66,10 @@ export class PayloadTooLarge extends SeleniumFlowError {
 }
 export class GridUnavailable extends SeleniumFlowError {
   readonly code = 'grid_unavailable';
+}
+/** The shared workspace store (Redis) cannot be reached; the Grid and the browsers may be fine. */
+export class StoreUnavailable extends SeleniumFlowError {
+  readonly code = 'store_unavailable';
 }
 export class TimedOut extends SeleniumFlowError {
   readonly code = 'timeout';

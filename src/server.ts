@@ -1,11 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { CallDeps } from './capabilities/call.js';
 import type { Config } from './config.js';
+import { CAPABILITIES } from './capabilities/index.js';
+import { FlowLibraries } from './flows/library.js';
+import { DirectoryFlowStore } from './flows/store.js';
+import { Files } from './files/files.js';
+import { LinkSigner } from './files/links.js';
+import { GridDownloads } from './grid/downloads.js';
 import { Grid } from './grid/grid.js';
 import { buildApp } from './http/app.js';
+import { StoreUnavailable } from './errors.js';
+import { pino } from 'pino';
+import { createSecrets } from './secrets/index.js';
 import { MemoryRecordStore, type RecordStore } from './workspace/records.js';
-import { LocalTurns } from './workspace/turns.js';
+import { LocalTurns, type Turns } from './workspace/turns.js';
+import { callerOfWorkspace } from './workspace/caller.js';
 import { Workspaces } from './workspace/workspaces.js';
+import type * as RedisStoreModule from './workspace/redis-store.js';
+import type * as RedisTurnsModule from './workspace/redis-turns.js';
 import { VERSION } from './version.js';
 
 export interface Parts {
@@ -15,23 +27,111 @@ export interface Parts {
   close(): Promise<void>;
 }
 
+/** Where workspace records live and how calls on one browser take turns. */
+export interface Backends {
+  store: RecordStore;
+  turns: Turns;
+}
+
+// Types only: these imports are erased, so ioredis loads only when Redis is configured.
+type RedisModules = typeof RedisStoreModule & typeof RedisTurnsModule;
+
+/**
+ * The configured store, connected: in this process (memory), or Redis shared by replicas,
+ * pinged now. A Redis that cannot be reached, or a missing ioredis package, stops the boot
+ * with the reason (StoreUnavailable); it never falls back to memory.
+ */
+export async function connectBackends(config: Config, load: () => Promise<RedisModules> = loadRedis): Promise<Backends> {
+  if (config.sessionStore === 'memory' || !config.redisUrl) {
+    return memoryBackends(config);
+  }
+  let redis: RedisModules;
+  try {
+    redis = await load();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('ioredis')) {
+      throw new StoreUnavailable(
+        'REDIS_URL is set but the ioredis package is missing; run `npm install` (ioredis is a dependency of selenium-flow), then start again.',
+      );
+    }
+    throw err;
+  }
+  const connection = await redis.RedisConnection.open(config.redisUrl);
+  return { store: new redis.RedisRecordStore(connection, config.sessionTtl), turns: new redis.RedisTurns(connection) };
+}
+
+async function loadRedis(): Promise<RedisModules> {
+  const [store, turns] = await Promise.all([import('./workspace/redis-store.js'), import('./workspace/redis-turns.js')]);
+  return { ...store, ...turns };
+}
+
+function memoryBackends(config: Config): Backends {
+  if (config.sessionStore !== 'memory') {
+    throw new Error('SESSION_STORE is redis: connect it with connectBackends (or openServer / openParts) first.');
+  }
+  return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns() };
+}
+
 /** Wiring only: every part is built here from the config, and nothing else builds parts. */
-export function createParts(config: Config, gridUrl: string): Parts {
+export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
   const grid = new Grid(gridUrl);
-  const store = new MemoryRecordStore(config.sessionTtl);
-  const deps: CallDeps = { workspaces: new Workspaces(grid, store), turns: new LocalTurns(), dataDir: config.dataDir };
+  const { store, turns } = backends ?? memoryBackends(config);
+  const workspaces = new Workspaces(grid, store);
+  const deps: CallDeps = {
+    workspaces,
+    files: createFiles(config, grid, workspaces),
+    turns,
+    dataDir: config.dataDir,
+    flows: config.dataDir ? new FlowLibraries(new DirectoryFlowStore(config.dataDir), CAPABILITIES, config.flowRunTimeout * 1000) : undefined,
+    // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
+    secrets: createSecrets(
+      {
+        dirs: config.secretsDirs,
+        kubernetes: config.secretsKubernetes,
+        accountDir: config.kubernetesAccountDir,
+        kubernetesHost: config.kubernetesHost,
+        kubernetesPort: config.kubernetesPort,
+        ttlSeconds: config.secretsTtl,
+      },
+      pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'secrets' }),
+    ),
+  };
   return { grid, store, deps, close: () => store.close() };
+}
+
+function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files {
+  return new Files({
+    dataDir: config.dataDir,
+    downloads: new GridDownloads(grid.url),
+    links: new LinkSigner(config.linkSecret ?? config.authToken, config.linkTtl),
+    publicUrl: config.publicUrl,
+    browserOf: async (workspace) => {
+      const record = await workspaces.record(callerOfWorkspace(workspace).key);
+      return record?.gridId && (await workspaces.isAlive(record.gridId)) ? record.gridId : undefined;
+    },
+  });
+}
+
+/** createParts with the configured store connected first (Redis is pinged at boot). */
+export async function openParts(config: Config, gridUrl: string): Promise<Parts> {
+  return createParts(config, gridUrl, await connectBackends(config));
 }
 
 export interface HttpServer extends Parts {
   app: FastifyInstance;
 }
 
-export function createServer(config: Config, gridUrl: string): HttpServer {
-  const parts = createParts(config, gridUrl);
+/** createServer with the configured store connected first (Redis is pinged at boot). */
+export async function openServer(config: Config, gridUrl: string): Promise<HttpServer> {
+  return createServer(config, gridUrl, await connectBackends(config));
+}
+
+export function createServer(config: Config, gridUrl: string, backends?: Backends): HttpServer {
+  const parts = createParts(config, gridUrl, backends);
   const app = buildApp(parts.deps, {
     version: VERSION,
     authToken: config.authToken,
+    adminToken: config.adminToken,
     gridUrl,
     mirrorTools: config.mirrorTools === 'on',
     maxBodyBytes: config.maxBodyBytes,
@@ -43,8 +143,9 @@ export function createServer(config: Config, gridUrl: string): HttpServer {
         () => false,
       ),
     }),
-    features: { flows: false, files: config.dataDir !== undefined, secrets: false, live: false },
+    features: { flows: parts.deps.flows !== undefined, files: config.dataDir !== undefined, secrets: parts.deps.secrets?.catalogue.enabled ?? false, live: false },
   });
+  parts.deps.secrets?.audit.useLogger(app.log.child({ component: 'secrets' }));
   return {
     ...parts,
     app,

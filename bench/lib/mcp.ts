@@ -86,7 +86,8 @@ export async function connectStdio(command: string, args: string[], cwd: string,
     await client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
   } catch (err) {
     await close();
-    throw new Error(`The stdio server did not answer: ${err instanceof Error ? err.message : String(err)}\n${lines.join('\n')}`);
+    // What the server printed before it died says why; it is flushed by the time it has exited.
+    throw new Error(`The stdio server (${command} ${args.join(' ')}) did not answer: ${err instanceof Error ? err.message : String(err)}\n${lines.join('\n')}`);
   }
   const pid = transport.pid ?? -1;
   tree = processTree(pid);

@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/client';
 import type { Command } from 'selenium-webdriver/lib/command.js';
 import { Executor } from 'selenium-webdriver/http/index.js';
 import { CAPABILITIES } from '../../src/capabilities/index.js';
@@ -184,6 +185,8 @@ export interface StepProfile {
 
 export interface ProfileReport {
   rounds: number;
+  /** median round trip of a tools/call refused at validation (no browser): the protocol's floor per call */
+  floorMs: { http: number; stdio: number };
   steps: StepProfile[];
   /** per command name, over every MCP step: median ms of one command */
   commandMedians: Record<string, { count: number; medianMs: number }>;
@@ -198,7 +201,26 @@ function commandList(sample: StepSample | undefined, phases: readonly Phase[]): 
   return [...counted].map(([n, c]) => (c > 1 ? `${n}×${c}` : n)).join(', ');
 }
 
-export async function profileMcpHttp(gridUrl: string, siteUrl: string, rounds: number, cleanup: Cleanup): Promise<ProfileReport> {
+const FLOOR_CALLS = 30;
+
+/**
+ * The protocol's floor per tools/call: a call the server refuses at argument validation
+ * (no browser, no Grid, a one-line answer). 2026-07-28 has no ping.
+ */
+async function callFloorMedian(client: Client): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < FLOOR_CALLS; i++) {
+    const start = performance.now();
+    const result = await client.callTool({ name: 'navigate', arguments: {} });
+    times.push(performance.now() - start);
+    if (result.isError !== true) {
+      throw new Error('navigate without arguments was expected to be refused');
+    }
+  }
+  return median(times.slice(5));
+}
+
+export async function profileMcpHttp(gridUrl: string, siteUrl: string, rounds: number, stdioClient: Client, cleanup: Cleanup): Promise<ProfileReport> {
   const rec = new Recorder();
   const server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent' }), gridUrl);
   instrumentServer(rec, server);
@@ -241,10 +263,11 @@ export async function profileMcpHttp(gridUrl: string, siteUrl: string, rounds: n
       });
     }
   }
+  const floorMs = { http: await callFloorMedian(client), stdio: await callFloorMedian(stdioClient) };
   await cleanup.release('profiled MCP client');
   await cleanup.release('profiled HTTP server');
   await cleanup.release('profiling hooks');
-  return report(rec, rounds);
+  return report(rec, rounds, floorMs);
 }
 
 /** The raw script, its commands attributed to the step that sent them. */
@@ -268,7 +291,7 @@ async function runRawRecorded(raw: Configuration, rec: Recorder): Promise<void> 
   }
 }
 
-function report(rec: Recorder, rounds: number): ProfileReport {
+function report(rec: Recorder, rounds: number, floorMs: ProfileReport['floorMs']): ProfileReport {
   const steps: StepProfile[] = [];
   const perCommand = new Map<string, number[]>();
   for (let i = 0; i < STEP_COUNT; i++) {
@@ -292,7 +315,7 @@ function report(rec: Recorder, rounds: number): ProfileReport {
       otherServerMs: med((s) => s.serverMs - busyMs(s.webdriver.before) - s.handlerMs - busyMs(s.webdriver.after) - s.storeMs),
       commands: [commandList(mcp[0], ['before']), commandList(mcp[0], ['handler']), commandList(mcp[0], ['after'])]
         .map((l) => l || '–')
-        .join(' | '),
+        .join(' → '),
       rawMs: median(raw.map((s) => s.clientMs)),
       rawCommands: commandList(raw[0], ['handler', 'before', 'after']),
     });
@@ -301,5 +324,5 @@ function report(rec: Recorder, rounds: number): ProfileReport {
   for (const [name, values] of perCommand) {
     commandMedians[name] = { count: values.length / Math.max(1, rounds), medianMs: median(values) };
   }
-  return { rounds, steps, commandMedians };
+  return { rounds, floorMs, steps, commandMedians };
 }

@@ -12,30 +12,53 @@ export interface ScreenshotRequest {
 
 /** A PNG, base64. Full-page and scaled shots use Chrome's DevTools; WebDriver has neither. */
 export async function takeScreenshot(driver: WebDriver, browserName: string, request: ScreenshotRequest): Promise<string> {
-  if (request.selector) {
-    const element = await findElement(driver, request.selector, request.waitSeconds);
-    return element.takeScreenshot();
+  const element = request.selector ? await findElement(driver, request.selector, request.waitSeconds) : undefined;
+  const rect = element ? await element.getRect() : undefined;
+  if (rect && (rect.width === 0 || rect.height === 0)) {
+    throw new BadRequest('That element has no size (hidden or empty), so there is nothing to capture; pick a visible element, or wait for it with assert state visible.');
   }
   if (!request.fullPage && request.width === undefined) {
-    return driver.takeScreenshot();
+    return element ? element.takeScreenshot() : driver.takeScreenshot();
   }
   if (browserName !== 'chrome') {
     throw new BadRequest('full_page and width need a Chrome browser; take a viewport screenshot, or open_session with browser "chrome".');
   }
-  return captureWithDevTools(driver, request.fullPage, request.width);
+  // WebDriver's element rect is in page coordinates, as DevTools clips; beyond the viewport
+  // so an element taller than the window comes out whole.
+  const clip = rect ? { ...rect, beyondViewport: true } : await pageClip(driver, request.fullPage);
+  return captureWithDevTools(driver, clip, request.width);
 }
 
-async function captureWithDevTools(driver: WebDriver, fullPage: boolean, width: number | undefined): Promise<string> {
+interface Clip {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  beyondViewport: boolean;
+}
+
+async function pageClip(driver: WebDriver, fullPage: boolean): Promise<Clip> {
   const [pageWidth, pageHeight, viewWidth, viewHeight] = await driver.executeScript<[number, number, number, number]>(
     'const d = document.documentElement; return [d.scrollWidth, d.scrollHeight, window.innerWidth, window.innerHeight];',
   );
-  const clipWidth = fullPage ? Math.max(pageWidth, viewWidth) : viewWidth;
-  const clipHeight = fullPage ? Math.max(pageHeight, viewHeight) : viewHeight;
-  const scale = width === undefined ? 1 : Math.min(1, width / clipWidth);
-  const top = fullPage ? 0 : await scrollTop(driver);
+  return {
+    x: 0,
+    y: fullPage ? 0 : await scrollTop(driver),
+    width: fullPage ? Math.max(pageWidth, viewWidth) : viewWidth,
+    height: fullPage ? Math.max(pageHeight, viewHeight) : viewHeight,
+    beyondViewport: fullPage,
+  };
+}
+
+async function captureWithDevTools(driver: WebDriver, clip: Clip, width: number | undefined): Promise<string> {
+  const scale = width === undefined ? 1 : Math.min(1, width / clip.width);
   const result = await sendCommand<{ data: string }>(driver, 'sendDevToolsCommand', {
     cmd: 'Page.captureScreenshot',
-    params: { format: 'png', captureBeyondViewport: fullPage, clip: { x: 0, y: top, width: clipWidth, height: clipHeight, scale } },
+    params: {
+      format: 'png',
+      captureBeyondViewport: clip.beyondViewport,
+      clip: { x: clip.x, y: clip.y, width: clip.width, height: clip.height, scale },
+    },
   });
   return result.data;
 }

@@ -1,4 +1,4 @@
-import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import { error as wdError, type Alert, type WebDriver } from 'selenium-webdriver';
 import { BadRequest, NotFound } from '../errors.js';
 import { delay, findElement, type Selector } from './selectors.js';
 
@@ -38,7 +38,7 @@ export async function answerDialog(driver: WebDriver, action: DialogAction, text
       const alert = await driver.switchTo().alert();
       const message = await alert.getText();
       if (text !== undefined) {
-        await alert.sendKeys(text);
+        await answerPrompt(alert, text);
       }
       await (action === 'accept' ? alert.accept() : alert.dismiss());
       return message;
@@ -51,6 +51,18 @@ export async function answerDialog(driver: WebDriver, action: DialogAction, text
       }
     }
     await delay(100);
+  }
+}
+
+async function answerPrompt(alert: Alert, text: string): Promise<void> {
+  try {
+    await alert.sendKeys(text);
+  } catch (err) {
+    // WebDriver says "not interactable" when the dialog has no text box: an alert or a confirm.
+    if (err instanceof wdError.ElementNotInteractableError || err instanceof wdError.UnsupportedOperationError) {
+      throw new BadRequest('Only a prompt takes text, and this dialog is an alert or a confirm; call dialog again without text.');
+    }
+    throw err;
   }
 }
 

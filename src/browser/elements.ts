@@ -1,5 +1,4 @@
 import { Key, type WebDriver, type WebElement } from 'selenium-webdriver';
-import { Select } from 'selenium-webdriver/lib/select.js';
 import { BadRequest } from '../errors.js';
 import { describeSelector, findElement, type Selector } from './selectors.js';
 
@@ -35,7 +34,7 @@ export async function interact(
     case 'hover':
       return driver.actions().move({ origin: element }).perform();
     case 'select':
-      return selectOption(element, selector, option);
+      return selectOption(driver, element, selector, option);
     case 'check':
     case 'uncheck':
       if ((await element.isSelected()) !== (action === 'check')) {
@@ -45,29 +44,47 @@ export async function interact(
     case 'clear':
       return element.clear();
     case 'focus':
-      await driver.executeScript('arguments[0].focus()', element);
-      return;
+      return focus(driver, element, selector);
     case 'scroll_into_view':
       await driver.executeScript("arguments[0].scrollIntoView({block: 'center'})", element);
       return;
   }
 }
 
-async function selectOption(element: WebElement, selector: Selector, option: string | undefined): Promise<void> {
+/** focus() on a hidden or unfocusable element does nothing, and keys would land elsewhere. */
+async function focus(driver: WebDriver, element: WebElement, selector: Selector): Promise<void> {
+  if (!(await driver.executeScript<boolean>('const e = arguments[0]; e.focus(); return e.getRootNode().activeElement === e;', element))) {
+    throw new BadRequest(
+      `${describeSelector(selector)} cannot take focus (hidden, disabled or not a field); wait for it with assert state visible, or pick the field itself.`,
+    );
+  }
+}
+
+// The bindings' Select class fires unawaited commands from its constructor: on an element that
+// is not a <select> (or a browser that goes away) their rejection is unhandled and ends the
+// process. One script finds the option instead; clicking it selects it as a person would.
+const FIND_OPTION = `
+const [select, wanted] = arguments;
+if (select.tagName !== 'SELECT') return 'not a select';
+const options = Array.from(select.options);
+const text = wanted.replace(/\\s+/g, ' ').trim();
+return options.find((o) => o.text === text) || options.find((o) => o.value === wanted) || null;`;
+
+async function selectOption(driver: WebDriver, element: WebElement, selector: Selector, option: string | undefined): Promise<void> {
   if (option === undefined) {
     throw new BadRequest('select needs option: the visible text or the value of the option to choose.');
   }
-  const select = new Select(element);
-  try {
-    await select.selectByVisibleText(option);
-  } catch {
-    try {
-      await select.selectByValue(option);
-    } catch {
-      throw new BadRequest(
-        `No option with text or value "${option}" in ${describeSelector(selector)}; read the options with extract (what: "html").`,
-      );
-    }
+  const found = await driver.executeScript<WebElement | string | null>(FIND_OPTION, element, option);
+  if (typeof found === 'string') {
+    throw new BadRequest(`${describeSelector(selector)} is not a <select>; point selector at the select element, or click the option of a custom list.`);
+  }
+  if (found === null) {
+    throw new BadRequest(
+      `No option with text or value "${option}" in ${describeSelector(selector)}; read the options with extract (what: "html").`,
+    );
+  }
+  if (!(await found.isSelected())) {
+    await found.click();
   }
 }
 
@@ -81,11 +98,13 @@ export async function typeText(
   if (options.clear) {
     await element.clear();
   }
-  await element.sendKeys(options.submit ? text + Key.ENTER : text);
+  await element.sendKeys(text);
+  // Read before submitting: after Enter the field may be gone with the page it was on.
+  const value = (await element.getAttribute('value')) ?? '';
   if (options.submit) {
-    return text;
+    await element.sendKeys(Key.ENTER);
   }
-  return (await element.getAttribute('value')) ?? '';
+  return value;
 }
 
 /** W3C key names a caller may use, mapped to WebDriver's code points. */
@@ -136,8 +155,7 @@ export async function pressKey(
 ): Promise<void> {
   const code = keyCode(key);
   if (selector) {
-    const element = await findElement(driver, selector, waitSeconds);
-    await driver.executeScript('arguments[0].focus()', element);
+    await focus(driver, await findElement(driver, selector, waitSeconds), selector);
   }
   const modifierCodes = modifiers.map((m) => keyCode(m));
   let actions = driver.actions();

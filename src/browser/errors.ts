@@ -18,6 +18,9 @@ export function explainWebDriverError(err: unknown): unknown {
   if (err instanceof wdError.ElementNotInteractableError) {
     return new BadRequest('That element cannot be used now (hidden, disabled or off-screen); wait for it with assert state visible, or pick another selector.');
   }
+  if (err instanceof wdError.InvalidElementStateError) {
+    return new BadRequest('That element cannot do that in its state (e.g. clear on an element that is not an editable field); pick another element or action.');
+  }
   if (err instanceof wdError.StaleElementReferenceError) {
     return new BadRequest('The element changed while it was being used (the page re-rendered); call again.');
   }

@@ -1,4 +1,4 @@
-import type { WebDriver } from 'selenium-webdriver';
+import { error as wdError, type WebDriver } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
 import { delay, noElement, type Selector } from './selectors.js';
 
@@ -42,7 +42,7 @@ export async function extract(driver: WebDriver, request: ExtractRequest): Promi
   const xpath = request.selector && 'xpath' in request.selector ? request.selector.xpath : null;
   const deadline = Date.now() + request.waitSeconds * 1000;
   for (;;) {
-    const values = await driver.executeScript<(string | null)[]>(EXTRACT_SCRIPT, css, xpath, request.what, request.attribute ?? null, request.all);
+    const values = await runInPage<(string | null)[]>(driver, EXTRACT_SCRIPT, css, xpath, request.what, request.attribute ?? null, request.all);
     if (values.length > 0) {
       return truncateAll(values, request.maxChars);
     }
@@ -53,6 +53,21 @@ export async function extract(driver: WebDriver, request: ExtractRequest): Promi
       throw noElement(request.selector ?? { css: 'html' }, request.waitSeconds);
     }
     await delay(100);
+  }
+}
+
+/**
+ * The reading scripts throw only when the page rejects the caller's selector syntax (a
+ * DOMException, which chromedriver reports as "invalid element state").
+ */
+async function runInPage<T>(driver: WebDriver, script: string, ...args: unknown[]): Promise<T> {
+  try {
+    return await driver.executeScript<T>(script, ...args);
+  } catch (err) {
+    if (err instanceof wdError.JavascriptError || err instanceof wdError.InvalidElementStateError) {
+      throw new BadRequest('The selector is not valid CSS or XPath; fix its syntax, or find one with outline.');
+    }
+    throw err;
   }
 }
 
@@ -142,7 +157,7 @@ return lines.join('\\n');`;
 export async function outline(driver: WebDriver, scope: Selector | undefined, maxChars: number): Promise<{ outline: string; truncated: boolean }> {
   const css = scope && 'css' in scope ? scope.css : null;
   const xpath = scope && 'xpath' in scope ? scope.xpath : null;
-  const text = await driver.executeScript<string | null>(OUTLINE_SCRIPT, css, xpath);
+  const text = await runInPage<string | null>(driver, OUTLINE_SCRIPT, css, xpath);
   if (text === null) {
     throw noElement(scope ?? { css: 'body' }, 0);
   }

@@ -7,7 +7,8 @@ export async function runScript(driver: WebDriver, script: string, args: unknown
     const value: unknown = await driver.executeScript(script, ...args);
     return toJsonValue(value);
   } catch (err) {
-    if (err instanceof wdError.JavascriptError) {
+    // chromedriver reports a DOMException the script threw as "invalid element state".
+    if (err instanceof wdError.JavascriptError || err instanceof wdError.InvalidElementStateError) {
       throw new BadRequest(`The script threw: ${firstLine(err.message)}. Fix the script; it runs as a function body, so use return to answer a value.`);
     }
     throw err;
@@ -32,7 +33,10 @@ function toJsonValue(value: unknown): unknown {
 }
 
 function firstLine(message: string): string {
-  return (message.split('\n')[0] ?? '').replace(/^javascript error:\s*/i, '').slice(0, 300);
+  return (message.split('\n')[0] ?? '')
+    .replace(/^(javascript error|invalid element state):\s*/i, '')
+    .replace(/\.$/, '')
+    .slice(0, 300);
 }
 
 export type ElementState = 'present' | 'absent' | 'visible' | 'hidden';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebDriver } from 'selenium-webdriver';
 import { FileDetector } from 'selenium-webdriver/remote/index.js';
-import { findElement, type Selector } from './selectors.js';
+import { BadRequest } from '../errors.js';
+import { describeSelector, findElement, type Selector } from './selectors.js';
 
 /**
  * Sets a file input. The bytes are written to a private temp file and sent through
@@ -17,6 +18,10 @@ export async function uploadFile(
   waitSeconds: number,
 ): Promise<void> {
   const element = await findElement(driver, selector, waitSeconds);
+  // sendKeys would type the node's temp path into any other field.
+  if (!(await driver.executeScript<boolean>("return arguments[0].tagName === 'INPUT' && arguments[0].type === 'file'", element))) {
+    throw new BadRequest(`${describeSelector(selector)} is not a file input; point selector at the <input type="file">, find it with outline.`);
+  }
   const dir = await mkdtemp(join(tmpdir(), 'selenium-flow-upload-'));
   try {
     const path = join(dir, file.name);

@@ -6,15 +6,24 @@ import { moveThroughHistory, navigateTo } from '../browser/navigation.js';
 import { readPageState } from '../browser/page-state.js';
 import { extract, outline } from '../browser/reading.js';
 import { runScript, waitForCondition } from '../browser/script.js';
-import { DEFAULT_WAIT_SECONDS, describeSelector } from '../browser/selectors.js';
+import { DEFAULT_WAIT_SECONDS, describeSelector, findElement } from '../browser/selectors.js';
+import { fillElement, receivingPage } from '../browser/fill.js';
 import { uploadFile } from '../browser/upload.js';
 import { defineTool } from './define.js';
+import { secretArgument } from './secret-tools.js';
 import { maxChars, selector, waitTimeout, webUrl } from './schemas.js';
 import { resolveUploadBytes } from '../files/upload-source.js';
 
 const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? DEFAULT_WAIT_SECONDS;
 const exactlyOne = (args: Record<string, unknown>, names: string[]) => names.filter((n) => args[n] !== undefined).length === 1;
 const windowSide = z.number().int().min(200).max(7680);
+const savedName = (extension: string) =>
+  z.string().min(1).max(255).optional().describe(`the name to save as (${extension} added when missing; default a dated name); a clash lands as "name (1)"`);
+const savedFile = z.object({
+  uri: z.string().optional().describe('the saved file: read it, keep_file it, or upload_file it by this uri'),
+  name: z.string().optional().describe('the name it was saved under'),
+  url: z.string().optional().describe('a signed link that opens it without the bearer token, until it expires'),
+});
 
 export const navigate = defineTool({
   name: 'navigate',
@@ -23,6 +32,8 @@ export const navigate = defineTool({
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
+  secretRefusal:
+    'navigate takes no secret: a secret in a URL lands in browser history, referrers, server logs and the workspace record. Open the page, then type the secret into its field with write {selector, secret: {name, key}}.',
   input: z.object({
     url: webUrl.optional().describe('the page to open (http or https)'),
     action: z.enum(['back', 'forward', 'refresh']).optional().describe('move through history instead of opening a url'),
@@ -65,20 +76,38 @@ export const interactTool = defineTool({
 export const write = defineTool({
   name: 'write',
   title: 'Type into a field',
-  description: 'Type text into a field (cleared first unless clear is false; submit presses Enter after). Answers the field value read back.',
+  description:
+    'Type text into a field (cleared first unless clear is false; submit presses Enter after). Answers the field value read back. With secret {name, key} instead of text, the server types a secret itself (list_secrets names them): you never see it, and it is not read back.',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
   input: z.object({
     selector,
-    text: z.string().describe('what to type'),
+    text: z.string().optional().describe('what to type'),
+    secret: secretArgument.optional(),
     clear: z.boolean().optional().describe('clear the field first (default true)'),
     submit: z.boolean().optional().describe('press Enter after typing'),
     wait_timeout: waitTimeout,
   }),
-  output: z.object({ value: z.string().nullable().describe('the field value read back') }),
-  handler: async (args, { driver }) => {
-    const value = await typeText(driver, args.selector, args.text, { clear: args.clear ?? true, submit: args.submit ?? false, waitSeconds: waitOf(args) });
+  check: (args) =>
+    exactlyOne(args, ['text', 'secret'])
+      ? undefined
+      : 'Pass exactly one of text (what to type) or secret ({name, key} from list_secrets, typed by the server).',
+  output: z.object({
+    value: z.string().nullable().describe('the field value read back; null for a secret, which is never read back'),
+    secret: z.object({ name: z.string(), key: z.string() }).optional().describe('the secret that was typed'),
+  }),
+  handler: async (args, { driver, secrets }) => {
+    const options = { clear: args.clear ?? true, submit: args.submit ?? false };
+    if (args.secret) {
+      // A secret that is gone fails here, not as a missing field. Then find the field (it may
+      // take a wait), and check the page it is on right now: that is where the keystrokes land.
+      await secrets.check(args.secret, await receivingPage(driver));
+      const element = await findElement(driver, args.selector, waitOf(args));
+      await fillElement(element, await secrets.use(args.secret, await receivingPage(driver)), options);
+      return { value: null, secret: { name: args.secret.name, key: args.secret.key } };
+    }
+    const value = await typeText(driver, args.selector, args.text ?? '', { ...options, waitSeconds: waitOf(args) });
     return { value };
   },
 });
@@ -90,6 +119,8 @@ export const pressKeyTool = defineTool({
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
+  secretRefusal:
+    'press_key takes no secret: it presses one key and carries no value. Type a secret with write {selector, secret: {name, key}}.',
   input: z.object({
     key: z.string().min(1),
     modifiers: z.array(z.enum(MODIFIERS)).max(4).optional().describe('held while the key is pressed'),
@@ -158,23 +189,29 @@ export const uploadFileTool = defineTool({
   name: 'upload_file',
   title: 'Set a file input',
   description:
-    'Put a file into an <input type=file>: exactly one of text (the file content as text), content (base64 bytes) or path (a file under the server data directory).',
+    'Put a file into an <input type=file>: exactly one of text (the file content as text), content (base64 bytes), file (a workspace://files… URI: a file in Files, a screenshot or a download) or path (a file under the server data directory).',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
+  secretRefusal:
+    'upload_file does not take a secret, not yet: a secret goes only into a field, with write {selector, secret: {name, key}}.',
   input: z.object({
     selector,
     text: z.string().optional().describe('the file content, as text'),
     content: z.base64().optional().describe('the file content, base64'),
+    file: z.string().min(1).optional().describe('a workspace://files… URI: a file in Files, a screenshot or a download'),
     path: z.string().min(1).optional().describe('a file under the server data directory'),
-    filename: z.string().min(1).max(255).optional().describe('the name the page sees (default upload.txt, or the path name)'),
+    filename: z.string().min(1).max(255).optional().describe('the name the page sees (default upload.txt, or the file or path name)'),
     mime_type: z.string().optional(),
     wait_timeout: waitTimeout,
   }),
-  check: (args) => (exactlyOne(args, ['text', 'content', 'path']) ? undefined : 'Pass exactly one of text, content (base64) or path.'),
+  check: (args) =>
+    exactlyOne(args, ['text', 'content', 'file', 'path'])
+      ? undefined
+      : 'Pass exactly one of text, content (base64), file (a workspace://files… URI) or path.',
   output: z.object({ uploaded: z.string().describe('the file name the page received'), bytes: z.number() }),
-  handler: async (args, { driver, dataDir }) => {
-    const file = await resolveUploadBytes(args, dataDir);
+  handler: async (args, { driver, dataDir, files }) => {
+    const file = await resolveUploadBytes(args, dataDir, (uri) => files.readUri(uri));
     await uploadFile(driver, args.selector, file, waitOf(args));
     return { uploaded: file.name, bytes: file.bytes.byteLength };
   },
@@ -187,6 +224,8 @@ export const executeScript = defineTool({
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
+  secretRefusal:
+    'execute_script takes no secret: a script can send what it is given anywhere, so a secret there would be an exfiltration API. Type the secret into its field with write {selector, secret: {name, key}}.',
   input: z.object({ script: z.string().min(1), args: z.array(z.unknown()).max(32).optional() }),
   output: z.object({ result: z.unknown().describe("the script's return value, as JSON") }),
   handler: async (args, { driver }) => ({ result: await runScript(driver, args.script, args.args ?? []) }),
@@ -251,7 +290,8 @@ export const outlineTool = defineTool({
 export const screenshot = defineTool({
   name: 'screenshot',
   title: 'Take a screenshot',
-  description: 'A PNG of the viewport, the full page (full_page) or one element (selector); width scales it down.',
+  description:
+    "A PNG of the viewport, the full page (full_page) or one element (selector); width scales it down. save keeps it in the workspace's Screenshots and answers its uri.",
   kind: 'read',
   browser: 'existing',
   runnableInFlow: true,
@@ -260,36 +300,53 @@ export const screenshot = defineTool({
     full_page: z.boolean().optional(),
     width: z.number().int().min(100).max(4000).optional().describe('scale the image down to this many pixels wide'),
     wait_timeout: waitTimeout,
+    save: z.boolean().optional().describe("keep it in the workspace's Screenshots (workspace://files/screenshots)"),
+    filename: savedName('.png'),
   }),
+  check: (args) =>
+    args.selector && args.full_page
+      ? 'Pass selector (one element) or full_page (the whole page), not both.'
+      : args.filename !== undefined && args.save !== true
+        ? 'filename names a saved screenshot: pass save: true with it, or drop filename.'
+        : undefined,
   output: z.object({
     mime_type: z.literal('image/png'),
     bytes: z.number(),
     data: z.string().optional().describe('the PNG, base64 (over MCP it is the image block instead)'),
+    ...savedFile.shape,
   }),
   image: (result) => (result.data ? { data: result.data, mimeType: result.mime_type } : undefined),
-  handler: async (args, { driver, browserName }) => {
+  handler: async (args, { driver, browserName, files }) => {
     const data = await takeScreenshot(driver, browserName, {
       selector: args.selector,
       fullPage: args.full_page ?? false,
       width: args.width,
       waitSeconds: waitOf(args),
     });
-    return { mime_type: 'image/png' as const, bytes: Buffer.byteLength(data, 'base64'), data };
+    const png = Buffer.from(data, 'base64');
+    const saved = args.save ? await files.saveScreenshot(args.filename, png) : undefined;
+    return { mime_type: 'image/png' as const, bytes: png.byteLength, data, ...(saved ? { uri: saved.uri, name: saved.name, url: saved.url } : {}) };
   },
 });
 
 export const print = defineTool({
   name: 'print',
   title: 'Print to PDF',
-  description: 'The page as a PDF.',
+  description: "The page as a PDF, saved in the workspace's Files (workspace://files); answers its uri and a link.",
   kind: 'read',
   browser: 'existing',
   runnableInFlow: true,
-  input: z.object({ landscape: z.boolean().optional(), background: z.boolean().optional().describe('print background colours and images') }),
-  output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), data: z.string().describe('the PDF, base64') }),
-  handler: async (args, { driver }) => {
+  input: z.object({
+    filename: savedName('.pdf'),
+    landscape: z.boolean().optional(),
+    background: z.boolean().optional().describe('print background colours and images'),
+  }),
+  output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), ...savedFile.required().shape }),
+  handler: async (args, { driver, files }) => {
     const data = await printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false });
-    return { mime_type: 'application/pdf' as const, bytes: Buffer.byteLength(data, 'base64'), data };
+    const pdf = Buffer.from(data, 'base64');
+    const saved = await files.savePrint(args.filename, pdf);
+    return { mime_type: 'application/pdf' as const, bytes: pdf.byteLength, uri: saved.uri, name: saved.name, url: saved.url };
   },
 });
 

@@ -2,17 +2,33 @@ import type { z } from 'zod';
 import { explainWebDriverError } from '../browser/errors.js';
 import { readPageState } from '../browser/page-state.js';
 import { BadRequest } from '../errors.js';
+import { filesOf, type Files } from '../files/files.js';
 import { BrowserGone, translateGridError } from '../grid/grid.js';
+import { SecretCall, type Secrets } from '../secrets/binding.js';
 import type { Caller } from '../workspace/caller.js';
 import type { Turns } from '../workspace/turns.js';
 import type { Workspaces } from '../workspace/workspaces.js';
 import type { BrowserContext, Capability, WorkspaceContext } from './define.js';
 import type { CurrentWorkspace, WorkspaceView } from './workspace-view.js';
+import type { FlowsService, FlowToolbox } from './flows-view.js';
+import { capabilityNamed } from './index.js';
 
 export interface CallDeps {
   workspaces: Workspaces;
   turns: Turns;
   dataDir: string | undefined;
+  /** undefined when flows are off (no data directory) */
+  flows?: FlowsService;
+  /** downloads, screenshots and Files of every workspace */
+  files: Files;
+  /** the secrets catalogue and its audit; undefined: none configured */
+  secrets?: Secrets;
+}
+
+/** Where a call comes from when it is a step of a flow: for the audit of a secret bind. */
+export interface CallContext {
+  flow?: string;
+  step?: number | string;
 }
 
 export type ToolResult = Record<string, unknown>;
@@ -21,16 +37,30 @@ export type ToolResult = Record<string, unknown>;
  * The one path every call takes, from MCP, HTTP and (later) flow steps alike: validate,
  * check the mode, take the browser's turn, bind the browser, act, record the page.
  */
-export async function callTool(deps: CallDeps, capability: Capability, rawArgs: unknown, caller: Caller): Promise<ToolResult> {
+export async function callTool(
+  deps: CallDeps,
+  capability: Capability,
+  rawArgs: unknown,
+  caller: Caller,
+  context: CallContext = {},
+): Promise<ToolResult> {
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
-  const turnKey = caller.key ? `workspace:${caller.key}` : sessionId ? `browser:${sessionId}` : undefined;
-  const run = () => runHandler(deps, capability, args, caller, sessionId);
+  const turnKey = turnKeyOf(caller, sessionId);
+  // Holds the values this call types, so the page they land in is withheld; forgotten at the end.
+  const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...context }, turnKey);
+  const run = () => runHandler(deps, capability, args, caller, sessionId, secrets);
   try {
-    return turnKey ? await deps.turns.run(turnKey, run) : await run();
+    return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
   } catch (err) {
     throw explainWebDriverError(translateGridError(err));
+  } finally {
+    secrets.end();
   }
+}
+
+function turnKeyOf(caller: Caller, sessionId: string | undefined): string | undefined {
+  return caller.key ? `workspace:${caller.key}` : sessionId ? `browser:${sessionId}` : undefined;
 }
 
 async function runHandler(
@@ -39,26 +69,41 @@ async function runHandler(
   args: Record<string, unknown>,
   caller: Caller,
   sessionId: string | undefined,
+  secrets: SecretCall,
 ): Promise<ToolResult> {
   if (capability.browser === 'none') {
-    const ctx = { caller, workspace: workspaceView(deps, caller, sessionId), args: { session_id: sessionId } };
+    const ctx: WorkspaceContext = {
+      caller,
+      workspace: workspaceView(deps, caller, sessionId),
+      flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId)),
+      files: filesOf(deps.files, caller.workspace),
+      secrets,
+    };
     return capability.handler(args, ctx as BrowserContext & WorkspaceContext);
   }
   const browser = await deps.workspaces.attach(caller, sessionId, capability.browser === 'open');
-  const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, dataDir: deps.dataDir };
+  const files = filesOf(deps.files, caller.workspace);
+  const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, dataDir: deps.dataDir, files, secrets };
   try {
     const result = await capability.handler(args, ctx as BrowserContext & WorkspaceContext);
     if (capability.kind !== 'act') {
       if (caller.key) {
         await deps.workspaces.touch(caller.key, undefined);
       }
-      return result;
+      return secrets.screen(result).shown;
     }
     const page = await readPageState(browser.driver);
+    // A page whose address or title carries a typed secret is neither answered nor remembered.
+    const { shown, withheld } = secrets.screen(page);
     if (caller.key) {
-      await deps.workspaces.touch(caller.key, page);
+      await deps.workspaces.touch(caller.key, withheld ? undefined : page);
     }
-    return { ...page, ...result, ...(page.dialog ? { url: (await lastUrl(deps, caller)) ?? page.url } : {}) };
+    return {
+      ...shown,
+      ...result,
+      ...(withheld ? { withheld: true } : {}),
+      ...(page.dialog ? { url: (await lastUrl(deps, caller)) ?? page.url } : {}),
+    };
   } catch (err) {
     const translated = translateGridError(err);
     if (translated instanceof BrowserGone && caller.key) {
@@ -78,21 +123,24 @@ export function parseArguments(capability: Capability, rawArgs: unknown): Record
   if (parsed.success) {
     return parsed.data;
   }
-  throw new BadRequest(describeIssue(capability, parsed.error.issues[0]));
+  throw new BadRequest(describeIssue(capability, parsed.error.issues[0], rawArgs));
 }
 
-function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefined): string {
+function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefined, rawArgs: unknown): string {
   const known = Object.keys(capability.input.shape).join(', ') || 'none';
   if (!issue) {
     return `Invalid arguments for ${capability.name}.`;
   }
   const where = issue.path.length > 0 ? issue.path.join('.') : '';
+  if (issue.code === 'unrecognized_keys' && where === '' && issue.keys.includes('secret') && capability.secretRefusal) {
+    return capability.secretRefusal;
+  }
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
     const scope = where ? ` in ${where}` : '';
     return `Unknown argument ${keys}${scope} for ${capability.name}; its arguments are: ${known}.`;
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) {
+  if (where !== '' && issue.code !== 'custom' && valueAt(rawArgs, issue.path) === undefined) {
     return `Missing argument ${where} for ${capability.name}; its arguments are: ${known}.`;
   }
   if (issue.code === 'invalid_type' && where === '' ) {
@@ -104,6 +152,11 @@ function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefin
   }
   const message = issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
   return where ? `${where}: ${message}` : message;
+}
+
+/** The value at a zod issue's path, to tell a missing argument from a wrong one. */
+export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined), value);
 }
 
 /** saved: the server remembers the browser, so a session_id is a mistake; stateless: required. */
@@ -123,6 +176,26 @@ function checkMode(capability: Capability, args: Record<string, unknown>, caller
   return sessionId;
 }
 
+/** A flow's steps are ordinary calls by the same caller (a stateless one lends its session_id). */
+function flowToolbox(deps: CallDeps, caller: Caller, sessionId: string | undefined): FlowToolbox {
+  return {
+    // context: the flow and step, for the audit of a secret the step binds
+    call: async (tool, args, context?: CallContext) => {
+      const capability = capabilityNamed(tool);
+      if (!capability) {
+        throw new BadRequest(`Unknown tool ${tool}.`);
+      }
+      return callTool(deps, capability, caller.key || !sessionId ? args : { ...args, session_id: sessionId }, caller, context);
+    },
+    // A failure report names the page, unless a secret typed earlier in the run is in its address.
+    currentUrl: async () => {
+      const url = await deps.workspaces.currentUrl(caller, sessionId);
+      const scope = turnKeyOf(caller, sessionId);
+      return url === null ? null : (new SecretCall(deps.secrets, { workspace: caller.workspace }, scope).screen({ url }).shown.url ?? null);
+    },
+  };
+}
+
 function workspaceView(deps: CallDeps, caller: Caller, sessionId: string | undefined): WorkspaceView {
   const { workspaces } = deps;
   return {
@@ -131,11 +204,14 @@ function workspaceView(deps: CallDeps, caller: Caller, sessionId: string | undef
       return { sessionId: opened.gridId, url: opened.page.url, title: opened.page.title };
     },
     end: async () => ({ ended: await workspaces.end(caller, sessionId) }),
-    describe: () => describeWorkspace(workspaces, caller, sessionId),
+    describe: () => describeWorkspace(deps, caller, sessionId),
   };
 }
 
-async function describeWorkspace(workspaces: Workspaces, caller: Caller, sessionId: string | undefined): Promise<CurrentWorkspace> {
+async function describeWorkspace(deps: CallDeps, caller: Caller, sessionId: string | undefined): Promise<CurrentWorkspace> {
+  const { workspaces } = deps;
+  const flowsHere = async () =>
+    deps.flows ? (await deps.flows.view(caller, flowToolbox(deps, caller, sessionId)).list(false)).map((f) => f.name) : [];
   if (!caller.key) {
     const alive = sessionId ? await workspaces.isAlive(sessionId) : false;
     return {
@@ -145,6 +221,7 @@ async function describeWorkspace(workspaces: Workspaces, caller: Caller, session
       window: null,
       url: null,
       title: null,
+      flows_here: await flowsHere(),
     };
   }
   const record = await workspaces.record(caller.key);
@@ -162,5 +239,6 @@ async function describeWorkspace(workspaces: Workspaces, caller: Caller, session
     window: record ? record.window : null,
     url: record?.url ?? null,
     title: record?.title ?? null,
+    flows_here: await flowsHere(),
   };
 }

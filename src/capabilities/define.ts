@@ -1,9 +1,25 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { z } from 'zod';
+import type { WorkspaceFiles } from '../files/files.js';
+import type { SecretListing } from '../secrets/catalogue.js';
+import type { ReceivingPage, SecretRef } from '../secrets/binding.js';
 import type { Caller } from '../workspace/caller.js';
+import type { FlowsView } from './flows-view.js';
 import type { WorkspaceView } from './workspace-view.js';
 
 export type Kind = 'read' | 'act';
+
+/**
+ * How a tool is served over HTTP. `{name}` in the path fills the argument of that name; a GET
+ * or DELETE takes the other arguments from the query string; `bodyArgument` names the one
+ * argument a PUT body carries whole (a flow document); `ifMatchArgument` the one If-Match fills.
+ */
+export interface HttpRendering {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  bodyArgument?: string;
+  ifMatchArgument?: string;
+}
 
 /** How the call path finds the browser a tool works on, before its handler runs. */
 export type BrowserNeed =
@@ -19,12 +35,27 @@ export interface BrowserContext {
   browserName: string;
   caller: Caller;
   dataDir: string | undefined;
+  /** the caller's workspace files (a 400 saying why, for a caller or server without them) */
+  files: WorkspaceFiles;
+  secrets: SecretsAccess;
+}
+
+/** What a tool may do with secrets: list them, and get one value for the page about to receive it. */
+export interface SecretsAccess {
+  list(): Promise<SecretListing>;
+  /** the secret and key exist here and may be used somewhere (a 404 or 403 saying why) */
+  check(secret: SecretRef, page: ReceivingPage): Promise<void>;
+  /** resolves, checks the leash on `page`, audits; the value is for one keystroke sequence */
+  use(secret: SecretRef, page: ReceivingPage): Promise<string>;
 }
 
 export interface WorkspaceContext {
   caller: Caller;
   workspace: WorkspaceView;
-  args: { session_id?: string };
+  /** undefined when flows are off (no data directory) */
+  flows: FlowsView | undefined;
+  files: WorkspaceFiles;
+  secrets: SecretsAccess;
 }
 
 interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
@@ -42,10 +73,17 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   runnableInFlow: boolean;
   /** still answers while a person holds the browser in the live view */
   answersUnderControl?: boolean;
+  /**
+   * false for tools that never command the browser themselves (flow tools, workspace reads):
+   * run_flow must not hold the turn its own steps wait for.
+   */
+  takesTurn?: boolean;
   /** the HTTP rendering, when it is not `POST /browser/<kebab-name>` */
-  http?: { method: 'GET' | 'POST'; path: string };
+  http?: HttpRendering;
   /** an MCP image block to attach, when the result carries one */
   image?: (result: z.infer<O>) => { data: string; mimeType: string } | undefined;
+  /** why this tool takes no `secret` argument, said instead of "unknown argument" */
+  secretRefusal?: string;
 }
 
 export interface BrowserToolDefinition<I extends z.ZodObject, O extends z.ZodObject> extends CommonDefinition<I, O> {
@@ -67,14 +105,19 @@ export interface Capability {
   description: string;
   kind: Kind;
   destructive: boolean;
+  /** the arguments as a caller sends them: strict, with session_id where it applies, and `check` */
   input: z.ZodObject;
+  /** the tool's own arguments, as a flow step writes them (no session_id): strict, with `check` */
+  stepArgs: z.ZodObject;
   output: z.ZodObject;
   runnableInFlow: boolean;
   answersUnderControl: boolean;
-  http: { method: 'GET' | 'POST'; path: string };
+  takesTurn: boolean;
+  http: HttpRendering;
   browser: BrowserNeed;
   takesSessionId: boolean;
   image?: (result: Record<string, unknown>) => { data: string; mimeType: string } | undefined;
+  secretRefusal?: string;
   handler: (args: Record<string, unknown>, ctx: BrowserContext & WorkspaceContext) => Promise<Record<string, unknown>>;
 }
 
@@ -91,22 +134,22 @@ export const pageState = z.object({
     .object({ message: z.string() })
     .optional()
     .describe('a page dialog is open: answer it with the dialog tool'),
+  withheld: z
+    .literal(true)
+    .optional()
+    .describe('the page address or title carried a typed secret: url is only its origin, and title is empty'),
 });
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   def: BrowserToolDefinition<I, O> | WorkspaceToolDefinition<I, O>,
 ): Capability {
   const takesSessionId = def.browser !== 'none' || def.usesSessionId === true;
-  const strict = z.strictObject(takesSessionId ? { ...def.input.shape, session_id: sessionIdArgument.optional() } : def.input.shape);
   const check = def.check as ((args: unknown) => string | undefined) | undefined;
-  const input = check
-    ? strict.superRefine((args, ctx) => {
-        const refusal = check(args);
-        if (refusal) {
-          ctx.addIssue({ code: 'custom', message: refusal });
-        }
-      })
-    : strict;
+  const input = withCheck(
+    z.strictObject(takesSessionId ? { ...def.input.shape, session_id: sessionIdArgument.optional() } : def.input.shape),
+    check,
+  );
+  const stepArgs = withCheck(z.strictObject(def.input.shape), check);
   const output = def.kind === 'act' && def.browser !== 'none' ? pageState.extend(def.output.shape) : def.output;
   return {
     name: def.name,
@@ -115,15 +158,30 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     kind: def.kind,
     destructive: def.destructive ?? def.kind === 'act',
     input,
+    stepArgs,
     output,
     runnableInFlow: def.runnableInFlow,
     answersUnderControl: def.answersUnderControl ?? false,
+    takesTurn: def.takesTurn ?? true,
     http: def.http ?? { method: 'POST', path: `/browser/${kebab(def.name)}` },
     browser: def.browser,
     takesSessionId,
     image: def.image as Capability['image'],
+    secretRefusal: def.secretRefusal,
     handler: def.handler as unknown as Capability['handler'],
   };
+}
+
+function withCheck(schema: z.ZodObject, check: ((args: unknown) => string | undefined) | undefined): z.ZodObject {
+  if (!check) {
+    return schema;
+  }
+  return schema.superRefine((args, ctx) => {
+    const refusal = check(args);
+    if (refusal) {
+      ctx.addIssue({ code: 'custom', message: refusal });
+    }
+  });
 }
 
 export function kebab(name: string): string {

@@ -1,5 +1,8 @@
 import type { Capability } from './define.js';
 import * as browserTools from './browser-tools.js';
+import { keepFile, workspaceFiles } from './file-tools.js';
+import { deleteFlow, getFlow, listFlows, runFlowTool, saveFlow } from './flow-tools.js';
+import { listSecrets } from './secret-tools.js';
 import { currentWorkspace, endBrowser, openSession, skillTool } from './workspace-tools.js';
 
 /** The capability table: every tool, in the order clients list them. */
@@ -20,6 +23,14 @@ export const CAPABILITIES: readonly Capability[] = [
   browserTools.screenshot,
   browserTools.print,
   browserTools.assertTool,
+  keepFile,
+  runFlowTool,
+  saveFlow,
+  deleteFlow,
+  listFlows,
+  getFlow,
+  workspaceFiles,
+  listSecrets,
   currentWorkspace,
   skillTool,
 ];
@@ -31,4 +42,4 @@ export function capabilityNamed(name: string): Capability | undefined {
 }
 
 /** Tools that only mirror a resource, for clients that cannot read resources. */
-export const MIRROR_TOOLS = new Set(['current_workspace', 'selenium_flow_skill']);
+export const MIRROR_TOOLS = new Set(['current_workspace', 'selenium_flow_skill', 'list_flows', 'get_flow', 'workspace_files', 'list_secrets']);

@@ -47,6 +47,7 @@ export const currentWorkspace = defineTool({
   usesSessionId: true,
   runnableInFlow: false,
   answersUnderControl: true,
+  takesTurn: false,
   http: { method: 'GET', path: '/workspace' },
   input: z.object({}),
   output: z.object({
@@ -58,6 +59,7 @@ export const currentWorkspace = defineTool({
     window: z.object({ width: z.number(), height: z.number() }).nullable(),
     url: z.string().nullable(),
     title: z.string().nullable(),
+    flows_here: z.array(z.string()).describe('saved flows meant for the current page (run_flow)'),
   }),
   handler: async (_args, { workspace }) => workspace.describe(),
 });
@@ -70,6 +72,7 @@ export const skillTool = defineTool({
   browser: 'none',
   runnableInFlow: false,
   answersUnderControl: true,
+  takesTurn: false,
   http: { method: 'GET', path: '/skill' },
   input: z.object({}),
   output: z.object({ text: z.string() }),

@@ -19,4 +19,6 @@ export interface CurrentWorkspace {
   window: { width: number; height: number } | null;
   url: string | null;
   title: string | null;
+  /** flows whose urls match the current page */
+  flows_here: string[];
 }

@@ -6,8 +6,13 @@ export interface UploadSource {
   text?: string;
   content?: string;
   path?: string;
+  /** a workspace://files… URI */
+  file?: string;
   filename?: string;
 }
+
+/** Reads the file a workspace://files… URI names (the Files service, bound to the caller). */
+export type ReadFileUri = (uri: string) => Promise<{ name: string; bytes: Uint8Array }>;
 
 const SAFE_FILENAME = /^[^/\\\0]{1,255}$/;
 
@@ -15,11 +20,19 @@ const SAFE_FILENAME = /^[^/\\\0]{1,255}$/;
  * The bytes an upload_file call names. A path is confined to the data directory: an agent
  * must not be able to hand any file on this machine to a web page.
  */
-export async function resolveUploadBytes(source: UploadSource, dataDir: string | undefined): Promise<{ name: string; bytes: Uint8Array }> {
-  const name = source.filename ?? (source.path ? basename(source.path) : 'upload.txt');
-  if (!SAFE_FILENAME.test(name) || name === '.' || name === '..') {
-    throw new BadRequest('filename must be a plain file name without "/" or "\\", e.g. "report.csv".');
+export async function resolveUploadBytes(
+  source: UploadSource,
+  dataDir: string | undefined,
+  readFileUri?: ReadFileUri,
+): Promise<{ name: string; bytes: Uint8Array }> {
+  if (source.file !== undefined) {
+    if (!readFileUri) {
+      throw new BadRequest('file needs a workspace with files; pass the file as text or content instead.');
+    }
+    const file = await readFileUri(source.file);
+    return { name: checkedName(source.filename ?? file.name), bytes: file.bytes };
   }
+  const name = checkedName(source.filename ?? (source.path ? basename(source.path) : 'upload.txt'));
   if (source.text !== undefined) {
     return { name, bytes: Buffer.from(source.text, 'utf8') };
   }
@@ -27,6 +40,13 @@ export async function resolveUploadBytes(source: UploadSource, dataDir: string |
     return { name, bytes: Buffer.from(source.content, 'base64') };
   }
   return { name, bytes: await readConfined(source.path ?? '', dataDir) };
+}
+
+function checkedName(name: string): string {
+  if (!SAFE_FILENAME.test(name) || name === '.' || name === '..') {
+    throw new BadRequest('filename must be a plain file name without "/" or "\\", e.g. "report.csv".');
+  }
+  return name;
 }
 
 async function readConfined(path: string, dataDir: string | undefined): Promise<Uint8Array> {

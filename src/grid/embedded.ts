@@ -58,6 +58,97 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
   return { url, stop };
 }
 
+export interface HubAndNodesOptions {
+  /** how many nodes register with the hub (default 1) */
+  nodes?: number;
+  /** browsers per node (default 4) */
+  maxSessions?: number;
+  sessionTimeoutSeconds?: number;
+  /** the hub's port (default: a free one) */
+  port?: number;
+}
+
+/**
+ * The distributed Grid: a hub and `nodes` nodes, each its own JVM, talking over a loopback
+ * event bus (the default binds every interface). Clients talk only to the hub's URL; the
+ * nodes' `grid-url` makes the BiDi and VNC addresses they hand out point at the hub too.
+ */
+export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promise<EmbeddedGrid> {
+  const jarPath = findJar();
+  await assertSystemDependencies(jarPath);
+  const nodes = options.nodes ?? 1;
+  const hubPort = options.port ?? (await freePort());
+  const url = `http://127.0.0.1:${hubPort}`;
+  const eventBus = [
+    '--publish-events',
+    `tcp://127.0.0.1:${await freePort()}`,
+    '--subscribe-events',
+    `tcp://127.0.0.1:${await freePort()}`,
+  ];
+  const log = new RecentLines(LOG_LINES_KEPT);
+  const children: ChildProcess[] = [];
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    await Promise.all(stops.map((s) => s()));
+  };
+  const launch = async (name: string, role: 'hub' | 'node', args: string[], config?: string) => {
+    const workDir = await mkdtemp(join(tmpdir(), `selenium-flow-${name}-`));
+    const configArgs: string[] = [];
+    if (config !== undefined) {
+      const configPath = join(workDir, `${name}.toml`);
+      await writeFile(configPath, config);
+      configArgs.push('--config', configPath);
+    }
+    const child = spawnJava(jarPath, workDir, [role, ...configArgs, ...args], role === 'hub' ? '-Xmx256m' : '-Xmx192m');
+    log.follow(child);
+    children.push(child);
+    stops.push(stopper(child, workDir));
+  };
+  try {
+    await launch('hub', 'hub', ['--host', '127.0.0.1', '--port', String(hubPort), ...eventBus]);
+    for (let i = 0; i < nodes; i += 1) {
+      const args = ['--host', '127.0.0.1', '--port', String(await freePort()), ...eventBus];
+      args.push('--session-timeout', String(options.sessionTimeoutSeconds ?? 300));
+      await launch(`node${i + 1}`, 'node', args, gridToml(options.maxSessions ?? 4, url));
+    }
+    await waitUntilNodesReady(url, nodes, children, log);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, stop };
+}
+
+async function waitUntilNodesReady(url: string, nodes: number, children: ChildProcess[], log: RecentLines): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const ended = children.find(hasExited);
+    if (ended) {
+      await outputDrained(ended);
+      throw new Error(`A process of the embedded hub-and-node Grid exited before it was ready (${exitDescription(ended)}).\n${log.text()}`);
+    }
+    if ((await upNodes(url)) >= nodes) {
+      return;
+    }
+    await delay(READY_POLL_MS);
+  }
+  throw new Error(`The embedded hub at ${url} did not see ${nodes} node(s) within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`);
+}
+
+/** Nodes the hub has registered and marks UP (0 while the hub is not ready). */
+async function upNodes(url: string): Promise<number> {
+  try {
+    const response = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
+    const body = (await response.json()) as { value?: { ready?: boolean; nodes?: { availability?: string }[] } };
+    if (body.value?.ready !== true) {
+      return 0;
+    }
+    return (body.value.nodes ?? []).filter((n) => n.availability === 'UP').length;
+  } catch {
+    return 0;
+  }
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -72,7 +163,7 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-function gridToml(maxSessions: number): string {
+function gridToml(maxSessions: number, hubUrl?: string): string {
   const stereotype = JSON.stringify({ browserName: 'chrome', 'goog:chromeOptions': { binary: CHROMIUM } });
   // Selenium Manager and driver detection would reach for the internet or pick up a stray driver.
   // Without override-max-sessions the Grid silently caps max-sessions at the number of CPU cores.
@@ -83,6 +174,8 @@ function gridToml(maxSessions: number): string {
     'enable-managed-downloads = true',
     `max-sessions = ${maxSessions}`,
     'override-max-sessions = true',
+    // A node behind a hub hands out the hub's address (BiDi, VNC), not its own.
+    ...(hubUrl ? [`grid-url = "${hubUrl}"`] : []),
     '',
     '[[node.driver-configuration]]',
     'display-name = "Chromium"',
@@ -103,11 +196,6 @@ interface GridProcessSpec {
 
 function spawnGrid(spec: GridProcessSpec): ChildProcess {
   const args = [
-    '-Xmx256m',
-    // Keeps the node's download folders inside workDir, so stop() removes them too.
-    `-Djava.io.tmpdir=${spec.workDir}`,
-    '-jar',
-    spec.jarPath,
     'standalone',
     '--config',
     spec.configPath,
@@ -119,11 +207,22 @@ function spawnGrid(spec: GridProcessSpec): ChildProcess {
     '--session-timeout',
     String(spec.sessionTimeoutSeconds),
   ];
+  return spawnJava(spec.jarPath, spec.workDir, args, '-Xmx256m');
+}
+
+function spawnJava(jarPath: string, workDir: string, args: string[], heap: string): ChildProcess {
+  const jvm = [
+    heap,
+    // Keeps the node's download folders inside workDir, so stop() removes them too.
+    `-Djava.io.tmpdir=${workDir}`,
+    '-jar',
+    jarPath,
+  ];
   // detached gives the Grid its own process group, so stop() also reaches chromedriver and Chromium.
-  return spawn('java', args, {
+  return spawn('java', [...jvm, ...args], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TMPDIR: spec.workDir },
+    env: { ...process.env, TMPDIR: workDir },
   });
 }
 

@@ -82,7 +82,7 @@ export class Grid {
   }
 }
 
-async function gridFetch(url: string, init: RequestInit): Promise<Response> {
+export async function gridFetch(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
   } catch {

@@ -4,15 +4,20 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { timingSafeEqual } from 'node:crypto';
 import { callTool, type CallDeps } from '../capabilities/call.js';
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
+import type { HttpRendering } from '../capabilities/define.js';
 import { BadRequest, errorBody, PayloadTooLarge, Unauthorized } from '../errors.js';
+import { flowDocumentJsonSchema } from '../flows/document.js';
 import { buildMcpServer } from '../mcp/server.js';
 import { listedTools } from '../mcp/tools.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
+import { registerFileRoutes } from './files-routes.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 
 export interface AppOptions {
   version: string;
   authToken: string | undefined;
+  /** the admin API's token (ADMIN_TOKEN); the bearer token when unset */
+  adminToken?: string;
   gridUrl: string;
   mirrorTools: boolean;
   maxBodyBytes: number;
@@ -37,14 +42,23 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     reply.code(404).send({ error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}; see /openapi.json for the routes.` } }),
   );
   app.addHook('onRequest', async (request) => {
-    if (options.authToken && !PUBLIC_PATHS.has(request.url.split('?')[0] ?? '')) {
+    const guard = request.routeOptions.config.guard;
+    const adminToken = options.adminToken ?? options.authToken;
+    if (guard === 'admin') {
+      if (adminToken) {
+        checkBearer(request, adminToken, 'Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
+      }
+    } else if (guard !== 'signed' && options.authToken && !PUBLIC_PATHS.has(request.url.split('?')[0] ?? '')) {
+      // A signed link carries its own proof (an HMAC with an expiry), checked by its route.
       checkBearer(request, options.authToken);
     }
   });
 
   registerHealth(app, options);
   registerOpenApi(app, options.version);
+  registerFlowRoutes(app);
   registerCapabilities(app, deps, options);
+  registerFileRoutes(app, deps);
   registerMcp(app, deps, options);
   return app;
 }
@@ -73,6 +87,15 @@ function registerOpenApi(app: FastifyInstance, version: string): void {
   app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send(yaml));
 }
 
+/** A flow document may be PUT as YAML text, the form people write it in. */
+function registerFlowRoutes(app: FastifyInstance): void {
+  app.addContentTypeParser(['application/yaml', 'text/yaml', 'application/x-yaml', 'text/plain'], { parseAs: 'string' }, (_request, body, done) => {
+    done(null, body);
+  });
+  const schema = flowDocumentJsonSchema(CAPABILITIES);
+  app.get('/flows/schema', async () => schema);
+}
+
 function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
   for (const capability of CAPABILITIES) {
     if (!options.mirrorTools && MIRROR_TOOLS.has(capability.name)) {
@@ -80,19 +103,34 @@ function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: App
     }
     app.route({
       method: capability.http.method,
-      url: capability.http.path,
+      url: capability.http.path.replace(/\{(\w+)\}/g, ':$1'),
       handler: async (request) => {
         const caller = resolveCaller({ header: request.headers['x-workspace'] });
-        const args = capability.http.method === 'GET' ? queryArgs(request) : request.body;
-        return callTool(deps, capability, args, caller);
+        return callTool(deps, capability, httpArguments(capability.http, request), caller);
       },
     });
   }
 }
 
-/** GET routes take their few arguments (session_id) from the query string. */
-function queryArgs(request: FastifyRequest): Record<string, unknown> {
-  return { ...(request.query as Record<string, unknown>) };
+/** A tool's arguments from an HTTP request, as its rendering in the table says. */
+function httpArguments(http: HttpRendering, request: FastifyRequest): unknown {
+  const fromPath = request.params as Record<string, string>;
+  const ifMatch = http.ifMatchArgument && request.headers['if-match'] ? { [http.ifMatchArgument]: request.headers['if-match'].replace(/^"|"$/g, '') } : {};
+  if (http.method === 'GET' || http.method === 'DELETE') {
+    return { ...queryArguments(request.query as Record<string, string>), ...fromPath, ...ifMatch };
+  }
+  if (http.bodyArgument) {
+    return { [http.bodyArgument]: request.body, ...fromPath, ...ifMatch };
+  }
+  if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
+    return request.body;
+  }
+  return { ...request.body, ...fromPath, ...ifMatch };
+}
+
+/** Query strings are text: "true"/"false" become booleans so the tool's schema sees its types. */
+function queryArguments(query: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v === 'true' ? true : v === 'false' ? false : v]));
 }
 
 function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
@@ -134,12 +172,16 @@ function callerOfMcpRequest(request: Request | undefined): Caller {
   });
 }
 
-function checkBearer(request: FastifyRequest, token: string): void {
+function checkBearer(
+  request: FastifyRequest,
+  token: string,
+  refusal = 'Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN>.',
+): void {
   const header = request.headers.authorization ?? '';
   const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
   const expected = Buffer.from(token);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new Unauthorized('Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN>.');
+    throw new Unauthorized(refusal);
   }
 }
 

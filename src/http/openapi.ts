@@ -27,8 +27,10 @@ const WORKSPACE_HEADER = {
 function errorResponses(): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const code of Object.keys(STATUS_OF) as ErrorCode[]) {
+    // Two codes can share a status (503: the Grid, or the store): the description names both.
+    const earlier = (responses[String(STATUS_OF[code])] as { description?: string } | undefined)?.description;
     responses[String(STATUS_OF[code])] = {
-      description: WHEN[code],
+      description: earlier ? `${earlier}; or ${WHEN[code]}` : WHEN[code],
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
   }
@@ -36,20 +38,34 @@ function errorResponses(): Record<string, unknown> {
 }
 
 function operationOf(capability: Capability): Record<string, unknown> {
+  const input = jsonSchemaOf(capability.input, 'input');
+  const properties = (input.properties ?? {}) as Record<string, unknown>;
+  const inPath = [...capability.http.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+  const { method, bodyArgument, ifMatchArgument } = capability.http;
+  const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(properties).filter((p) => !inPath.includes(p) && p !== ifMatchArgument) : [];
+  const parameters = [
+    WORKSPACE_HEADER,
+    ...inPath.map((name) => ({ name, in: 'path', required: true, schema: properties[name] })),
+    ...inQuery.map((name) => ({ name, in: 'query', required: false, schema: properties[name] })),
+    ...(ifMatchArgument ? [{ name: 'If-Match', in: 'header', required: false, description: 'the revision you read; a stale one is a 409', schema: { type: 'string' } }] : []),
+  ];
   const operation: Record<string, unknown> = {
     operationId: capability.name,
     summary: capability.title,
     description: capability.description,
     'x-mcp-tool': capability.name,
     tags: [capability.browser === 'none' ? 'workspace' : 'browser'],
-    parameters: [WORKSPACE_HEADER],
+    parameters,
     responses: {
       '200': { description: 'the result', content: { 'application/json': { schema: jsonSchemaOf(capability.output, 'output') } } },
       ...errorResponses(),
     },
   };
-  if (capability.http.method === 'POST') {
-    operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchemaOf(capability.input, 'input') } } };
+  if (bodyArgument) {
+    const schema = properties[bodyArgument];
+    operation.requestBody = { required: true, content: { 'application/json': { schema }, 'application/yaml': { schema } } };
+  } else if (method === 'POST') {
+    operation.requestBody = { required: true, content: { 'application/json': { schema: input } } };
   }
   return operation;
 }

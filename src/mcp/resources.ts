@@ -1,8 +1,11 @@
 import { callTool, type CallDeps } from '../capabilities/call.js';
+import { listSecrets } from '../capabilities/secret-tools.js';
 import { currentWorkspace } from '../capabilities/workspace-tools.js';
 import { readSkill } from '../capabilities/skill.js';
 import { NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
+import { FILE_RESOURCES } from './file-resources.js';
+import { FLOW_RESOURCES } from './flow-resources.js';
 
 export type ResourceContent = { uri: string; mimeType: string } & ({ text: string } | { blob: string });
 
@@ -24,6 +27,7 @@ export interface ResourceDefinition {
 
 export const SKILL_URI = 'skill://selenium-flow/SKILL.md';
 export const CURRENT_URI = 'workspace://current';
+export const SECRETS_URI = 'secret://secrets';
 
 export const RESOURCE_DEFINITIONS: ResourceDefinition[] = [
   {
@@ -43,6 +47,17 @@ export const RESOURCE_DEFINITIONS: ResourceDefinition[] = [
     read: async (deps, caller, uri) => [
       { uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, currentWorkspace, {}, caller)) },
     ],
+  },
+  ...FLOW_RESOURCES,
+  ...FILE_RESOURCES,
+  {
+    uri: SECRETS_URI,
+    name: 'secrets',
+    title: 'Secrets',
+    description:
+      'The secrets this workspace may type with write {selector, secret: {name, key}}: names, keys, descriptions, where each may be used. Never a value.',
+    mimeType: 'application/json',
+    read: async (deps, caller, uri) => [{ uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, listSecrets, {}, caller)) }],
   },
 ];
 
@@ -90,5 +105,9 @@ export function matchTemplate(template: string, uri: string): Record<string, str
   if (!match) {
     return undefined;
   }
-  return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]));
+  try {
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]));
+  } catch {
+    return undefined; // a malformed %-escape names no resource
+  }
 }

@@ -15,6 +15,11 @@ export interface Caller {
 export const STDIO_CALLER: Caller = { key: 'stdio', workspace: '_stdio' };
 export const STATELESS_CALLER: Caller = {};
 
+/** The caller a workspace name stands for (the admin API and signed links address workspaces by name). */
+export function callerOfWorkspace(name: string): Caller & { key: string } {
+  return name === STDIO_CALLER.workspace ? { key: 'stdio', workspace: name } : { key: `named:${name}`, workspace: name };
+}
+
 export interface CallerSources {
   header?: string | string[];
   query?: string | null;

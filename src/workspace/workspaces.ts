@@ -135,6 +135,21 @@ export class Workspaces {
     await this.store.put(key, record);
   }
 
+  /** Where the caller's browser is: the remembered page, or a stateless browser asked directly. */
+  async currentUrl(caller: Caller, sessionId: string | undefined): Promise<string | null> {
+    if (caller.key) {
+      return (await this.store.get(caller.key))?.url ?? null;
+    }
+    if (!sessionId) {
+      return null;
+    }
+    try {
+      return await (await this.attachById(sessionId)).driver.getCurrentUrl();
+    } catch {
+      return null;
+    }
+  }
+
   async isAlive(gridId: string): Promise<boolean> {
     return gridCall(() => this.grid.isAlive(gridId));
   }

@@ -3,7 +3,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createServer, type HttpServer } from '../../src/server.js';
+import { openServer, type HttpServer } from '../../src/server.js';
 
 export interface RunningServer {
   server: HttpServer;
@@ -11,10 +11,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** A real selenium-flow HTTP server in this process, on a free port, against the shared Grid. */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+/** A real selenium-flow HTTP server in this process, on a free port, against the shared Grid (or gridUrl). */
+export async function startServer(env: Record<string, string> = {}, gridUrl: string = inject('gridUrl')): Promise<RunningServer> {
   const config = loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', ...env });
-  const server = createServer(config, inject('gridUrl'));
+  const server = await openServer(config, gridUrl);
   const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
   return { server, url, close: () => server.close() };
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TRUNCATION_MARK } from '../../src/browser/reading.js';
 import { connectMcp, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
@@ -6,6 +9,7 @@ const site = inject('siteUrl');
 const WORKSPACE = 'tools';
 
 let running: RunningServer;
+let dataDir: string;
 
 type Answer = Record<string, unknown>;
 
@@ -51,19 +55,25 @@ function pngSize(base64: string): { width: number; height: number } {
 }
 
 beforeAll(async () => {
-  running = await startServer();
+  dataDir = await mkdtemp(join(tmpdir(), 'tools-test-'));
+  running = await startServer({ FLOW_DATA_DIR: dataDir });
   await ok('open_session');
 });
 
 afterAll(async () => {
   await call('end_browser');
   await running.close();
+  await rm(dataDir, { recursive: true, force: true });
 });
 
 describe('open_session and current_workspace', () => {
-  it('opens a browser the workspace remembers, on a blank page', async () => {
+  it('opens a browser the workspace remembers, ending the one it held', async () => {
+    const held = (await workspace()).browser as Answer;
     const opened = await ok('open_session', { width: 1024, height: 768 });
     expect(opened.session_id).toEqual(expect.any(String));
+    expect(opened.session_id).not.toBe(held.session_id);
+    const old = await rest(running.url, '/browser/extract', { selector: { css: 'html' }, session_id: held.session_id });
+    expect(old.status).toBe(404);
     const current = await workspace();
     expect(current).toMatchObject({
       workspace: WORKSPACE,
@@ -137,6 +147,14 @@ describe('interact', () => {
     const missing = await call('interact', { action: 'select', selector: { css: '#country' }, option: 'Atlantis' });
     expect(missing.status).toBe(400);
     expect(JSON.stringify(missing.body)).toContain('Atlantis');
+    expect(await value('#country')).toBe('fr');
+  });
+
+  it('refuses to select in an element that is not a select, and the server lives on', async () => {
+    const refused = await call('interact', { action: 'select', selector: { css: '#email' }, option: 'fr' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('not a <select>');
+    expect(await text('h1')).toBe('Login');
   });
 
   it('checks and unchecks the checkbox, idempotently', async () => {
@@ -157,9 +175,19 @@ describe('interact', () => {
     expect(await value('#email')).toBe('');
   });
 
-  it('focuses a field', async () => {
+  it('focuses a field, and refuses an element that cannot take focus', async () => {
     await ok('interact', { action: 'focus', selector: { css: '#password' } });
     expect(await script('return document.activeElement.id')).toBe('password');
+    const refused = await call('interact', { action: 'focus', selector: { css: 'h1' } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('cannot take focus');
+    expect(await script('return document.activeElement.id')).toBe('password');
+  });
+
+  it('refuses to clear an element that is not a field', async () => {
+    const refused = await call('interact', { action: 'clear', selector: { css: 'h1' } });
+    expect(refused.status).toBe(400);
+    expect(await text('h1')).toBe('Login');
   });
 
   it('scrolls an element into view', async () => {
@@ -186,11 +214,22 @@ describe('write', () => {
     expect(await value('#email')).toBe('second@example.com.org');
   });
 
+  it('refuses a hidden field instead of typing elsewhere', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    await script("document.getElementById('email').style.display = 'none'");
+    const refused = await call('write', { selector: { css: '#email' }, text: 'nobody@example.com' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('assert state visible');
+    expect(await value('#email')).toBe('');
+  });
+
   it('submits the form with submit: true', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     const email = 'ada@example.com';
     await ok('write', { selector: { css: '#password' }, text: 'pw' });
-    await ok('write', { selector: { css: '#email' }, text: email, submit: true });
+    await ok('write', { selector: { css: '#email' }, text: 'ada@' });
+    const submitted = await ok('write', { selector: { css: '#email' }, text: 'example.com', clear: false, submit: true });
+    expect(submitted.value).toBe(email);
     await until("location.pathname === '/welcome.html' && document.getElementById('greeting').textContent !== 'Welcome'");
     expect(await text('#greeting')).toBe(`Welcome, ${email}`);
     expect((await workspace()).title).toBe('Welcome');
@@ -220,6 +259,16 @@ describe('press_key', () => {
     expect(await text('#last-key')).toBe('Control+a');
     await ok('press_key', { key: 'ArrowLeft', modifiers: ['Shift', 'Alt'], selector: { css: '#keys' } });
     expect(await text('#last-key')).toBe('Alt+Shift+ArrowLeft');
+  });
+
+  it('refuses a selector that cannot take the key, instead of pressing it elsewhere', async () => {
+    await ok('write', { selector: { css: '#keys' }, text: 'kept' });
+    await script("document.getElementById('keys').style.display = 'none'");
+    const refused = await call('press_key', { key: 'Backspace', selector: { css: '#keys' } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('cannot take focus');
+    expect(await value('#keys')).toBe('kept');
+    await ok('navigate', { action: 'refresh' });
   });
 
   it('refuses an unknown key name with the fix', async () => {
@@ -291,6 +340,14 @@ describe('dialog', () => {
     expect(await text('#result')).toBe('null');
   });
 
+  it('refuses text for an alert, and the alert stays open to answer', async () => {
+    await ok('interact', { action: 'click', selector: { css: '#alert' } });
+    const refused = await call('dialog', { action: 'accept', text: 'not a prompt' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('Only a prompt takes text');
+    expect(await ok('dialog', { action: 'accept' })).toMatchObject({ message: 'Hello alert' });
+  });
+
   it('waits briefly for an alert a click opens later', async () => {
     await ok('interact', { action: 'click', selector: { css: '#async-alert' } });
     expect(await ok('dialog', { action: 'accept' })).toMatchObject({ message: 'Later', answered: 'accept' });
@@ -335,10 +392,26 @@ describe('upload_file', () => {
     expect(await script("return document.getElementById('file-content').textContent")).toBe(content);
   });
 
-  it('refuses a path when the server has no data directory', async () => {
-    const refused = await call('upload_file', { selector: { css: '#file' }, path: 'report.csv' });
+  it('refuses an element that is not a file input, and leaves it alone', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    const refused = await call('upload_file', { selector: { css: '#email' }, text: 'x' });
     expect(refused.status).toBe(400);
-    expect(JSON.stringify(refused.body)).toContain('data directory');
+    expect(JSON.stringify(refused.body)).toContain('not a file input');
+    expect(await value('#email')).toBe('');
+    await ok('navigate', { url: `${site}/upload.html` });
+  });
+
+  it('sets a file input from a path under the data directory, and nowhere else', async () => {
+    await ok('navigate', { url: `${site}/upload.html` });
+    await writeFile(join(dataDir, 'from-disk.txt'), 'read from the data directory');
+    expect(await ok('upload_file', { selector: { css: '#file' }, path: 'from-disk.txt' })).toMatchObject({ uploaded: 'from-disk.txt' });
+    await until("document.getElementById('file-content').textContent !== ''");
+    expect(await text('#file-content')).toBe('read from the data directory');
+    const outside = await call('upload_file', { selector: { css: '#file' }, path: '../../../../etc/hostname' });
+    expect(outside.status).toBe(400);
+    expect(JSON.stringify(outside.body)).toContain('inside the server data directory');
+    const missing = await call('upload_file', { selector: { css: '#file' }, path: 'no-such-file.txt' });
+    expect(missing.status).toBe(404);
   });
 });
 
@@ -499,6 +572,24 @@ describe('screenshot', () => {
     expect(Math.abs(shot.height - h)).toBeLessThanOrEqual(1);
   });
 
+  it('scales one element down to width, whole even when taller than the window', async () => {
+    await ok('navigate', { url: `${site}/table.html` });
+    const [w, h, viewHeight] = await script<[number, number, number]>(
+      "const r = document.getElementById('data').getBoundingClientRect(); return [r.width, r.height, innerHeight]",
+    );
+    expect(h).toBeGreaterThan(viewHeight);
+    const shot = pngSize((await ok('screenshot', { selector: { css: '#data' }, width: 100 })).data as string);
+    expect(shot.width).toBe(100);
+    // Within 1%: the Grid rounds the element's rect to whole pixels before scaling.
+    expect(Math.abs(shot.height - (h * 100) / w)).toBeLessThanOrEqual((h * 100) / w / 100);
+  });
+
+  it('refuses an element with no size', async () => {
+    const refused = await call('screenshot', { selector: { css: 'head' } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('no size');
+  });
+
   it('scales down to width', async () => {
     const shot = pngSize((await ok('screenshot', { width: 400 })).data as string);
     const viewport = pngSize((await ok('screenshot')).data as string);
@@ -508,15 +599,23 @@ describe('screenshot', () => {
 });
 
 describe('print', () => {
-  it('answers the page as a PDF', async () => {
+  /** The saved file's bytes, read back over the REST tree of Files. */
+  async function savedBytes(name: string): Promise<Buffer> {
+    const response = await fetch(`${running.url}/files/${encodeURIComponent(name)}`, { headers: { 'X-Workspace': WORKSPACE } });
+    expect(response.status).toBe(200);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
+  it('saves the page as a PDF in Files', async () => {
     await ok('navigate', { url: `${site}/table.html` });
-    const pdf = await ok('print');
-    const bytes = Buffer.from(pdf.data as string, 'base64');
-    expect(pdf.mime_type).toBe('application/pdf');
-    expect(bytes.subarray(0, 4).toString('latin1')).toBe('%PDF');
+    const pdf = await ok('print', { filename: 'table' });
+    expect(pdf).toMatchObject({ mime_type: 'application/pdf', name: 'table.pdf' });
+    expect(pdf.uri).toEqual(expect.stringContaining('table.pdf'));
+    const bytes = await savedBytes(pdf.name as string);
+    expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pdf.bytes).toBe(bytes.byteLength);
     const landscape = await ok('print', { landscape: true, background: true });
-    expect(Buffer.from(landscape.data as string, 'base64').subarray(0, 4).toString('latin1')).toBe('%PDF');
+    expect((await savedBytes(landscape.name as string)).subarray(0, 5).toString('latin1')).toBe('%PDF-');
   });
 });
 
@@ -658,5 +757,6 @@ describe('the same calls over HTTP and MCP', () => {
         await mcp.close();
       }
     }
-  });
+    // Three browsers in turn, one after the other: a busy Grid takes seconds to start each.
+  }, 180_000);
 });

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { defineTool } from './define.js';
+
+const entry = z.object({
+  name: z.string(),
+  uri: z.string().describe('read it, keep_file it, or upload_file it by this uri'),
+  size: z.number(),
+  created: z.string(),
+  content_type: z.string(),
+  image: z.boolean(),
+  url: z.string().describe('a signed link that opens the file without the bearer token, until it expires'),
+});
+
+export const fileListing = z.object({
+  workspace: z.string(),
+  uri: z.string(),
+  folder: z.enum(['screenshots', 'downloads']).optional(),
+  count: z.number(),
+  files: z.array(entry).describe('newest first'),
+  folders: z
+    .array(z.object({ name: z.enum(['screenshots', 'downloads']), uri: z.string(), count: z.number(), browser: z.boolean().optional() }))
+    .optional()
+    .describe('Files only: its two folders'),
+  browser: z.boolean().optional().describe('downloads: whether the browser lives (downloads end with it)'),
+});
+
+export const keepFile = defineTool({
+  name: 'keep_file',
+  title: 'Keep a file in Files',
+  description:
+    "Put a screenshot or a download in the workspace's Files, by its uri: a screenshot moves, a download is copied (keep one before its browser ends). A clash lands as \"name (1)\". Answers the file's new uri.",
+  kind: 'act',
+  destructive: false,
+  browser: 'none',
+  runnableInFlow: true,
+  http: { method: 'POST', path: '/files/kept' },
+  input: z.object({
+    uri: z.string().min(1).describe('workspace://files/screenshots/<name> or workspace://files/downloads/<name>'),
+  }),
+  output: z.object({
+    from: z.string().describe('the uri it was kept from'),
+    uri: z.string().describe('where it is now, in Files'),
+    name: z.string(),
+    size: z.number(),
+    url: z.string().describe('a signed link that opens it without the bearer token, until it expires'),
+  }),
+  handler: async (args, { files }) => files.keep(args.uri),
+});
+
+export const workspaceFiles = defineTool({
+  name: 'workspace_files',
+  title: "The workspace's files",
+  description:
+    'Mirror of the workspace://files resources: Files (prints and kept files) with its two folders, or with folder the screenshots or the downloads. Newest first.',
+  kind: 'read',
+  browser: 'none',
+  runnableInFlow: false,
+  answersUnderControl: true,
+  http: { method: 'GET', path: '/workspace/files' },
+  input: z.object({ folder: z.enum(['screenshots', 'downloads']).optional().describe('list this folder instead of Files') }),
+  output: fileListing,
+  handler: async (args, { files }) => (args.folder ? files.folder(args.folder) : files.root()),
+});

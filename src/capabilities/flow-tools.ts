@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { BadRequest } from '../errors.js';
+import { defineTool } from './define.js';
+import type { FlowsView } from './flows-view.js';
+
+const flowName = z.string().min(1).max(64).describe('the flow name: letters, digits, ".", "_" or "-"');
+const revision = z.string().min(1).max(64).describe('the revision you read (from get_flow); a stale one is refused');
+
+const listing = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  urls: z.array(z.string()).optional(),
+  shared: z.boolean(),
+  problem: z.string().optional(),
+});
+
+const stepReport = z.object({
+  n: z.number(),
+  id: z.string().nullable(),
+  tool: z.string(),
+  ok: z.boolean(),
+  summary: z.string(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  result: z.record(z.string(), z.unknown()).optional(),
+});
+
+const runReport = z.object({
+  flow: z.string(),
+  status: z.enum(['ok', 'failed']),
+  steps_run: z.number(),
+  steps_total: z.number(),
+  steps: z.array(stepReport),
+  returned: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  url: z.string().optional(),
+  title: z.string().optional(),
+  result: z.record(z.string(), z.unknown()).optional(),
+  failed: z
+    .object({
+      n: z.number(),
+      id: z.string().nullable(),
+      tool: z.string(),
+      error: z.object({ code: z.string(), message: z.string() }),
+      url: z.string().nullable(),
+    })
+    .optional(),
+});
+
+/** Flows are off without a data directory: say how to turn them on. */
+export function flowsOf(flows: FlowsView | undefined): FlowsView {
+  if (!flows) {
+    throw new BadRequest('Flows need a data directory; start the server with FLOW_DATA_DIR (npm start uses ./data).');
+  }
+  return flows;
+}
+
+export const listFlows = defineTool({
+  name: 'list_flows',
+  title: 'List flows',
+  description:
+    'Mirror of flow://here and flow://flows: the saved flows you can run (yours and the shared ones), with their parameters. By default only those meant for the current page; everywhere: true lists all.',
+  kind: 'read',
+  browser: 'none',
+  takesTurn: false,
+  runnableInFlow: false,
+  answersUnderControl: true,
+  http: { method: 'GET', path: '/flows' },
+  input: z.object({ everywhere: z.boolean().optional().describe('list every flow, not only those for the current page') }),
+  output: z.object({ flows: z.array(listing) }),
+  handler: async (args, { flows }) => ({ flows: await flowsOf(flows).list(args.everywhere ?? false) }),
+});
+
+export const getFlow = defineTool({
+  name: 'get_flow',
+  title: 'Read a flow',
+  description: 'Mirror of flow://flows/{name}: a flow document (as JSON and as its YAML text) and its revision.',
+  kind: 'read',
+  browser: 'none',
+  takesTurn: false,
+  runnableInFlow: false,
+  answersUnderControl: true,
+  http: { method: 'GET', path: '/flows/{name}' },
+  input: z.object({ name: flowName }),
+  output: z.object({
+    name: z.string(),
+    shared: z.boolean(),
+    revision: z.string(),
+    text: z.string().describe('the YAML as stored, comments included'),
+    document: z.record(z.string(), z.unknown()).nullable(),
+    problem: z.string().optional().describe('why this flow cannot run as stored'),
+  }),
+  handler: async (args, { flows }) => ({ ...(await flowsOf(flows).get(args.name)) }),
+});
+
+export const saveFlow = defineTool({
+  name: 'save_flow',
+  title: 'Save a flow',
+  description:
+    'Create or replace a flow in your workspace library: document is YAML text or a JSON object {description, urls, parameters, steps: [{tool, args, id, onError, return, note}]} (schema: flow://schema). Validated against the real tool schemas.',
+  kind: 'act',
+  destructive: false,
+  browser: 'none',
+  takesTurn: false,
+  runnableInFlow: false,
+  http: { method: 'PUT', path: '/flows/{name}', bodyArgument: 'document', ifMatchArgument: 'if_match' },
+  input: z.object({
+    name: flowName,
+    document: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).describe('the flow: YAML text, or the same as a JSON object'),
+    if_match: revision.optional(),
+  }),
+  output: z.object({ name: z.string(), revision: z.string(), created: z.boolean() }),
+  handler: async (args, { flows }) => flowsOf(flows).save(args.name, args.document, args.if_match),
+});
+
+export const deleteFlow = defineTool({
+  name: 'delete_flow',
+  title: 'Delete a flow',
+  description: 'Delete a flow from your workspace library (shared flows are an operator’s to remove).',
+  kind: 'act',
+  browser: 'none',
+  takesTurn: false,
+  runnableInFlow: false,
+  http: { method: 'DELETE', path: '/flows/{name}', ifMatchArgument: 'if_match' },
+  input: z.object({ name: flowName, if_match: revision.optional() }),
+  output: z.object({ deleted: z.boolean() }),
+  handler: async (args, { flows }) => flowsOf(flows).delete(args.name, args.if_match),
+});
+
+export const runFlowTool = defineTool({
+  name: 'run_flow',
+  title: 'Run a flow',
+  description:
+    'Run a saved flow on your browser, every step in one call with no model in the loop. params fill its ${parameters}. Answers a compact report: each step ok or not, what steps marked return gave, and the last result; on a failure, the failed step and the page.',
+  kind: 'act',
+  destructive: true,
+  browser: 'none',
+  takesTurn: false,
+  usesSessionId: true,
+  runnableInFlow: false,
+  http: { method: 'POST', path: '/flows/{name}/run' },
+  input: z.object({
+    name: flowName,
+    params: z.record(z.string(), z.unknown()).optional().describe('values for the flow parameters'),
+    verbose: z.boolean().optional().describe("every step's full result (images are always dropped)"),
+  }),
+  output: runReport,
+  handler: async (args, { flows }) => runReport.parse(await flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false)),
+});

@@ -1,0 +1,42 @@
+import type { Caller } from '../workspace/caller.js';
+
+export interface FlowListing {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  urls?: string[];
+  /** true when it comes from the shared `global` library */
+  shared: boolean;
+  /** why the stored file cannot run (a hand edit gone wrong); the listing still shows it */
+  problem?: string;
+}
+
+export interface FlowRead {
+  name: string;
+  shared: boolean;
+  revision: string;
+  text: string;
+  document: Record<string, unknown> | null;
+  problem?: string;
+}
+
+/** What flow tools may do for one caller; handlers see nothing else. */
+export interface FlowsView {
+  list(everywhere: boolean): Promise<FlowListing[]>;
+  get(name: string): Promise<FlowRead>;
+  save(name: string, document: string | Record<string, unknown>, ifMatch?: string): Promise<{ name: string; revision: string; created: boolean }>;
+  delete(name: string, ifMatch?: string): Promise<{ deleted: boolean }>;
+  run(name: string, params: Record<string, unknown>, verbose: boolean): Promise<Record<string, unknown>>;
+  schema(): Record<string, unknown>;
+}
+
+/** How a flow run reaches the browser: the one call path, as the same caller. */
+export interface FlowToolbox {
+  /** `step` names the flow step, for the audit of a secret it binds */
+  call(tool: string, args: Record<string, unknown>, step: { flow: string; step: number | string }): Promise<Record<string, unknown>>;
+  currentUrl(): Promise<string | null>;
+}
+
+export interface FlowsService {
+  view(caller: Caller, toolbox: FlowToolbox): FlowsView;
+}

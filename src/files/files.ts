@@ -1,0 +1,347 @@
+import { BadRequest, NotFound } from '../errors.js';
+import type { LinkSigner } from './links.js';
+import {
+  contentTypeOf,
+  fileName,
+  FOLDERS,
+  isImage,
+  isSection,
+  libraryName,
+  SECTIONS,
+  withExtension,
+  type Folder,
+  type Section,
+} from './names.js';
+import { DiskFiles, type DiskSection, type StoredFile } from './store.js';
+import { FILES_URI, FOLDER_URI, parseFileUri, uriOf, type FileAddress } from './uris.js';
+
+export interface FileEntry {
+  name: string;
+  uri: string;
+  size: number;
+  /** ISO 8601 */
+  created: string;
+  content_type: string;
+  image: boolean;
+  /** a signed link that opens the file without the bearer token until it expires */
+  url: string;
+}
+
+export interface FolderSummary {
+  name: Folder;
+  uri: string;
+  count: number;
+  /** downloads only: whether the workspace has a live browser (downloads die with it) */
+  browser?: boolean;
+}
+
+export interface Listing {
+  workspace: string;
+  uri: string;
+  /** the folder listed; absent for Files itself */
+  folder?: Folder;
+  count: number;
+  files: FileEntry[];
+  /** Files only: its two folders, with counts */
+  folders?: FolderSummary[];
+  /** downloads only */
+  browser?: boolean;
+}
+
+export interface KeepResult {
+  from: string;
+  uri: string;
+  name: string;
+  size: number;
+  url: string;
+}
+
+export interface FileBytes {
+  name: string;
+  bytes: Uint8Array;
+  contentType: string;
+}
+
+/** The Grid's managed downloads, as the Files service needs them. */
+export interface DownloadsSource {
+  list(gridId: string): Promise<{ name: string; size: number; created: Date }[]>;
+  read(gridId: string, name: string): Promise<Uint8Array | undefined>;
+  clear(gridId: string): Promise<void>;
+}
+
+export interface FilesOptions {
+  dataDir: string | undefined;
+  downloads: DownloadsSource;
+  links: LinkSigner;
+  /** absolute base for links (PUBLIC_URL); links are relative without it */
+  publicUrl?: string;
+  /** the Grid id of the workspace's browser while it lives; undefined otherwise */
+  browserOf(workspace: string): Promise<string | undefined>;
+}
+
+const NO_WORKSPACE =
+  'Files belong to a named workspace: name one with the X-Workspace header (HTTP) or ?workspace=… on the MCP URL, then call again.';
+const NO_DATA_DIR =
+  'Screenshots and Files need a data directory: set FLOW_DATA_DIR (--data-dir) on the server; until then a screenshot can only be answered, not saved.';
+
+/**
+ * A workspace's files, in three sections: Downloads (the Grid's, while the browser lives),
+ * Screenshots (until kept or cleared) and Files (until a person deletes one). Every surface —
+ * tools, resources, REST, the admin API — goes through here, so a rule is written once.
+ */
+export class Files {
+  private readonly disk: DiskFiles | undefined;
+  private readonly base: string;
+
+  constructor(private readonly options: FilesOptions) {
+    this.disk = options.dataDir ? new DiskFiles(options.dataDir) : undefined;
+    this.base = (options.publicUrl ?? '').replace(/\/+$/, '');
+  }
+
+  get enabled(): boolean {
+    return this.disk !== undefined;
+  }
+
+  /** `workspace://files`: the Files section, and its two folders with counts. */
+  async root(workspace: string | undefined): Promise<Listing> {
+    const owner = this.owner(workspace);
+    const [files, screenshots, downloads] = await Promise.all([
+      this.diskEntries(owner, 'files'),
+      this.diskEntries(owner, 'screenshots'),
+      this.downloadEntries(owner),
+    ]);
+    return {
+      workspace: owner,
+      uri: FILES_URI,
+      count: files.length,
+      files,
+      folders: [
+        { name: 'screenshots', uri: FOLDER_URI.screenshots, count: screenshots.length },
+        { name: 'downloads', uri: FOLDER_URI.downloads, count: downloads.entries.length, browser: downloads.browser },
+      ],
+    };
+  }
+
+  /** `workspace://files/screenshots` or `workspace://files/downloads`. */
+  async folder(workspace: string | undefined, folder: Folder): Promise<Listing> {
+    const owner = this.owner(workspace);
+    if (folder === 'screenshots') {
+      const files = await this.diskEntries(owner, 'screenshots');
+      return { workspace: owner, uri: FOLDER_URI.screenshots, folder, count: files.length, files };
+    }
+    const downloads = await this.downloadEntries(owner);
+    return { workspace: owner, uri: FOLDER_URI.downloads, folder, count: downloads.entries.length, files: downloads.entries, browser: downloads.browser };
+  }
+
+  /** Every section at once, for the admin page. */
+  async sections(workspace: string): Promise<{ workspace: string; browser: boolean; downloads: FileEntry[]; screenshots: FileEntry[]; files: FileEntry[] }> {
+    const owner = libraryName(workspace);
+    const [downloads, screenshots, files] = await Promise.all([
+      this.downloadEntries(owner),
+      this.diskEntries(owner, 'screenshots'),
+      this.diskEntries(owner, 'files'),
+    ]);
+    return { workspace: owner, browser: downloads.browser, downloads: downloads.entries, screenshots, files };
+  }
+
+  /** Names in one section, for completions; never an error (a completion is a hint). */
+  async names(workspace: string | undefined, section: Section): Promise<string[]> {
+    try {
+      const owner = this.owner(workspace);
+      const entries = section === 'downloads' ? (await this.downloadEntries(owner)).entries : await this.diskEntries(owner, section);
+      return entries.map((e) => e.name);
+    } catch {
+      return [];
+    }
+  }
+
+  /** The bytes of the file a URI names (upload_file, resources). */
+  async readUri(workspace: string | undefined, uri: string): Promise<FileBytes> {
+    return this.read(workspace, parseFileUri(uri));
+  }
+
+  async read(workspace: string | undefined, address: FileAddress): Promise<FileBytes> {
+    const owner = this.owner(workspace);
+    const name = fileName(address.name);
+    const bytes =
+      address.section === 'downloads'
+        ? await this.options.downloads.read(await this.liveBrowser(owner), name)
+        : await this.requireDisk().read(owner, address.section, name);
+    if (!bytes) {
+      throw new NotFound(`No file ${uriOf(address.section, name)}; ${listingUri(address.section)} lists what there is.`);
+    }
+    return { name, bytes, contentType: contentTypeOf(name) };
+  }
+
+  /** A screenshot lands in Screenshots under `name` (".png" added), or a dated name. */
+  async saveScreenshot(workspace: string | undefined, name: string | undefined, png: Uint8Array): Promise<FileEntry> {
+    const owner = this.owner(workspace);
+    const wanted = withExtension(fileName(name ?? `screenshot ${stamp()}`, 'filename'), '.png');
+    return this.describe(owner, 'screenshots', await this.requireDisk().claim(owner, 'screenshots', fileName(wanted, 'filename'), png));
+  }
+
+  /** A print lands in Files under `name` (".pdf" added), or a dated name; a clash is `name (1)`. */
+  async savePrint(workspace: string | undefined, name: string | undefined, pdf: Uint8Array): Promise<FileEntry> {
+    const owner = this.owner(workspace);
+    const wanted = withExtension(fileName(name ?? `page ${stamp()}`, 'filename'), '.pdf');
+    return this.describe(owner, 'files', await this.requireDisk().claim(owner, 'files', fileName(wanted, 'filename'), pdf));
+  }
+
+  /**
+   * Puts one file in Files. A screenshot moves; a download is copied (the Grid cannot delete
+   * one file) and replaces a same-named file, as downloading it again would; a file already
+   * in Files answers with itself. Never an overwrite otherwise: a clash lands as `name (1)`.
+   */
+  async keep(workspace: string | undefined, uri: string): Promise<KeepResult> {
+    const owner = this.owner(workspace);
+    const { section, name } = parseFileUri(uri);
+    const disk = this.requireDisk();
+    let landed: StoredFile | undefined;
+    if (section === 'files') {
+      landed = await disk.find(owner, 'files', name);
+      if (!landed) {
+        throw new NotFound(`No file ${uriOf('files', name)}; ${FILES_URI} lists what is in Files.`);
+      }
+    } else if (section === 'screenshots') {
+      if (!(await disk.find(owner, 'screenshots', name))) {
+        throw new NotFound(
+          `No screenshot ${uriOf('screenshots', name)} (kept already, or cleared); ${FOLDER_URI.screenshots} lists what there is.`,
+        );
+      }
+      landed = await disk.move(owner, 'screenshots', name, 'files');
+    } else {
+      const bytes = await this.options.downloads.read(await this.liveBrowser(owner), name);
+      if (!bytes) {
+        throw new NotFound(`No download ${uriOf('downloads', name)}; ${FOLDER_URI.downloads} lists what the browser has.`);
+      }
+      const target = (FOLDERS as readonly string[]).includes(name) ? `${name} (1)` : name;
+      landed = await disk.replace(owner, 'files', target, bytes);
+    }
+    return { from: uriOf(section, name), uri: uriOf('files', landed.name), name: landed.name, size: landed.size, url: this.link('files', owner, landed.name) };
+  }
+
+  // Operator actions: the admin API only; no agent tool deletes or clears anything.
+
+  /** Empties the browser's download store; only while the browser lives. */
+  async clearDownloads(workspace: string): Promise<{ workspace: string; cleared: number }> {
+    const owner = libraryName(workspace);
+    const gridId = await this.liveBrowser(owner);
+    const count = (await this.options.downloads.list(gridId)).length;
+    await this.options.downloads.clear(gridId);
+    return { workspace: owner, cleared: count };
+  }
+
+  async clearScreenshots(workspace: string): Promise<{ workspace: string; cleared: number }> {
+    const owner = libraryName(workspace);
+    return { workspace: owner, cleared: await this.requireDisk().clear(owner, 'screenshots') };
+  }
+
+  /** Deletes one file in Files; Files is never cleared wholesale. */
+  async deleteFile(workspace: string, name: string): Promise<{ workspace: string; deleted: string }> {
+    const owner = libraryName(workspace);
+    if (!(await this.requireDisk().delete(owner, 'files', fileName(name)))) {
+      throw new NotFound(`No file ${uriOf('files', name)} in workspace ${owner}; nothing was deleted.`);
+    }
+    return { workspace: owner, deleted: name };
+  }
+
+  /** The bytes behind a signed link, after its signature and expiry pass (else a 403). */
+  async readSigned(section: string, workspace: string, name: string, exp: unknown, sig: unknown): Promise<FileBytes> {
+    this.options.links.verify(section, workspace, name, exp, sig);
+    if (!isSection(section)) {
+      throw new NotFound(`No section ${JSON.stringify(section)}; the sections are ${SECTIONS.join(', ')}.`);
+    }
+    return this.read(libraryName(workspace), { section, name });
+  }
+
+  private owner(workspace: string | undefined): string {
+    if (workspace === undefined) {
+      throw new BadRequest(NO_WORKSPACE);
+    }
+    return libraryName(workspace);
+  }
+
+  private requireDisk(): DiskFiles {
+    if (!this.disk) {
+      throw new BadRequest(NO_DATA_DIR);
+    }
+    return this.disk;
+  }
+
+  private async liveBrowser(owner: string): Promise<string> {
+    const gridId = await this.options.browserOf(owner);
+    if (!gridId) {
+      throw new NotFound(
+        `Workspace ${owner} has no live browser, so it has no downloads (they end with the browser); keep_file a download while its browser lives.`,
+      );
+    }
+    return gridId;
+  }
+
+  private async diskEntries(owner: string, section: DiskSection): Promise<FileEntry[]> {
+    if (!this.disk) {
+      return [];
+    }
+    return newestFirst(await this.disk.list(owner, section)).map((f) => this.describe(owner, section, f));
+  }
+
+  private async downloadEntries(owner: string): Promise<{ browser: boolean; entries: FileEntry[] }> {
+    const gridId = await this.options.browserOf(owner);
+    if (!gridId) {
+      return { browser: false, entries: [] };
+    }
+    const files = await this.options.downloads.list(gridId);
+    return { browser: true, entries: newestFirst(files).map((f) => this.describe(owner, 'downloads', f)) };
+  }
+
+  private describe(owner: string, section: Section, file: StoredFile): FileEntry {
+    const contentType = contentTypeOf(file.name);
+    return {
+      name: file.name,
+      uri: uriOf(section, file.name),
+      size: file.size,
+      created: file.created.toISOString(),
+      content_type: contentType,
+      image: isImage(contentType),
+      url: this.link(section, owner, file.name),
+    };
+  }
+
+  private link(section: Section, owner: string, name: string): string {
+    return this.options.links.url(section, owner, name, this.base);
+  }
+}
+
+function listingUri(section: Section): string {
+  return section === 'files' ? FILES_URI : FOLDER_URI[section];
+}
+
+function newestFirst<T extends StoredFile>(files: T[]): T[] {
+  return [...files].sort((a, b) => b.created.getTime() - a.created.getTime() || a.name.localeCompare(b.name));
+}
+
+/** "2026-12-02 10.31.05": sortable, and legal in a file name everywhere. */
+function stamp(): string {
+  return new Date().toISOString().slice(0, 19).replace('T', ' ').replace(/:/g, '.');
+}
+
+/** One workspace's files, as a tool handler sees them: nothing that clears or deletes. */
+export interface WorkspaceFiles {
+  root(): Promise<Listing>;
+  folder(folder: Folder): Promise<Listing>;
+  readUri(uri: string): Promise<FileBytes>;
+  saveScreenshot(name: string | undefined, png: Uint8Array): Promise<FileEntry>;
+  savePrint(name: string | undefined, pdf: Uint8Array): Promise<FileEntry>;
+  keep(uri: string): Promise<KeepResult>;
+}
+
+export function filesOf(files: Files, workspace: string | undefined): WorkspaceFiles {
+  return {
+    root: () => files.root(workspace),
+    folder: (folder) => files.folder(workspace, folder),
+    readUri: (uri) => files.readUri(workspace, uri),
+    saveScreenshot: (name, png) => files.saveScreenshot(workspace, name, png),
+    savePrint: (name, pdf) => files.savePrint(workspace, name, pdf),
+    keep: (uri) => files.keep(workspace, uri),
+  };
+}

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { NotFound } from '../errors.js';
+import { candidateNames, fileName, libraryName } from './names.js';
+
+/** The two sections that live on this server's disk; Downloads are the Grid's. */
+export type DiskSection = 'screenshots' | 'files';
+
+export interface StoredFile {
+  name: string;
+  size: number;
+  created: Date;
+}
+
+/**
+ * `<FLOW_DATA_DIR>/<workspace>/screenshots/` and `<workspace>/files/`. The only code that
+ * turns a name into a path: every name is validated first, so no name reaches past its folder.
+ *
+ * Every write lands whole or not at all: bytes go to a temp file in `<workspace>/.incoming/`
+ * (the same filesystem), then are renamed into place (replace) or hard-linked (claim — a link
+ * fails when the name is taken, so two racing saves can never both win one name).
+ */
+export class DiskFiles {
+  constructor(private readonly root: string) {}
+
+  async list(workspace: string, section: DiskSection): Promise<StoredFile[]> {
+    const dir = this.folder(workspace, section);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      if (isMissing(err)) {
+        return [];
+      }
+      throw err;
+    }
+    const entries = await Promise.all(
+      names.map(async (name) => {
+        try {
+          const info = await stat(join(dir, name));
+          return info.isFile() ? { name, size: info.size, created: info.mtime } : undefined;
+        } catch {
+          return undefined; // removed while we listed
+        }
+      }),
+    );
+    return entries.filter((e): e is StoredFile => e !== undefined);
+  }
+
+  async find(workspace: string, section: DiskSection, name: string): Promise<StoredFile | undefined> {
+    try {
+      const info = await stat(this.path(workspace, section, name));
+      return info.isFile() ? { name, size: info.size, created: info.mtime } : undefined;
+    } catch (err) {
+      if (isMissing(err)) {
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  /** The bytes of one file, or undefined when there is none by that name. */
+  async read(workspace: string, section: DiskSection, name: string): Promise<Buffer | undefined> {
+    try {
+      return await readFile(this.path(workspace, section, name));
+    } catch (err) {
+      if (isMissing(err) || (err as { code?: string }).code === 'EISDIR') {
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  /** Writes under the first free name of `name`, `name (1)`, …; never overwrites. */
+  async claim(workspace: string, section: DiskSection, name: string, bytes: Uint8Array): Promise<StoredFile> {
+    const temp = await this.temp(workspace, bytes);
+    try {
+      return await this.linkFirstFree(temp, workspace, section, name);
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  /** Writes `name`, replacing a file of that name whole (a reader sees the old or the new). */
+  async replace(workspace: string, section: DiskSection, name: string, bytes: Uint8Array): Promise<StoredFile> {
+    const target = this.path(workspace, section, name);
+    const temp = await this.temp(workspace, bytes);
+    try {
+      await mkdir(this.folder(workspace, section), { recursive: true });
+      await rename(temp, target);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+    return { name, size: bytes.byteLength, created: (await stat(target)).mtime };
+  }
+
+  /** Moves a file into another section under its first free name there; no bytes are copied. */
+  async move(workspace: string, from: DiskSection, name: string, to: DiskSection): Promise<StoredFile> {
+    const source = this.path(workspace, from, name);
+    if (!(await this.find(workspace, from, name))) {
+      throw new NotFound(`No ${from === 'screenshots' ? 'screenshot' : 'file'} called ${JSON.stringify(name)}.`);
+    }
+    const landed = await this.linkFirstFree(source, workspace, to, name);
+    await unlink(source);
+    return landed;
+  }
+
+  async delete(workspace: string, section: DiskSection, name: string): Promise<boolean> {
+    try {
+      await unlink(this.path(workspace, section, name));
+      return true;
+    } catch (err) {
+      if (isMissing(err)) {
+        return false;
+      }
+      throw err;
+    }
+  }
+
+  /** Removes every file of a section; answers how many went. */
+  async clear(workspace: string, section: DiskSection): Promise<number> {
+    let removed = 0;
+    for (const entry of await this.list(workspace, section)) {
+      if (await this.delete(workspace, section, entry.name)) {
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  private async linkFirstFree(existing: string, workspace: string, section: DiskSection, name: string): Promise<StoredFile> {
+    await mkdir(this.folder(workspace, section), { recursive: true });
+    for (const candidate of candidateNames(name, section === 'files')) {
+      try {
+        await link(existing, this.path(workspace, section, candidate));
+      } catch (err) {
+        if ((err as { code?: string }).code === 'EEXIST') {
+          continue;
+        }
+        throw err;
+      }
+      const info = await stat(existing);
+      return { name: candidate, size: info.size, created: info.mtime };
+    }
+    throw new Error('unreachable: candidateNames never ends');
+  }
+
+  private async temp(workspace: string, bytes: Uint8Array): Promise<string> {
+    const dir = join(this.root, libraryName(workspace), '.incoming');
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, randomUUID());
+    await writeFile(path, bytes, { flag: 'wx', mode: 0o600 });
+    return path;
+  }
+
+  private folder(workspace: string, section: DiskSection): string {
+    return join(this.root, libraryName(workspace), section);
+  }
+
+  private path(workspace: string, section: DiskSection, name: string): string {
+    return join(this.folder(workspace, section), fileName(name));
+  }
+}
+
+function isMissing(err: unknown): boolean {
+  return (err as { code?: string }).code === 'ENOENT';
+}

@@ -1,0 +1,234 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parseDocument, stringify } from 'yaml';
+import { z } from 'zod';
+import { valueAt } from '../capabilities/call.js';
+import type { Capability } from '../capabilities/define.js';
+import { jsonSchemaOf } from '../capabilities/json-schema.js';
+import { BadRequest } from '../errors.js';
+import { holdsReference, referencesIn } from './references.js';
+
+export interface FlowStep {
+  tool: string;
+  args: Record<string, unknown>;
+  id?: string;
+  onError?: 'abort' | 'continue';
+  return?: boolean;
+  note?: string;
+}
+
+export interface FlowDocument {
+  name?: string;
+  description?: string;
+  urls?: string[];
+  parameters?: JsonSchemaObject;
+  steps: FlowStep[];
+}
+
+export type JsonSchemaObject = { type: 'object'; properties?: Record<string, Record<string, unknown>>; required?: string[] } & Record<
+  string,
+  unknown
+>;
+
+const STEP_KEYS = ['tool', 'args', 'id', 'onError', 'return', 'note'] as const;
+const MAX_STEPS = 200;
+
+const stepFrame = z.strictObject({
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'an id is a letter then letters, digits, "_" or "-" (at most 64)')
+    .optional(),
+  onError: z.enum(['abort', 'continue']).optional(),
+  return: z.boolean().optional(),
+  note: z.string().optional(),
+});
+
+const documentFrame = z.strictObject({
+  name: z.string().optional(),
+  description: z.string().max(2000).optional(),
+  urls: z.array(z.string().min(1), { error: 'urls must be a list of URL globs (strings)' }).optional(),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  steps: z.array(z.unknown()).min(1, 'a flow needs at least one step').max(MAX_STEPS),
+});
+
+const ajv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true });
+
+/**
+ * Reads a flow from YAML text (or an already-parsed object) and validates it against the
+ * capability table. Every refusal names the step and the fix; nothing here repairs a document.
+ */
+export function parseFlow(source: string | Record<string, unknown>, capabilities: readonly Capability[]): FlowDocument {
+  const raw = typeof source === 'string' ? parseYaml(source) : source;
+  const frame = documentFrame.safeParse(raw);
+  if (!frame.success) {
+    const issue = frame.error.issues[0];
+    const where = issue?.path.join('.') || 'the document';
+    const unknown = issue?.code === 'unrecognized_keys' ? ` ${issue.keys.join(', ')}: not a document key (name, description, urls, parameters, steps)` : '';
+    throw new BadRequest(`Invalid flow: ${where}:${unknown || ` ${issue?.message ?? 'invalid'}`}.`);
+  }
+  const parameters = frame.data.parameters === undefined ? undefined : checkParameters(frame.data.parameters);
+  const declared = new Set(Object.keys(parameters?.properties ?? {}));
+  const byName = new Map(capabilities.map((c) => [c.name, c]));
+  const ids = new Set<string>();
+  const steps = frame.data.steps.map((rawStep, index) => {
+    const step = checkStep(rawStep, index + 1, byName, declared);
+    if (step.id !== undefined) {
+      if (ids.has(step.id)) {
+        throw new BadRequest(`Invalid flow: step ${index + 1}: the id "${step.id}" is already used by an earlier step; ids must be unique.`);
+      }
+      ids.add(step.id);
+    }
+    return step;
+  });
+  return { ...frame.data, parameters, steps };
+}
+
+function parseYaml(text: string): unknown {
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const error = document.errors[0];
+  if (error) {
+    const line = error.linePos?.[0]?.line;
+    throw new BadRequest(`The flow is not valid YAML${line ? ` (line ${line})` : ''}: ${error.message.split('\n')[0]}; fix the YAML and save again.`);
+  }
+  return document.toJS() as unknown;
+}
+
+function checkParameters(parameters: Record<string, unknown>): JsonSchemaObject {
+  if (parameters.type !== 'object') {
+    throw new BadRequest('Invalid flow: parameters must be a JSON Schema object: {type: object, properties: {...}, required: [...]}.');
+  }
+  if (!ajv.validateSchema(parameters)) {
+    const error = ajv.errors?.[0];
+    throw new BadRequest(`Invalid flow: parameters is not a valid JSON Schema (${error?.instancePath || '/'} ${error?.message ?? ''}).`);
+  }
+  return parameters as JsonSchemaObject;
+}
+
+function checkStep(rawStep: unknown, n: number, byName: Map<string, Capability>, declared: Set<string>): FlowStep {
+  const frame = stepFrame.safeParse(rawStep);
+  if (!frame.success) {
+    const issue = frame.error.issues[0];
+    if (issue?.code === 'unrecognized_keys') {
+      throw new BadRequest(`Invalid flow: step ${n}: unknown key ${issue.keys.join(', ')}; a step has only ${STEP_KEYS.join(', ')}.`);
+    }
+    throw new BadRequest(`Invalid flow: step ${n}: ${issue?.path.join('.') || 'the step'}: ${issue?.message ?? 'invalid'}.`);
+  }
+  const step = { ...frame.data, args: frame.data.args ?? {} };
+  const capability = byName.get(step.tool);
+  const runnable = [...byName.values()].filter((c) => c.runnableInFlow).map((c) => c.name);
+  if (!capability) {
+    throw new BadRequest(`Invalid flow: step ${n}: unknown tool "${step.tool}"; a step may use ${runnable.join(', ')}.`);
+  }
+  if (!capability.runnableInFlow) {
+    throw new BadRequest(
+      `Invalid flow: step ${n}: ${step.tool} cannot be a flow step (a flow runs on the browser the caller already has, and never calls a flow); a step may use ${runnable.join(', ')}.`,
+    );
+  }
+  checkSecretReference(step.args, n);
+  checkArguments(capability, step.args, n);
+  for (const name of referencesIn(step.args)) {
+    if (!declared.has(name)) {
+      throw new BadRequest(
+        `Invalid flow: step ${n}: \${${name}} is not a declared parameter; declare it under parameters.properties, or write $\${${name}} for a literal \${${name}}.`,
+      );
+    }
+  }
+  return step;
+}
+
+/** A secret is named, never computed: a parameter inside its name or key could steer it. */
+function checkSecretReference(args: Record<string, unknown>, n: number): void {
+  const secret = args.secret;
+  if (secret !== null && typeof secret === 'object' && referencesIn(secret).size > 0) {
+    throw new BadRequest(`Invalid flow: step ${n}: a secret's name and key are written out, never \${parameters}; name the secret itself.`);
+  }
+}
+
+/**
+ * The step's args must satisfy the very schema the tool advertises, except where a value
+ * holds a `${parameter}`: its final form is only known at run time, when the call path
+ * validates it again.
+ */
+function checkArguments(capability: Capability, args: Record<string, unknown>, n: number): void {
+  const parsed = capability.stepArgs.safeParse(args);
+  if (parsed.success) {
+    return;
+  }
+  for (const issue of parsed.error.issues) {
+    const value = valueAt(args, issue.path);
+    if (typeof value === 'string' && holdsReference(value)) {
+      continue;
+    }
+    const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    const known = Object.keys(capability.stepArgs.shape).join(', ');
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown argument ${issue.keys.join(', ')}; ${capability.name} takes ${known}`
+        : value === undefined && issue.path.length > 0 && issue.code !== 'custom'
+          ? `missing argument ${issue.path.join('.')}; ${capability.name} takes ${known}`
+          : `${where}${issue.message}`;
+    throw new BadRequest(`Invalid flow: step ${n} (${capability.name}): ${message.replace(/\.$/, '')}.`);
+  }
+}
+
+/** Defaults applied, then the params checked against `parameters`, before step one. */
+export function prepareParams(parameters: JsonSchemaObject | undefined, given: Record<string, unknown>): Record<string, unknown> {
+  const params = structuredClone(given);
+  if (!parameters) {
+    const extra = Object.keys(params);
+    if (extra.length > 0) {
+      throw new BadRequest(`This flow takes no parameters, but got ${extra.join(', ')}; run it without params.`);
+    }
+    return params;
+  }
+  const validate = ajv.compile(parameters);
+  if (!validate(params)) {
+    const error = validate.errors?.[0];
+    const where = error?.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'params';
+    const missing = error?.keyword === 'required' ? ` (${String((error.params as { missingProperty?: string }).missingProperty)})` : '';
+    throw new BadRequest(`Invalid params: ${where} ${error?.message ?? 'is invalid'}${missing}; the flow's parameters are ${JSON.stringify(parameters.properties ?? {})}.`);
+  }
+  return params;
+}
+
+/** The whole document schema, derived from the capability table: what flow://schema publishes. */
+export function flowDocumentJsonSchema(capabilities: readonly Capability[]): Record<string, unknown> {
+  const steps = capabilities
+    .filter((c) => c.runnableInFlow)
+    .map((c) => ({
+      type: 'object',
+      additionalProperties: false,
+      required: ['tool'],
+      properties: {
+        tool: { const: c.name },
+        args: jsonSchemaOf(c.stepArgs, 'input'),
+        id: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$', description: 'unique in the flow; names the step in the report' },
+        onError: { enum: ['abort', 'continue'], description: 'abort (default) stops the run; continue marks the step failed and goes on' },
+        return: { type: 'boolean', description: "include this step's full result in the report" },
+        note: { type: 'string', description: 'a comment for people' },
+      },
+    }));
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'selenium-flow flow document',
+    type: 'object',
+    additionalProperties: false,
+    required: ['steps'],
+    properties: {
+      name: { type: 'string', description: 'optional; the stored name is authoritative' },
+      description: { type: 'string' },
+      urls: { type: 'array', items: { type: 'string' }, description: 'URL globs where the flow is relevant (* = any characters)' },
+      parameters: {
+        type: 'object',
+        description: 'a JSON Schema object; each property is a ${name} the steps may use ($${ writes a literal ${)',
+      },
+      steps: { type: 'array', minItems: 1, maxItems: MAX_STEPS, items: { oneOf: steps } },
+    },
+  };
+}
+
+/** A document sent as JSON is stored as YAML text, the form people edit. */
+export function toYamlText(source: string | Record<string, unknown>): string {
+  return typeof source === 'string' ? source : stringify(source);
+}

@@ -1,0 +1,166 @@
+import type { Capability } from '../capabilities/define.js';
+import type { FlowListing, FlowRead, FlowsService, FlowsView, FlowToolbox } from '../capabilities/flows-view.js';
+import { BadRequest, Forbidden, NotFound } from '../errors.js';
+import type { Caller } from '../workspace/caller.js';
+import { flowDocumentJsonSchema, parseFlow, prepareParams, toYamlText, type FlowDocument } from './document.js';
+import { urlMatches } from './glob.js';
+import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
+import { runFlow } from './runner.js';
+import type { FlowStore, StoredFlow } from './store.js';
+
+// Long enough to spare a directory read per call in a busy loop, short enough that an
+// operator's edit shows up before anyone wonders why.
+const LISTING_TTL_MS = 2000;
+const MAX_DOCUMENT_BYTES = 256 * 1024;
+
+/**
+ * The flow libraries: each workspace's own, and `global`, shared. Reads merge the caller's
+ * own with global (own wins); writes touch only the caller's own, and no agent writes global.
+ */
+export class FlowLibraries implements FlowsService {
+  private readonly listings = new Map<string, { at: number; entries: FlowListing[] }>();
+  private readonly schema: Record<string, unknown>;
+
+  constructor(
+    private readonly store: FlowStore,
+    private readonly capabilities: readonly Capability[],
+    private readonly runTimeoutMs: number,
+  ) {
+    this.schema = flowDocumentJsonSchema(capabilities);
+  }
+
+  view(caller: Caller, toolbox: FlowToolbox): FlowsView {
+    const own = caller.workspace;
+    return {
+      list: (everywhere) => this.list(own, everywhere, toolbox),
+      get: async (name) => this.read(await this.find(own, name)),
+      save: (name, document, ifMatch) => this.save(own, name, document, ifMatch),
+      delete: (name, ifMatch) => this.remove(own, name, ifMatch),
+      run: (name, params, verbose) => this.run(own, name, params, verbose, toolbox),
+      schema: () => this.schema,
+    };
+  }
+
+  private async list(own: string | undefined, everywhere: boolean, toolbox: FlowToolbox): Promise<FlowListing[]> {
+    const shared = await this.listing(GLOBAL_LIBRARY);
+    const mine = own && own !== GLOBAL_LIBRARY ? await this.listing(own) : [];
+    const mineNames = new Set(mine.map((f) => f.name));
+    const merged = [...mine, ...shared.filter((f) => !mineNames.has(f.name))].sort((a, b) => a.name.localeCompare(b.name));
+    if (everywhere) {
+      return merged;
+    }
+    const url = await toolbox.currentUrl();
+    return url ? merged.filter((f) => urlMatches(f.urls, url)) : merged;
+  }
+
+  private async listing(library: string): Promise<FlowListing[]> {
+    const cached = this.listings.get(library);
+    if (cached && Date.now() - cached.at < LISTING_TTL_MS) {
+      return cached.entries;
+    }
+    const entries: FlowListing[] = [];
+    for (const name of await this.store.names(library)) {
+      const stored = await this.store.get(library, name);
+      if (stored) {
+        entries.push(this.summarise(stored));
+      }
+    }
+    this.listings.set(library, { at: Date.now(), entries });
+    return entries;
+  }
+
+  private summarise(stored: StoredFlow): FlowListing {
+    const shared = stored.library === GLOBAL_LIBRARY;
+    try {
+      const document = parseFlow(stored.text, this.capabilities);
+      return { name: stored.name, description: document.description, parameters: document.parameters, urls: document.urls, shared };
+    } catch (err) {
+      return { name: stored.name, shared, problem: err instanceof Error ? err.message : 'unreadable' };
+    }
+  }
+
+  private async find(own: string | undefined, rawName: string): Promise<StoredFlow> {
+    const name = checkFlowName(rawName);
+    const stored = (own && own !== GLOBAL_LIBRARY ? await this.store.get(own, name) : undefined) ?? (await this.store.get(GLOBAL_LIBRARY, name));
+    if (!stored) {
+      throw new NotFound(`No flow named ${name}; list_flows (everywhere: true) lists the flows you can run.`);
+    }
+    return stored;
+  }
+
+  private read(stored: StoredFlow): FlowRead {
+    const base = { name: stored.name, shared: stored.library === GLOBAL_LIBRARY, revision: stored.revision, text: stored.text };
+    try {
+      return { ...base, document: toPlain(parseFlow(stored.text, this.capabilities)) };
+    } catch (err) {
+      return { ...base, document: null, problem: err instanceof Error ? err.message : 'unreadable' };
+    }
+  }
+
+  private writable(own: string | undefined): string {
+    if (!own) {
+      throw new Forbidden(
+        'Unnamed callers share the global library, which agents cannot write; name your workspace (?workspace=… or X-Workspace) to save flows of your own, or ask an operator to put this flow in global.',
+      );
+    }
+    if (own === GLOBAL_LIBRARY) {
+      throw new Forbidden('"global" is the shared library, which agents cannot write; use a workspace with another name, or ask an operator.');
+    }
+    return own;
+  }
+
+  private async save(own: string | undefined, rawName: string, source: string | Record<string, unknown>, ifMatch?: string) {
+    const library = this.writable(own);
+    const name = checkFlowName(rawName);
+    const text = toYamlText(source);
+    if (Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) {
+      throw new BadRequest(`The flow is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB; split it into smaller flows.`);
+    }
+    parseFlow(source, this.capabilities);
+    const { flow, created } = await this.store.put(library, name, text, ifMatch);
+    this.listings.delete(library);
+    return { name, revision: flow.revision, created };
+  }
+
+  private async remove(own: string | undefined, rawName: string, ifMatch?: string) {
+    const library = this.writable(own);
+    const name = checkFlowName(rawName);
+    if (ifMatch !== undefined) {
+      const existing = await this.store.get(library, name);
+      if (existing?.revision !== ifMatch) {
+        throw new BadRequest(`Flow ${name} is not at revision ${ifMatch}; read it again before deleting.`);
+      }
+    }
+    const deleted = await this.store.delete(library, name);
+    this.listings.delete(library);
+    if (!deleted) {
+      throw new NotFound(`No flow named ${name} in your library; list_flows shows what exists (global flows cannot be deleted by agents).`);
+    }
+    return { deleted };
+  }
+
+  private async run(own: string | undefined, rawName: string, given: Record<string, unknown>, verbose: boolean, toolbox: FlowToolbox) {
+    const stored = await this.find(own, rawName);
+    let document: FlowDocument;
+    try {
+      document = parseFlow(stored.text, this.capabilities);
+    } catch (err) {
+      throw new BadRequest(`Flow ${stored.name} cannot run: ${err instanceof Error ? err.message : 'it is unreadable'} Fix it with save_flow.`);
+    }
+    const params = prepareParams(document.parameters, given);
+    const report = await runFlow({
+      name: stored.name,
+      document,
+      params,
+      verbose,
+      timeoutMs: this.runTimeoutMs,
+      call: (tool, args, step) => toolbox.call(tool, args, step),
+      currentUrl: () => toolbox.currentUrl(),
+    });
+    return { ...report } as Record<string, unknown>;
+  }
+}
+
+function toPlain(document: FlowDocument): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+}

@@ -1,0 +1,16 @@
+import { BadRequest } from '../errors.js';
+import { WORKSPACE_NAME_RULE, workspaceName } from '../workspace/names.js';
+
+export const GLOBAL_LIBRARY = 'global';
+export const STDIO_LIBRARY = '_stdio';
+
+/** Flow names follow the workspace-name rule, validated and never slugged. */
+export function checkFlowName(name: string): string {
+  if (!workspaceName.safeParse(name).success) {
+    throw new BadRequest(`Invalid flow name "${name.slice(0, 80)}": ${WORKSPACE_NAME_RULE.replace('A workspace name', 'a flow name')}.`);
+  }
+  if (name === 'schema') {
+    throw new BadRequest('"schema" is reserved (GET /flows/schema is the document schema); choose another flow name.');
+  }
+  return name;
+}

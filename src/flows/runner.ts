@@ -1,0 +1,136 @@
+import { errorBody, TimedOut } from '../errors.js';
+import type { FlowDocument, FlowStep } from './document.js';
+import { substitute } from './references.js';
+
+export type StepCall = (tool: string, args: Record<string, unknown>, step: { flow: string; step: number | string }) => Promise<Record<string, unknown>>;
+
+export interface StepReport {
+  n: number;
+  id: string | null;
+  tool: string;
+  ok: boolean;
+  summary: string;
+  error?: { code: string; message: string };
+  result?: Record<string, unknown>;
+}
+
+export interface RunReport {
+  flow: string;
+  status: 'ok' | 'failed';
+  steps_run: number;
+  steps_total: number;
+  steps: StepReport[];
+  returned?: Record<string, Record<string, unknown>>;
+  url?: string;
+  title?: string;
+  result?: Record<string, unknown>;
+  failed?: { n: number; id: string | null; tool: string; error: { code: string; message: string }; url: string | null };
+}
+
+export interface RunOptions {
+  name: string;
+  document: FlowDocument;
+  params: Record<string, unknown>;
+  verbose: boolean;
+  timeoutMs: number;
+  call: StepCall;
+  /** where the browser is, for a failure report */
+  currentUrl: () => Promise<string | null>;
+}
+
+/**
+ * Runs a flow straight through, no model in the loop: each step is an ordinary tool call
+ * through the one call path, so turns, validation and errors are exactly a direct call's.
+ */
+export async function runFlow(options: RunOptions): Promise<RunReport> {
+  const { document, verbose } = options;
+  const deadline = Date.now() + options.timeoutMs;
+  const report: RunReport = { flow: options.name, status: 'ok', steps_run: 0, steps_total: document.steps.length, steps: [] };
+  const returned: Record<string, Record<string, unknown>> = {};
+  let last: Record<string, unknown> | undefined;
+  for (const [index, step] of document.steps.entries()) {
+    const n = index + 1;
+    const id = step.id ?? null;
+    report.steps_run = n;
+    try {
+      const call = options.call(step.tool, substitute(step.args, options.params), { flow: options.name, step: step.id ?? n });
+      const result = withoutImages(await withinDeadline(call, deadline));
+      last = result;
+      report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step, result), ...(verbose ? { result } : {}) });
+      if (step.return) {
+        returned[step.id ?? `step${n}`] = result;
+      }
+    } catch (err) {
+      const error = errorBody(err).body.error;
+      report.steps.push({ n, id, tool: step.tool, ok: false, summary: 'failed', error });
+      if (step.onError === 'continue' && !(err instanceof TimedOutRun)) {
+        continue;
+      }
+      report.status = 'failed';
+      report.failed = { n, id, tool: step.tool, error, url: await options.currentUrl().catch(() => null) };
+      break;
+    }
+  }
+  if (Object.keys(returned).length > 0) {
+    report.returned = returned;
+  }
+  if (last) {
+    if (typeof last.url === 'string') {
+      report.url = last.url;
+    }
+    if (typeof last.title === 'string') {
+      report.title = last.title;
+    }
+    report.result = last;
+  }
+  return report;
+}
+
+class TimedOutRun extends TimedOut {}
+
+/** A step cannot be cancelled once WebDriver has it; the run stops waiting for it instead. */
+async function withinDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+  const remaining = deadline - Date.now();
+  const message = 'The flow ran out of time (FLOW_RUN_TIMEOUT); split it, or raise the limit.';
+  if (remaining <= 0) {
+    throw new TimedOutRun(message);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new TimedOutRun(message)), remaining);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Images never travel in a report: it is read by a model, and an image costs thousands of tokens. */
+function withoutImages(result: Record<string, unknown>): Record<string, unknown> {
+  if (typeof result.mime_type === 'string' && result.mime_type.startsWith('image/') && 'data' in result) {
+    const { data: _image, ...rest } = result;
+    return rest;
+  }
+  return result;
+}
+
+function summarise(step: FlowStep, result: Record<string, unknown>): string {
+  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+  const short = (value: unknown) => {
+    const s = text(value);
+    return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+  };
+  switch (step.tool) {
+    case 'navigate':
+      return `went to ${text(result.url)}`;
+    case 'write':
+      return result.secret ? `typed secret ${text(result.secret)}` : 'typed';
+    case 'extract':
+      return `read ${short(result.value ?? result.values)}`;
+    case 'assert':
+      return 'passed';
+    default:
+      return short(result.done ?? result.pressed ?? result.message ?? result.uploaded ?? result.frame ?? result.result ?? 'done');
+  }
+}

@@ -1,0 +1,102 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Conflict } from '../errors.js';
+
+export interface StoredFlow {
+  name: string;
+  library: string;
+  /** the YAML exactly as written, comments and all */
+  text: string;
+  revision: string;
+}
+
+/**
+ * Where flows live. The interface speaks in libraries and names, never paths, so a remote
+ * backend (WebDAV, S3) can stand behind it; listing returns texts for the caller to summarise
+ * and cache, never parsed documents.
+ */
+export interface FlowStore {
+  names(library: string): Promise<string[]>;
+  get(library: string, name: string): Promise<StoredFlow | undefined>;
+  /** Writes the text; a stale `ifMatch` revision is a 409 and writes nothing. */
+  put(library: string, name: string, text: string, ifMatch?: string): Promise<{ flow: StoredFlow; created: boolean }>;
+  delete(library: string, name: string): Promise<boolean>;
+}
+
+export function revisionOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+const EXTENSION = '.yaml';
+
+/** `<root>/<library>/flows/<name>.yaml`; directories appear on the first write. */
+export class DirectoryFlowStore implements FlowStore {
+  constructor(private readonly root: string) {}
+
+  private dir(library: string): string {
+    return join(this.root, library, 'flows');
+  }
+
+  private file(library: string, name: string): string {
+    return join(this.dir(library), `${name}${EXTENSION}`);
+  }
+
+  async names(library: string): Promise<string[]> {
+    try {
+      const entries = await readdir(this.dir(library));
+      return entries
+        .filter((e) => e.endsWith(EXTENSION) && !e.startsWith('.'))
+        .map((e) => e.slice(0, -EXTENSION.length))
+        .sort();
+    } catch (err) {
+      if (isMissing(err)) {
+        return [];
+      }
+      throw err;
+    }
+  }
+
+  async get(library: string, name: string): Promise<StoredFlow | undefined> {
+    try {
+      const text = await readFile(this.file(library, name), 'utf8');
+      return { name, library, text, revision: revisionOf(text) };
+    } catch (err) {
+      if (isMissing(err)) {
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  async put(library: string, name: string, text: string, ifMatch?: string): Promise<{ flow: StoredFlow; created: boolean }> {
+    const existing = await this.get(library, name);
+    if (ifMatch !== undefined && existing?.revision !== ifMatch) {
+      throw new Conflict(
+        `Flow ${name} has changed since revision ${ifMatch}${existing ? ` (now ${existing.revision})` : ' (it no longer exists)'}; read it again with get_flow and reapply your change.`,
+      );
+    }
+    await mkdir(this.dir(library), { recursive: true });
+    // Write aside and rename: a crash mid-write must never leave a half-written flow.
+    const temporary = join(this.dir(library), `.${name}.${randomUUID()}.tmp`);
+    await writeFile(temporary, text, 'utf8');
+    await rename(temporary, this.file(library, name));
+    return { flow: { name, library, text, revision: revisionOf(text) }, created: existing === undefined };
+  }
+
+  async delete(library: string, name: string): Promise<boolean> {
+    try {
+      await rm(this.file(library, name));
+      return true;
+    } catch (err) {
+      if (isMissing(err)) {
+        return false;
+      }
+      throw err;
+    }
+  }
+}
+
+function isMissing(err: unknown): boolean {
+  return (err as { code?: unknown }).code === 'ENOENT';
+}

@@ -1,0 +1,80 @@
+import { unzipSync } from 'fflate';
+import { GridUnavailable } from '../errors.js';
+import { BrowserGone, gridFetch } from './grid.js';
+
+export interface DownloadedFile {
+  name: string;
+  size: number;
+  created: Date;
+}
+
+interface FilesAnswer {
+  value?: { files?: { name?: unknown; size?: unknown; creationTime?: unknown; lastModifiedTime?: unknown }[] };
+}
+
+/**
+ * The Grid's managed downloads for one browser (`se:downloadsEnabled`): list, read one, and
+ * delete all — the whole API; the Grid has no per-file delete and no write.
+ */
+export class GridDownloads {
+  constructor(private readonly gridUrl: string) {}
+
+  async list(gridId: string): Promise<DownloadedFile[]> {
+    const response = await gridFetch(this.filesUrl(gridId), { method: 'GET' });
+    await this.check(response, 'list the downloads');
+    const body = (await response.json()) as FilesAnswer;
+    return (body.value?.files ?? [])
+      .filter((f) => typeof f.name === 'string' && !f.name.endsWith('.crdownload')) // Chromium's file in progress
+      .map((f) => ({
+        name: f.name as string,
+        size: typeof f.size === 'number' ? f.size : 0,
+        created: new Date(typeof f.lastModifiedTime === 'number' ? f.lastModifiedTime : Number(f.creationTime ?? 0)),
+      }));
+  }
+
+  /** The bytes of one download, or undefined when the browser has none by that name. */
+  async read(gridId: string, name: string): Promise<Uint8Array | undefined> {
+    const response = await gridFetch(this.filesUrl(gridId), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ name }),
+    });
+    if (response.status === 500) {
+      // The Grid's answer to an unknown name ("Cannot find file [x]").
+      const text = await response.text();
+      if (/cannot find file/i.test(text)) {
+        return undefined;
+      }
+      throw new GridUnavailable(`The Grid failed to read a download (HTTP 500); retry.`);
+    }
+    await this.check(response, 'read a download');
+    const body = (await response.json()) as { value?: { contents?: unknown } };
+    const contents = body.value?.contents;
+    if (typeof contents !== 'string') {
+      throw new GridUnavailable('The Grid answered a download without its contents; retry.');
+    }
+    // The contents are a ZIP with the one file in it.
+    const entries = unzipSync(Buffer.from(contents, 'base64'));
+    return entries[name] ?? Object.values(entries)[0] ?? new Uint8Array();
+  }
+
+  async clear(gridId: string): Promise<void> {
+    const response = await gridFetch(this.filesUrl(gridId), { method: 'DELETE' });
+    await this.check(response, 'clear the downloads');
+  }
+
+  private filesUrl(gridId: string): string {
+    return `${this.gridUrl}/session/${encodeURIComponent(gridId)}/se/files`;
+  }
+
+  private async check(response: Response, doing: string): Promise<void> {
+    if (response.ok) {
+      return;
+    }
+    const text = await response.text();
+    if (response.status === 404 && /invalid session id/i.test(text)) {
+      throw new BrowserGone();
+    }
+    throw new GridUnavailable(`The Grid refused to ${doing} (HTTP ${response.status}); check that the node allows managed downloads, then retry.`);
+  }
+}

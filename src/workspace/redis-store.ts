@@ -1,0 +1,164 @@
+import { Redis } from 'ioredis';
+import { StoreUnavailable } from '../errors.js';
+import type { RecordStore, WorkspaceRecord } from './records.js';
+import { redisWhere, scrubPassword } from './redis-url.js';
+
+/** Every key this server writes starts with this; records are under `…workspace:`, turns under `…turn:`. */
+export const KEY_PREFIX = 'selenium-flow:';
+export const RECORD_PREFIX = `${KEY_PREFIX}workspace:`;
+
+export interface RedisConnectionOptions {
+  /** how long the boot waits for Redis to answer */
+  connectTimeoutMs?: number;
+  /** a command that gets no answer in this long fails (a Redis that hangs must not hang calls) */
+  commandTimeoutMs?: number;
+}
+
+/**
+ * One connection to the Redis the replicas share, and the one place its failures are put
+ * into words. Commands never queue while Redis is away (enableOfflineQueue false, no retries
+ * per request): a call fails at once with the reason (503) instead of hanging, and ioredis
+ * keeps reconnecting in the background, so calls succeed again as soon as Redis is back.
+ */
+export class RedisConnection {
+  /** Where Redis is, as host:port/db: never the URL, which may carry a password. */
+  readonly where: string;
+  private lastError: string | undefined;
+
+  private constructor(
+    readonly client: Redis,
+    private readonly url: string,
+  ) {
+    this.where = redisWhere(url);
+    // Without a listener ioredis prints every failed reconnect; the last one is the reason we give.
+    client.on('error', (err: Error) => {
+      this.lastError = this.scrub(`${err.name}: ${err.message}`);
+    });
+    client.on('close', () => {
+      this.lastError ??= 'Redis closed the connection';
+    });
+    client.on('ready', () => {
+      this.lastError = undefined;
+    });
+  }
+
+  /**
+   * Connects and pings, or stops the boot: a server that will not start is restarted (by
+   * its supervisor) until Redis answers; one that started on the wrong store would never
+   * be corrected, and its workspaces would be invisible to the other replicas.
+   */
+  static async open(url: string, options: RedisConnectionOptions = {}): Promise<RedisConnection> {
+    const client = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: options.connectTimeoutMs ?? 3_000,
+      commandTimeout: options.commandTimeoutMs ?? 2_000,
+      // Reconnect forever, at most a second apart.
+      retryStrategy: (times: number) => Math.min(times * 50, 1_000),
+    });
+    const connection = new RedisConnection(client, url);
+    try {
+      await client.connect();
+      await client.ping();
+    } catch (err) {
+      client.disconnect();
+      throw new StoreUnavailable(
+        `Redis is configured (REDIS_URL) but unreachable at ${connection.where} (${connection.reasonOf(err)}); ` +
+          'refusing to start on in-memory workspaces. Start Redis or fix REDIS_URL (--redis-url), then start again.',
+      );
+    }
+    return connection;
+  }
+
+  /** Runs Redis commands; any failure of Redis becomes a StoreUnavailable (503) with the reason. */
+  async call<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.client);
+    } catch (err) {
+      throw new StoreUnavailable(
+        `The workspace store (Redis at ${this.where}) is unavailable (${this.reasonOf(err)}); retry once Redis is back.`,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+
+  /** While disconnected, the connection error says more than "Stream isn't writeable". */
+  private reasonOf(err: unknown): string {
+    if (this.client.status !== 'ready') {
+      return this.lastError ?? `not connected (${this.client.status})`;
+    }
+    const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    return this.scrub(text);
+  }
+
+  /** Error texts can quote what they were given; the password never leaves this class. */
+  private scrub(text: string): string {
+    return scrubPassword(text, this.url);
+  }
+}
+
+/**
+ * Workspace records in Redis: one JSON string per workspace under RECORD_PREFIX, written
+ * whole by one SET (so no record is ever half-written) with a PX expiry that every write
+ * renews: the TTL slides while a workspace is used, as in the memory store.
+ */
+export class RedisRecordStore implements RecordStore {
+  private readonly ttlMs: number;
+
+  constructor(
+    private readonly connection: RedisConnection,
+    ttlSeconds: number,
+    private readonly prefix: string = RECORD_PREFIX,
+  ) {
+    this.ttlMs = Math.max(1, Math.round(ttlSeconds * 1000));
+  }
+
+  async get(key: string): Promise<WorkspaceRecord | undefined> {
+    const raw = await this.connection.call((c) => c.get(this.prefix + key));
+    return raw === null ? undefined : (JSON.parse(raw) as WorkspaceRecord);
+  }
+
+  async put(key: string, record: WorkspaceRecord): Promise<void> {
+    const json = JSON.stringify(record);
+    await this.connection.call((c) => c.set(this.prefix + key, json, 'PX', this.ttlMs));
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.connection.call((c) => c.del(this.prefix + key));
+  }
+
+  /** SCAN, not KEYS: it never blocks a Redis that other replicas are using. */
+  async keys(): Promise<string[]> {
+    const found = new Set<string>();
+    const pattern = `${escapeGlob(this.prefix)}*`;
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.connection.call((c) => c.scan(cursor, 'MATCH', pattern, 'COUNT', 200));
+      cursor = next;
+      for (const key of batch) {
+        found.add(key.slice(this.prefix.length));
+      }
+    } while (cursor !== '0');
+    return [...found];
+  }
+
+  async ping(): Promise<void> {
+    await this.connection.call((c) => c.ping());
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}

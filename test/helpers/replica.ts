@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A `selenium-flow serve` process of its own (a replica), as an operator would run it. */
+export interface Replica {
+  url: string;
+  child: ChildProcess;
+  /** what it printed on stderr, for a failing test's message */
+  stderr(): string;
+  /** signals its whole process group (SIGKILL: a crash, nothing cleans up) */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `node --import tsx src/cli.ts serve --port 0` with env, and waits for its banner. No vitest imports: bench/ uses it too. */
+export async function spawnReplica(env: Record<string, string>): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0'], {
+    cwd: REPO,
+    env: { ...process.env, LOG_LEVEL: 'warn', SE_OFFLINE: 'true', SE_AVOID_STATS: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so kill() reaches anything it started.
+    detached: true,
+  });
+  const killOnExit = () => signalGroup(child, 'SIGKILL');
+  process.once('exit', killOnExit);
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4_000);
+  });
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async (signal: NodeJS.Signals) => {
+    process.removeListener('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      signalGroup(child, signal);
+      await ended;
+    }
+  };
+  const lines = createInterface({ input: child.stdout });
+  for await (const line of lines) {
+    const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(line);
+    if (match?.[1]) {
+      // Keep reading so a full pipe never blocks it.
+      child.stdout?.resume();
+      return { url: match[1], child, stderr: () => errors, kill };
+    }
+  }
+  await kill('SIGKILL');
+  throw new Error(`selenium-flow serve did not start: ${errors}`);
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) {
+    return;
+  }
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** A load balancer at its simplest: each request goes to the next upstream in turn. */
+export interface RoundRobin {
+  url: string;
+  /** requests sent to each upstream, in the order given */
+  counts: number[];
+  close(): Promise<void>;
+}
+
+export async function roundRobinProxy(upstreams: string[]): Promise<RoundRobin> {
+  const counts = upstreams.map(() => 0);
+  let next = 0;
+  const server: Server = createServer((req, res) => {
+    const index = next % upstreams.length;
+    next += 1;
+    counts[index] = (counts[index] ?? 0) + 1;
+    const target = new URL(req.url ?? '/', upstreams[index]);
+    const upstream = request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => {
+      if (!res.headersSent) {
+        res.writeHead(502);
+      }
+      res.end();
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    counts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,477 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { parse as parseDisposition } from 'content-disposition';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { REPORT_CSV } from '../fixtures/site.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
+
+const site = inject('siteUrl');
+const TOKEN = 'files-test-bearer-token';
+const ADMIN = 'files-test-admin-token';
+const BEARER = { authorization: `Bearer ${TOKEN}` };
+
+type Answer = Record<string, unknown>;
+interface Entry {
+  name: string;
+  uri: string;
+  size: number;
+  created: string;
+  content_type: string;
+  image: boolean;
+  url: string;
+}
+interface Listing {
+  workspace: string;
+  count: number;
+  files: Entry[];
+  folders?: { name: string; uri: string; count: number; browser?: boolean }[];
+  browser?: boolean;
+}
+
+let dataDir: string;
+let server: RunningServer;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'selenium-flow-files-'));
+  server = await startServer({ FLOW_DATA_DIR: dataDir, MCP_AUTH_TOKEN: TOKEN, ADMIN_TOKEN: ADMIN });
+});
+
+afterAll(async () => {
+  await server.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function send(method: string, path: string, options: { workspace?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...BEARER, ...options.headers };
+  if (options.workspace) {
+    headers['x-workspace'] = options.workspace;
+  }
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+  }
+  return fetch(server.url + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+}
+
+async function json(method: string, path: string, options: Parameters<typeof send>[2] = {}): Promise<{ status: number; body: Answer }> {
+  const response = await send(method, path, options);
+  return { status: response.status, body: (await response.json()) as Answer };
+}
+
+async function call(workspace: string, tool: string, args: Answer = {}) {
+  return json('POST', tool === 'keep_file' ? '/files/kept' : `/browser/${tool.replace(/_/g, '-')}`, { workspace, body: args });
+}
+
+async function ok(workspace: string, tool: string, args: Answer = {}): Promise<Answer> {
+  const answer = await call(workspace, tool, args);
+  expect(answer.status, `${tool} ${JSON.stringify(answer.body)}`).toBe(200);
+  return answer.body;
+}
+
+async function listing(workspace: string, path = '/files'): Promise<Listing> {
+  const answer = await json('GET', path, { workspace });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body as unknown as Listing;
+}
+
+async function bytes(path: string, options: Parameters<typeof send>[2] = {}): Promise<{ status: number; body: Buffer; headers: Headers }> {
+  const response = await send('GET', path, options);
+  return { status: response.status, body: Buffer.from(await response.arrayBuffer()), headers: response.headers };
+}
+
+/** Clicks the fixture's download link and waits until the Grid lists the file. */
+async function download(workspace: string): Promise<Listing> {
+  await ok(workspace, 'navigate', { url: `${site}/download.html` });
+  await ok(workspace, 'interact', { action: 'click', selector: { css: '#download' } });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const downloads = await listing(workspace, '/files/downloads');
+    if (downloads.files.some((f) => f.name === 'report.csv') || Date.now() > deadline) {
+      return downloads;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function mcpClient(workspace: string): Promise<Client> {
+  const url = new URL(`${server.url}/mcp`);
+  url.searchParams.set('workspace', workspace);
+  const client = new Client({ name: 'files-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: BEARER } }));
+  return client;
+}
+
+function errorOf(answer: { body: Answer }): string {
+  return (answer.body.error as { message: string }).message;
+}
+
+describe('downloads', () => {
+  const ws = 'files-downloads';
+  afterAll(async () => {
+    await call(ws, 'end_browser');
+  });
+
+  it('shows a real download in GET /files/downloads and workspace://files/downloads while the browser lives', async () => {
+    const downloads = await download(ws);
+    expect(downloads).toMatchObject({ workspace: ws, count: 1, browser: true });
+    expect(downloads.files[0]).toMatchObject({
+      name: 'report.csv',
+      uri: 'workspace://files/downloads/report.csv',
+      size: Buffer.byteLength(REPORT_CSV),
+      content_type: 'text/csv',
+      image: false,
+    });
+    const file = await bytes('/files/downloads/report.csv', { workspace: ws });
+    expect(file.status).toBe(200);
+    expect(file.body.toString()).toBe(REPORT_CSV);
+
+    const root = await listing(ws);
+    expect(root.folders).toEqual([
+      { name: 'screenshots', uri: 'workspace://files/screenshots', count: 0 },
+      { name: 'downloads', uri: 'workspace://files/downloads', count: 1, browser: true },
+    ]);
+
+    const mcp = await mcpClient(ws);
+    try {
+      const read = await mcp.readResource({ uri: 'workspace://files/downloads' });
+      const overMcp = JSON.parse((read.contents[0] as { text: string }).text) as Listing;
+      expect(overMcp.files.map((f) => f.uri)).toEqual(['workspace://files/downloads/report.csv']);
+      const blob = await mcp.readResource({ uri: 'workspace://files/downloads/report.csv' });
+      expect(blob.contents[0]).toMatchObject({ mimeType: 'text/csv' });
+      expect(Buffer.from((blob.contents[0] as { blob: string }).blob, 'base64').toString()).toBe(REPORT_CSV);
+      const completion = await mcp.complete({
+        ref: { type: 'ref/resource', uri: 'workspace://files/downloads/{name}' },
+        argument: { name: 'name', value: 'rep' },
+      });
+      expect(completion.completion.values).toEqual(['report.csv']);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('keeps a download as a copy in Files, and the kept file survives the browser', async () => {
+    const kept = await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    expect(kept).toMatchObject({ from: 'workspace://files/downloads/report.csv', uri: 'workspace://files/report.csv', name: 'report.csv' });
+    expect((await listing(ws, '/files/downloads')).count).toBe(1); // a copy: the Grid cannot delete one file
+    // Keeping a download again replaces the same-named file rather than adding "report (1).csv".
+    expect(await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' })).toMatchObject({ name: 'report.csv' });
+
+    await ok(ws, 'end_browser');
+    const root = await listing(ws);
+    expect(root.files.map((f) => f.name)).toEqual(['report.csv']);
+    expect(root.folders?.[1]).toEqual({ name: 'downloads', uri: 'workspace://files/downloads', count: 0, browser: false });
+    expect((await bytes('/files/report.csv', { workspace: ws })).body.toString()).toBe(REPORT_CSV);
+
+    const gone = await call(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    expect(gone.status).toBe(404);
+    expect(errorOf(gone)).toContain('no live browser');
+  });
+});
+
+describe('screenshots and prints', () => {
+  const ws = 'files-shots';
+  beforeAll(async () => {
+    await ok(ws, 'navigate', { url: `${site}/table.html` });
+  });
+  afterAll(async () => {
+    await call(ws, 'end_browser');
+  });
+
+  it('saves a screenshot in Screenshots, still answers the image, and names a clash "name (1)"', async () => {
+    const shot = await ok(ws, 'screenshot', { save: true, filename: 'table' });
+    expect(shot).toMatchObject({ name: 'table.png', uri: 'workspace://files/screenshots/table.png', mime_type: 'image/png' });
+    expect(Buffer.from(shot.data as string, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    const again = await ok(ws, 'screenshot', { save: true, filename: 'table.png' });
+    expect(again.name).toBe('table (1).png');
+
+    const screenshots = await listing(ws, '/files/screenshots');
+    expect(screenshots.files.map((f) => f.name).sort()).toEqual(['table (1).png', 'table.png']);
+    expect(screenshots.files[0]).toMatchObject({ content_type: 'image/png', image: true });
+    const file = await bytes('/files/screenshots/table.png', { workspace: ws });
+    expect(file.body.equals(Buffer.from(shot.data as string, 'base64'))).toBe(true);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    expect(await readdir(join(dataDir, ws, 'screenshots'))).toContain('table.png');
+  });
+
+  it('answers the saved uri and the image block over MCP', async () => {
+    const mcp = await mcpClient(ws);
+    try {
+      const result = (await mcp.callTool({ name: 'screenshot', arguments: { save: true } })) as {
+        structuredContent: Answer;
+        content: { type: string }[];
+      };
+      expect(result.structuredContent.uri).toMatch(/^workspace:\/\/files\/screenshots\/screenshot%20/);
+      expect(result.content.some((c) => c.type === 'image')).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('keeping a screenshot moves it into Files; a clash lands as "name (1)"', async () => {
+    await ok(ws, 'screenshot', { save: true, filename: 'moved' });
+    const kept = await ok(ws, 'keep_file', { uri: 'workspace://files/screenshots/moved.png' });
+    expect(kept).toMatchObject({ from: 'workspace://files/screenshots/moved.png', uri: 'workspace://files/moved.png', name: 'moved.png' });
+    expect((await listing(ws, '/files/screenshots')).files.map((f) => f.name)).not.toContain('moved.png');
+    expect((await listing(ws)).files.map((f) => f.name)).toContain('moved.png');
+
+    await ok(ws, 'screenshot', { save: true, filename: 'moved' });
+    const second = await ok(ws, 'keep_file', { uri: 'workspace://files/screenshots/moved.png' });
+    expect(second).toMatchObject({ uri: 'workspace://files/moved%20(1).png', name: 'moved (1).png' });
+    // Over HTTP by path: the mirror of keep_file(uri).
+    await ok(ws, 'screenshot', { save: true, filename: 'moved' });
+    const byPath = await json('PUT', '/files/screenshots/moved.png/kept', { workspace: ws });
+    expect(byPath.body).toMatchObject({ name: 'moved (2).png' });
+    // A Files URI answers with that file.
+    expect(await ok(ws, 'keep_file', { uri: 'workspace://files/moved.png' })).toMatchObject({ uri: 'workspace://files/moved.png' });
+  });
+
+  it('prints into Files and answers the uri, not the bytes', async () => {
+    const printed = await ok(ws, 'print', { filename: 'orders' });
+    expect(printed).toMatchObject({ name: 'orders.pdf', uri: 'workspace://files/orders.pdf', mime_type: 'application/pdf' });
+    expect(printed).not.toHaveProperty('data');
+    const pdf = await bytes('/files/orders.pdf', { workspace: ws });
+    expect(pdf.body.subarray(0, 4).toString('latin1')).toBe('%PDF');
+    expect(pdf.body.byteLength).toBe(printed.bytes);
+    expect((await ok(ws, 'print', { filename: 'orders.pdf' })).name).toBe('orders (1).pdf');
+  });
+});
+
+describe('upload_file by uri', () => {
+  const ws = 'files-upload';
+  afterAll(async () => {
+    await call(ws, 'end_browser');
+  });
+
+  async function uploaded(): Promise<{ name: string; size: number; content: string }> {
+    await ok(ws, 'assert', { script: "return document.getElementById('file-name').textContent !== ''", message: 'no file arrived' });
+    const read = await ok(ws, 'execute_script', {
+      script:
+        "const f = document.getElementById('file').files[0]; return {name: f.name, size: f.size, content: document.getElementById('file-content').textContent}",
+    });
+    return read.result as { name: string; size: number; content: string };
+  }
+
+  it('puts a download, a file in Files and a screenshot into the page', async () => {
+    await download(ws);
+    await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    const shot = await ok(ws, 'screenshot', { save: true, filename: 'page' });
+
+    for (const [uri, name] of [
+      ['workspace://files/downloads/report.csv', 'report.csv'],
+      ['workspace://files/report.csv', 'report.csv'],
+    ]) {
+      await ok(ws, 'navigate', { url: `${site}/upload.html` });
+      expect(await ok(ws, 'upload_file', { selector: { css: '#file' }, file: uri })).toMatchObject({ uploaded: name, bytes: Buffer.byteLength(REPORT_CSV) });
+      expect(await uploaded()).toEqual({ name, size: Buffer.byteLength(REPORT_CSV), content: REPORT_CSV });
+    }
+
+    await ok(ws, 'navigate', { url: `${site}/upload.html` });
+    await ok(ws, 'upload_file', { selector: { css: '#file' }, file: shot.uri, filename: 'renamed.png' });
+    expect(await uploaded()).toMatchObject({ name: 'renamed.png', size: shot.bytes });
+  });
+
+  it('refuses two sources at once, and a uri that names no file', async () => {
+    const both = await call(ws, 'upload_file', { selector: { css: '#file' }, text: 'x', file: 'workspace://files/report.csv' });
+    expect(both.status).toBe(400);
+    expect(errorOf(both)).toContain('exactly one of text, content (base64), file');
+    const none = await call(ws, 'upload_file', { selector: { css: '#file' }, file: 'workspace://files/nope.csv' });
+    expect(none.status).toBe(404);
+    expect(errorOf(none)).toContain('workspace://files lists');
+  });
+});
+
+describe('signed links', () => {
+  const ws = 'files-links';
+  let entry: Entry;
+  beforeAll(async () => {
+    await ok(ws, 'navigate', { url: `${site}/table.html` });
+    await ok(ws, 'screenshot', { save: true, filename: 'Q4 "final" 😀' });
+    await ok(ws, 'screenshot', { save: true, filename: 'other' });
+    entry = (await listing(ws, '/files/screenshots')).files.find((f) => f.name.startsWith('Q4')) as Entry;
+  });
+  afterAll(async () => {
+    await call(ws, 'end_browser');
+  });
+
+  it('opens a file without the bearer token, named per RFC 6266 even with a quote and an emoji', async () => {
+    expect(entry.name).toBe('Q4 "final" 😀.png');
+    const response = await fetch(server.url + entry.url);
+    expect(response.status).toBe(200);
+    expect(Buffer.from(await response.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
+    const disposition = response.headers.get('content-disposition') ?? '';
+    expect(disposition).toBe(`inline; filename="Q4 \\"final\\" ??.png"; filename*=UTF-8''Q4%20%22final%22%20%F0%9F%98%80.png`);
+    expect(parseDisposition(disposition).parameters.filename).toBe('Q4 "final" 😀.png');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('refuses a link whose path, expiry or signature was changed, or that lacks its signature', async () => {
+    const url = new URL(server.url + entry.url);
+    const exp = url.searchParams.get('exp') ?? '';
+    const sig = url.searchParams.get('sig') ?? '';
+    const otherPath = url.pathname.replace(/[^/]+$/, 'other.png');
+    const workspacePath = url.pathname.replace(`/${ws}/`, '/files-shots/');
+    const flipped = (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
+    for (const tampered of [
+      `${otherPath}?exp=${exp}&sig=${sig}`,
+      `${workspacePath}?exp=${exp}&sig=${sig}`,
+      `${url.pathname.replace('/screenshots/', '/files/')}?exp=${exp}&sig=${sig}`,
+      `${url.pathname}?exp=${Number(exp) + 3600}&sig=${sig}`,
+      `${url.pathname}?exp=${exp}&sig=${flipped}`,
+      `${url.pathname}?exp=${exp}`,
+    ]) {
+      const response = await fetch(server.url + tampered);
+      expect(response.status, tampered).toBe(403);
+      expect(((await response.json()) as Answer).error).toMatchObject({ code: 'forbidden' });
+    }
+  });
+
+  it('works for all three sections', async () => {
+    await download(ws);
+    await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    const downloads = await listing(ws, '/files/downloads');
+    const files = await listing(ws);
+    for (const item of [downloads.files[0], files.files[0]]) {
+      const response = await fetch(server.url + (item?.url ?? ''));
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(REPORT_CSV);
+      expect(response.headers.get('content-disposition')).toBe('inline; filename=report.csv');
+    }
+  });
+
+  it('still needs the bearer token everywhere else under /files', async () => {
+    expect((await fetch(`${server.url}/files/screenshots`, { headers: { 'x-workspace': ws } })).status).toBe(401);
+    expect((await fetch(`${server.url}/files/signed`, { headers: { 'x-workspace': ws } })).status).toBe(401);
+  });
+});
+
+describe('bad input', () => {
+  const ws = 'files-bad';
+
+  it('answers a clear 4xx with the valid shapes, and changes nothing', async () => {
+    const cases: [Answer, number, string][] = [
+      [{ uri: 'workspace://files/nothing-here.pdf' }, 404, 'workspace://files lists'],
+      [{ uri: 'workspace://files/screenshots/nothing.png' }, 404, 'workspace://files/screenshots lists'],
+      [{ uri: 'workspace://files/screenshots' }, 400, 'is a folder, not a file'],
+      [{ uri: 'workspace://files' }, 400, 'workspace://files/screenshots/<name>'],
+      [{ uri: 'workspace://files/flows/x' }, 400, 'workspace://files/downloads/<name>'],
+      [{ uri: 'workspace://files/..%2F..%2Fetc%2Fpasswd' }, 400, 'without "/"'],
+      [{ uri: 'workspace://files/screenshots/..' }, 400, 'not "." or ".."'],
+      [{ uri: 'workspace://files/downloads/report.csv' }, 404, 'no live browser'],
+    ];
+    for (const [args, status, says] of cases) {
+      const answer = await call(ws, 'keep_file', args);
+      expect(answer.status, JSON.stringify(args)).toBe(status);
+      expect(errorOf(answer), JSON.stringify(args)).toContain(says);
+    }
+    expect(await readdir(dataDir)).not.toContain('etc');
+  });
+
+  it('refuses a file name with / or .. on every route', async () => {
+    for (const path of ['/files/..%2Fsecret', '/files/screenshots/a%2Fb.png', '/files/downloads/..%2F..%2Fx']) {
+      const answer = await json('GET', path, { workspace: ws });
+      expect(answer.status, path).toBe(400);
+      expect(errorOf(answer), path).toContain('A file name is 1-255 bytes');
+    }
+    // The router resolves a dot-dot segment before any route sees it: no file is ever named.
+    expect((await json('GET', '/files/%2E%2E', { workspace: ws })).status).toBe(404);
+    await ok(ws, 'navigate', { url: `${site}/table.html` });
+    const named = await call(ws, 'screenshot', { save: true, filename: '../escape' });
+    expect(named.status).toBe(400);
+    expect(errorOf(named)).toContain('without "/"');
+    const unsaved = await call(ws, 'screenshot', { filename: 'x' });
+    expect(unsaved.status).toBe(400);
+    expect(errorOf(unsaved)).toContain('save: true');
+    await call(ws, 'end_browser');
+  });
+
+  it('keeps only from the two folders over HTTP, and needs a named workspace', async () => {
+    const folder = await json('PUT', '/files/files/report.csv/kept', { workspace: ws });
+    expect(folder.status).toBe(400);
+    expect(errorOf(folder)).toContain('PUT /files/screenshots/<name>/kept');
+    const stateless = await json('GET', '/files');
+    expect(stateless.status).toBe(400);
+    expect(errorOf(stateless)).toContain('X-Workspace');
+  });
+});
+
+describe('a server without FLOW_DATA_DIR', () => {
+  let bare: RunningServer;
+  beforeAll(async () => {
+    bare = await startServer();
+  });
+  afterAll(async () => {
+    await fetch(`${bare.url}/browser/end-browser`, { method: 'POST', headers: { 'x-workspace': 'no-data', 'content-type': 'application/json' }, body: '{}' });
+    await bare.close();
+  });
+
+  it('answers save, print and keep with a 400 that says to set it', async () => {
+    const headers = { 'x-workspace': 'no-data', 'content-type': 'application/json' };
+    const post = async (path: string, body: Answer) => {
+      const response = await fetch(bare.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as Answer };
+    };
+    await post('/browser/navigate', { url: `${site}/table.html` });
+    for (const [path, body] of [
+      ['/browser/screenshot', { save: true }],
+      ['/browser/print', {}],
+      ['/files/kept', { uri: 'workspace://files/screenshots/a.png' }],
+    ] as const) {
+      const answer = await post(path, body);
+      expect(answer.status, path).toBe(400);
+      expect(errorOf(answer), path).toContain('FLOW_DATA_DIR');
+    }
+    expect((await post('/browser/screenshot', {})).status).toBe(200);
+  });
+});
+
+describe('operator actions (admin API)', () => {
+  const ws = 'files-admin';
+  const admin = { authorization: `Bearer ${ADMIN}` };
+  const base = `/admin/api/workspaces/${ws}/files`;
+  afterAll(async () => {
+    await call(ws, 'end_browser');
+  });
+
+  it('needs the admin token, not the bearer token', async () => {
+    for (const headers of [{}, BEARER]) {
+      const response = await fetch(server.url + base, { headers });
+      expect(response.status).toBe(401);
+      expect(JSON.stringify(await response.json())).toContain('ADMIN_TOKEN');
+    }
+    expect((await fetch(server.url + base, { headers: admin })).status).toBe(200);
+    expect((await fetch(server.url + `${base}/screenshots`, { method: 'DELETE', headers: BEARER })).status).toBe(401);
+  });
+
+  it('clears screenshots, deletes one file in Files, and clears downloads only while the browser lives', async () => {
+    await ok(ws, 'navigate', { url: `${site}/table.html` });
+    await ok(ws, 'screenshot', { save: true, filename: 'a' });
+    await ok(ws, 'screenshot', { save: true, filename: 'b' });
+    await ok(ws, 'print', { filename: 'keep-me' });
+    await ok(ws, 'print', { filename: 'delete-me' });
+    await download(ws);
+
+    const sections = (await (await fetch(server.url + base, { headers: admin })).json()) as Record<string, Entry[] | boolean>;
+    expect(sections).toMatchObject({ workspace: ws, browser: true });
+    expect((sections.screenshots as Entry[]).length).toBe(2);
+
+    const cleared = await fetch(server.url + `${base}/screenshots`, { method: 'DELETE', headers: admin });
+    expect(await cleared.json()).toEqual({ workspace: ws, cleared: 2 });
+    expect((await listing(ws, '/files/screenshots')).count).toBe(0);
+
+    const deleted = await fetch(server.url + `${base}/delete-me.pdf`, { method: 'DELETE', headers: admin });
+    expect(await deleted.json()).toEqual({ workspace: ws, deleted: 'delete-me.pdf' });
+    expect((await listing(ws)).files.map((f) => f.name)).toEqual(['keep-me.pdf']);
+    expect((await fetch(server.url + `${base}/delete-me.pdf`, { method: 'DELETE', headers: admin })).status).toBe(404);
+
+    const downloads = await fetch(server.url + `${base}/downloads`, { method: 'DELETE', headers: admin });
+    expect(await downloads.json()).toEqual({ workspace: ws, cleared: 1 });
+    expect((await listing(ws, '/files/downloads')).count).toBe(0);
+
+    await ok(ws, 'end_browser');
+    const noBrowser = await fetch(server.url + `${base}/downloads`, { method: 'DELETE', headers: admin });
+    expect(noBrowser.status).toBe(404);
+    expect((await listing(ws)).files.map((f) => f.name)).toEqual(['keep-me.pdf']);
+  });
+});

@@ -1,0 +1,200 @@
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { connectMcp, rest, startServer, type RunningServer } from '../helpers/server.js';
+
+let running: RunningServer;
+let dataDir: string;
+const site = () => inject('siteUrl');
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'flows-it-'));
+  // The shared library is an operator's: it is written on disk, never through the API.
+  await mkdir(join(dataDir, 'global', 'flows'), { recursive: true });
+  await writeFile(join(dataDir, 'global', 'flows', 'shared.yaml'), 'description: from global\nsteps:\n  - tool: navigate\n    args: {action: back}\n');
+  await writeFile(join(dataDir, 'global', 'flows', 'mine.yaml'), 'description: global mine\nsteps:\n  - tool: navigate\n    args: {action: back}\n');
+  running = await startServer({ FLOW_DATA_DIR: dataDir });
+});
+afterAll(async () => {
+  await running.close();
+});
+
+async function put(workspace: string, name: string, document: string | object, headers: Record<string, string> = {}) {
+  const response = await fetch(`${running.url}/flows/${name}`, {
+    method: 'PUT',
+    headers: { 'X-Workspace': workspace, 'content-type': typeof document === 'string' ? 'application/yaml' : 'application/json', ...headers },
+    body: typeof document === 'string' ? document : JSON.stringify(document),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const LOGIN_FLOW = `# Log in to the fixture site; kept as written, comments and all.
+description: Log in and read the greeting
+urls: ["${'${site}'}/login.html"]
+parameters:
+  type: object
+  properties:
+    email: {type: string, description: the account}
+    page: {type: string, default: login.html}
+  required: [email]
+steps:
+  - tool: navigate
+    args: {url: "SITE/\${page}"}
+  - id: email
+    tool: write
+    args: {selector: {css: "#email"}, text: "\${email}"}
+  - tool: write
+    args: {selector: {css: "#password"}, text: "not-a-secret"}
+  - tool: interact
+    args: {action: click, selector: {css: "#submit"}}
+  - id: greeting
+    tool: extract
+    args: {selector: {css: "#greeting"}}
+    return: true
+    note: what a person sees first
+`;
+
+describe('a flow', () => {
+  it('saved as YAML runs end to end with parameters and a default, and keeps its comments', async () => {
+    const ws = { 'X-Workspace': 'flows-login' };
+    const text = LOGIN_FLOW.replace('SITE', site()).replace('${site}', site());
+    const saved = await put('flows-login', 'login', text);
+    expect(saved).toMatchObject({ status: 200, body: { name: 'login', created: true } });
+    expect(await readFile(join(dataDir, 'flows-login', 'flows', 'login.yaml'), 'utf8')).toBe(text);
+    const run = await rest(running.url, '/flows/login/run', { params: { email: 'ada@example.com' } }, ws);
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({
+      flow: 'login',
+      status: 'ok',
+      steps_run: 5,
+      steps_total: 5,
+      returned: { greeting: { value: 'Welcome, ada@example.com' } },
+      result: { value: 'Welcome, ada@example.com' },
+    });
+    expect((run.body.steps as { summary: string }[])[0]?.summary).toBe(`went to ${site()}/login.html`);
+    const read = await rest(running.url, '/flows/login', undefined, ws);
+    expect(read.body).toMatchObject({ name: 'login', shared: false, text, revision: saved.body.revision });
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
+  it('that fails mid-run reports the failed step, its error and the page, and stops', async () => {
+    const ws = { 'X-Workspace': 'flows-fail' };
+    await put('flows-fail', 'broken', {
+      steps: [
+        { tool: 'navigate', args: { url: `${site()}/table.html` } },
+        { id: 'missing', tool: 'interact', args: { action: 'click', selector: { css: '#no-such-button' }, wait_timeout: 0 } },
+        { tool: 'navigate', args: { url: `${site()}/login.html` } },
+      ],
+    });
+    const run = await rest(running.url, '/flows/broken/run', {}, ws);
+    expect(run.body).toMatchObject({
+      status: 'failed',
+      steps_run: 2,
+      failed: { n: 2, id: 'missing', tool: 'interact', error: { code: 'not_found' }, url: `${site()}/table.html` },
+    });
+    expect((run.body.failed as { error: { message: string } }).error.message).toContain('#no-such-button');
+    expect(run.body.steps).toHaveLength(2);
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
+  it('goes on past a sometimes-absent cookie banner with onError: continue', async () => {
+    const ws = { 'X-Workspace': 'flows-banner' };
+    await put('flows-banner', 'banner', {
+      parameters: { type: 'object', properties: { query: { type: 'string', default: '' } } },
+      steps: [
+        { tool: 'navigate', args: { url: `${site()}/banner.html\${query}` } },
+        { id: 'accept', tool: 'interact', args: { action: 'click', selector: { css: '#cookie-accept' }, wait_timeout: 0 }, onError: 'continue' },
+        { id: 'title', tool: 'extract', args: { selector: { css: 'title' }, what: 'html' } },
+      ],
+    });
+    const withBanner = await rest(running.url, '/flows/banner/run', { params: { query: '?banner=1' } }, ws);
+    const without = await rest(running.url, '/flows/banner/run', {}, ws);
+    expect(withBanner.body).toMatchObject({ status: 'ok', steps_run: 3 });
+    expect((withBanner.body.steps as { ok: boolean }[]).map((s) => s.ok)).toEqual([true, true, true]);
+    expect(without.body).toMatchObject({ status: 'ok', steps_run: 3 });
+    expect((without.body.steps as { ok: boolean }[]).map((s) => s.ok)).toEqual([true, false, true]);
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
+  it('delivers ${...} and $${...} to execute_script byte for byte', async () => {
+    const ws = { 'X-Workspace': 'flows-script' };
+    const payload = 'a "quoted" `tick` ${not-a-param} \\ back';
+    const saved = await put(
+      'flows-script',
+      'script',
+      `parameters:\n  type: object\n  properties:\n    word: {type: string}\nsteps:\n  - tool: navigate\n    args: {url: "${site()}/login.html"}\n  - tool: execute_script\n    args:\n      script: "const w = arguments[0]; return [\`$\${w}!\`, '$\${word}']"\n      args: ["\${word}"]\n    return: true\n    id: echo\n`,
+    );
+    expect(saved.status).toBe(200);
+    const run = await rest(running.url, '/flows/script/run', { params: { word: payload } }, ws);
+    expect(run.body).toMatchObject({ status: 'ok', returned: { echo: { result: [`${payload}!`, '${word}'] } } });
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
+  it('saved over HTTP runs over MCP, and saved over MCP runs over HTTP', async () => {
+    await put('flows-cross', 'via-http', { steps: [{ tool: 'navigate', args: { url: `${site()}/table.html` } }] });
+    const mcp = await connectMcp(running.url, '2026-07-28', { workspace: 'flows-cross' });
+    try {
+      const viaMcp = await mcp.call('run_flow', { name: 'via-http' });
+      expect(viaMcp.structured).toMatchObject({ status: 'ok', title: 'Data table' });
+      const saved = await mcp.call('save_flow', { name: 'via-mcp', document: `steps:\n  - tool: extract\n    args: {selector: {css: h1}}\n` });
+      expect(saved.structured).toMatchObject({ name: 'via-mcp', created: true });
+      const viaHttp = await rest(running.url, '/flows/via-mcp/run', {}, { 'X-Workspace': 'flows-cross' });
+      expect(viaHttp.body).toMatchObject({ status: 'ok', result: { value: 'Data table' } });
+      const listed = JSON.parse(await mcp.readResource('flow://flows')) as { flows: { name: string }[] };
+      expect(listed.flows.map((f) => f.name)).toEqual(['mine', 'shared', 'via-http', 'via-mcp']);
+      const one = JSON.parse(await mcp.readResource('flow://flows/via-mcp')) as { text: string };
+      expect(one.text).toContain('tool: extract');
+      await mcp.call('end_browser');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('reads merge own and global (own wins); agents never write global', async () => {
+    await put('flows-libs', 'mine', { description: 'own mine', steps: [{ tool: 'navigate', args: { action: 'back' } }] });
+    const listed = await rest(running.url, '/flows?everywhere=true', undefined, { 'X-Workspace': 'flows-libs' });
+    expect(listed.body.flows).toEqual([
+      expect.objectContaining({ name: 'mine', description: 'own mine', shared: false }),
+      expect.objectContaining({ name: 'shared', description: 'from global', shared: true }),
+    ]);
+    const stateless = await fetch(`${running.url}/flows/x`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"steps":[]}' });
+    expect(stateless.status).toBe(403);
+    expect(JSON.stringify(await stateless.json())).toMatch(/name your workspace.*ask an operator/);
+    const global = await put('global', 'x', { steps: [{ tool: 'navigate', args: { action: 'back' } }] });
+    expect(global.status).toBe(403);
+    const statelessList = await rest(running.url, '/flows?everywhere=true');
+    expect((statelessList.body.flows as { name: string }[]).map((f) => f.name)).toEqual(['mine', 'shared']);
+  });
+
+  it('that was hand-broken on disk is listed with its problem, refuses to run, and breaks nothing else', async () => {
+    const ws = { 'X-Workspace': 'flows-broken' };
+    await put('flows-broken', 'fine', { steps: [{ tool: 'navigate', args: { action: 'back' } }] });
+    await writeFile(join(dataDir, 'flows-broken', 'flows', 'mangled.yaml'), 'steps:\n  - tool: navigate\n    args: {url: [oops\n');
+    await new Promise((resolve) => setTimeout(resolve, 2100)); // the listing cache's lifetime
+    const listed = await rest(running.url, '/flows?everywhere=true', undefined, ws);
+    const mangled = (listed.body.flows as { name: string; problem?: string }[]).find((f) => f.name === 'mangled');
+    expect(mangled?.problem).toMatch(/not valid YAML/);
+    const run = await rest(running.url, '/flows/mangled/run', {}, ws);
+    expect(run.status).toBe(400);
+    expect(JSON.stringify(run.body)).toMatch(/cannot run.*save_flow/);
+    expect((await rest(running.url, '/flows/fine', undefined, ws)).status).toBe(200);
+  });
+
+  it('refuses odd names, a huge document and a wrong-typed param with a 4xx that says the fix', async () => {
+    const ws = { 'X-Workspace': 'flows-bad' };
+    for (const name of ['..%2Fx', '.', 'a%2Fb', 'x'.repeat(65)]) {
+      const answer = await put('flows-bad', name, { steps: [{ tool: 'navigate', args: { action: 'back' } }] });
+      expect(answer.status, name).toBeGreaterThanOrEqual(400);
+      expect(answer.status, name).toBeLessThan(500);
+    }
+    const huge = { description: 'x'.repeat(10), steps: Array.from({ length: 200 }, () => ({ tool: 'execute_script', args: { script: `return '${'y'.repeat(2000)}'` } })) };
+    expect((await put('flows-bad', 'huge', huge)).body.error).toMatchObject({ message: expect.stringMatching(/larger than .* split it/) as string });
+    await put('flows-bad', 'typed', { parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, steps: [{ tool: 'navigate', args: { action: 'back' } }] });
+    const wrong = await rest(running.url, '/flows/typed/run', { params: { n: 'three' } }, ws);
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(wrong.body)).toMatch(/Invalid params: n must be integer/);
+    const stale = await put('flows-bad', 'typed', { steps: [{ tool: 'navigate', args: { action: 'back' } }] }, { 'If-Match': '"0000000000000000"' });
+    expect(stale.status).toBe(409);
+  });
+});

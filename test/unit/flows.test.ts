@@ -1,0 +1,169 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/capabilities/define.js';
+import { CAPABILITIES, capabilityNamed } from '../../src/capabilities/index.js';
+import { flowDocumentJsonSchema, parseFlow, prepareParams } from '../../src/flows/document.js';
+import { urlMatches } from '../../src/flows/glob.js';
+import { checkFlowName } from '../../src/flows/names.js';
+import { referencesIn, substitute } from '../../src/flows/references.js';
+import { DirectoryFlowStore } from '../../src/flows/store.js';
+
+const parse = (document: unknown) => parseFlow(document as Record<string, unknown>, CAPABILITIES);
+const refusal = (document: unknown) => {
+  try {
+    parse(document);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('the document was accepted');
+};
+
+describe('${name} parameters', () => {
+  it('substitute once, mid-string, leave unknown names as written, and turn $${ into ${', () => {
+    const params = { name: 'Ada ${name}', n: 3 };
+    expect(substitute({ a: 'Hi ${name}!', b: ['${n}x'], c: '${window.scrollY}', d: '`$${name}`', e: 7 }, params)).toEqual({
+      a: 'Hi Ada ${name}!',
+      b: ['3x'],
+      c: '${window.scrollY}',
+      d: '`${name}`',
+      e: 7,
+    });
+  });
+
+  it('count $${name} as a literal, not a reference', () => {
+    expect([...referencesIn({ s: '${a} $${b} ${c.d}' })]).toEqual(['a']);
+  });
+});
+
+describe('a flow document', () => {
+  const step = (tool: string, args: Record<string, unknown>) => ({ steps: [{ tool, args }] });
+
+  it('accepts the spec example shape, with parameters in URLs', () => {
+    const document = parse({
+      description: 'Log in',
+      urls: ['https://cloud.example.com/*'],
+      parameters: { type: 'object', properties: { email: { type: 'string' }, lang: { type: 'string', default: 'en' } }, required: ['email'] },
+      steps: [
+        { tool: 'navigate', args: { url: 'https://${lang}.example.com/login' } },
+        { id: 'email', tool: 'write', args: { selector: { css: '#email' }, text: '${email}' } },
+        { tool: 'interact', args: { action: 'click', selector: { css: 'button' } }, onError: 'abort' },
+        { id: 'greeting', tool: 'extract', args: { selector: { css: 'h1' } }, return: true, note: 'kept' },
+      ],
+    });
+    expect(document.steps).toHaveLength(4);
+  });
+
+  it.each([
+    [step('fly', {}), /step 1: unknown tool "fly"; a step may use navigate/],
+    [step('open_session', {}), /step 1: open_session cannot be a flow step/],
+    [step('run_flow', { name: 'x' }), /step 1: run_flow cannot be a flow step/],
+    [step('navigate', { url: 'https://a.example', secret: { name: 'x', key: 'y' } }), /step 1 \(navigate\): unknown argument secret; navigate takes url, action/],
+    [step('write', { text: 'x' }), /step 1 \(write\): missing argument selector/],
+    [{ steps: [{ tool: 'navigate', args: { url: 'https://a.example' }, wait: 1 }] }, /step 1: unknown key wait; a step has only tool, args, id/],
+    [{ steps: [{ id: 'a', tool: 'navigate', args: { action: 'back' } }, { id: 'a', tool: 'navigate', args: { action: 'back' } }] }, /step 2: the id "a" is already used/],
+    [step('navigate', { url: 'https://${host}/' }), /step 1: \$\{host\} is not a declared parameter; .* \$\$\{host\}/],
+    [step('navigate', { url: 'javascript:alert(1)' }), /step 1 \(navigate\): url: must be an absolute http\(s\) URL/],
+    [{ urls: 'https://x/*', steps: [{ tool: 'navigate', args: { action: 'back' } }] }, /urls must be a list/],
+    [{ parameters: { type: 'string' }, steps: [{ tool: 'navigate', args: { action: 'back' } }] }, /parameters must be a JSON Schema object/],
+    [{ parameters: { type: 'object', properties: { a: { type: 'nope' } } }, steps: [{ tool: 'navigate', args: { action: 'back' } }] }, /not a valid JSON Schema/],
+    [{ steps: [] }, /at least one step/],
+    [{ steps: [{ tool: 'navigate', args: { action: 'back' } }], extra: 1 }, /extra: not a document key/],
+  ])('is refused with the step and the fix: %j', (document, message) => {
+    expect(refusal(document)).toMatch(message);
+  });
+
+  it('refuses ${} inside a secret reference even when it is declared', () => {
+    expect(
+      refusal({
+        parameters: { type: 'object', properties: { who: { type: 'string' } } },
+        steps: [{ tool: 'write', args: { selector: { css: '#p' }, text: 'x', secret: { name: '${who}', key: 'password' } } }],
+      }),
+    ).toMatch(/step 1: a secret's name and key are written out/);
+  });
+
+  it('reports YAML errors with their line', () => {
+    expect(() => parseFlow('steps:\n  - tool: navigate\n    args: {url: [unclosed\n', CAPABILITIES)).toThrow(/not valid YAML \(line \d+\)/);
+  });
+
+  it('takes a new tool argument with no change to the flow code', () => {
+    const navigate = capabilityNamed('navigate')!;
+    const extended = defineTool({
+      name: 'navigate',
+      title: navigate.title,
+      description: navigate.description,
+      kind: 'act',
+      browser: 'open',
+      runnableInFlow: true,
+      input: z.object({ ...navigate.stepArgs.shape, referrer: z.string().optional() }),
+      output: z.object({}),
+      handler: async () => ({}),
+    });
+    const tools = CAPABILITIES.map((c) => (c.name === 'navigate' ? extended : c));
+    const document = { steps: [{ tool: 'navigate', args: { url: 'https://a.example/', referrer: 'https://b.example/' } }] };
+    expect(() => parseFlow(document, CAPABILITIES)).toThrow(/unknown argument referrer/);
+    expect(parseFlow(document, tools).steps[0]?.args.referrer).toBe('https://b.example/');
+    const published = JSON.stringify(flowDocumentJsonSchema(tools));
+    expect(published).toContain('"referrer"');
+  });
+});
+
+describe('params at run time', () => {
+  const parameters = { type: 'object' as const, properties: { email: { type: 'string' }, lang: { type: 'string', default: 'en' } }, required: ['email'] };
+
+  it('get their defaults, then are checked before step one', () => {
+    expect(prepareParams(parameters, { email: 'a@b.c' })).toEqual({ email: 'a@b.c', lang: 'en' });
+    expect(() => prepareParams(parameters, {})).toThrow(/Invalid params: .*email/);
+    expect(() => prepareParams(parameters, { email: 5 })).toThrow(/Invalid params: email must be string/);
+    expect(() => prepareParams(undefined, { surprise: 1 })).toThrow(/takes no parameters/);
+  });
+});
+
+describe('url globs', () => {
+  it('match the whole URL, * for anything, a bare origin as if it ended in /', () => {
+    expect(urlMatches(['https://a.example/*'], 'https://a.example')).toBe(true);
+    expect(urlMatches(['https://a.example/*'], 'https://a.example/x?y')).toBe(true);
+    expect(urlMatches(['https://a.example/*'], 'https://a.example.evil/')).toBe(false);
+    expect(urlMatches(['https://*.example/login'], 'https://b.example/login')).toBe(true);
+    expect(urlMatches(undefined, 'https://anything/')).toBe(true);
+  });
+});
+
+describe('flow names', () => {
+  it.each(['../x', '.', 'a/b', 'x'.repeat(65), 'schema'])('refuses %j', (name) => {
+    expect(() => checkFlowName(name)).toThrow();
+  });
+});
+
+describe('the directory flow store', () => {
+  it('keeps the text as written, comments included, with a content revision', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'flows-'));
+    const store = new DirectoryFlowStore(root);
+    expect(await store.names('ws')).toEqual([]);
+    const text = '# why this flow exists\nsteps:\n  - tool: navigate # go\n    args: {action: back}\n';
+    const { flow, created } = await store.put('ws', 'login', text);
+    expect(created).toBe(true);
+    expect(await readFile(join(root, 'ws', 'flows', 'login.yaml'), 'utf8')).toBe(text);
+    expect((await store.get('ws', 'login'))?.revision).toBe(flow.revision);
+    expect(await readdir(join(root, 'ws', 'flows'))).toEqual(['login.yaml']);
+  });
+
+  it('refuses a stale If-Match and writes nothing', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'flows-'));
+    const store = new DirectoryFlowStore(root);
+    const first = await store.put('ws', 'f', 'steps: []\n');
+    await store.put('ws', 'f', 'steps: [1]\n', first.flow.revision);
+    await expect(store.put('ws', 'f', 'steps: [2]\n', first.flow.revision)).rejects.toThrow(/has changed since revision/);
+    expect((await store.get('ws', 'f'))?.text).toBe('steps: [1]\n');
+  });
+
+  it('lists a hand-broken file by name and still reads the others', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'flows-'));
+    const store = new DirectoryFlowStore(root);
+    await store.put('ws', 'good', 'steps:\n  - tool: navigate\n    args: {action: back}\n');
+    await writeFile(join(root, 'ws', 'flows', 'broken.yaml'), 'steps: [ {tool: nope');
+    expect(await store.names('ws')).toEqual(['broken', 'good']);
+  });
+});
