@@ -62,7 +62,7 @@ export interface FileBytes {
   contentType: string;
 }
 
-/** The Grid's managed downloads, as the Files service needs them. */
+/** The Grid's managed downloads, as the Files service needs them; a NotFound means the browser is gone. */
 export interface DownloadsSource {
   list(gridId: string): Promise<{ name: string; size: number; created: Date }[]>;
   read(gridId: string, name: string): Promise<Uint8Array | undefined>;
@@ -75,7 +75,7 @@ export interface FilesOptions {
   links: LinkSigner;
   /** absolute base for links (PUBLIC_URL); links are relative without it */
   publicUrl?: string;
-  /** the Grid id of the workspace's browser while it lives; undefined otherwise */
+  /** the Grid id the workspace's record holds, if any (a browser the Grid has reaped answers BrowserGone) */
   browserOf(workspace: string): Promise<string | undefined>;
 }
 
@@ -165,7 +165,7 @@ export class Files {
     const name = fileName(address.name);
     const bytes =
       address.section === 'downloads'
-        ? await this.options.downloads.read(await this.liveBrowser(owner), name)
+        ? await this.fromBrowser(owner, (gridId) => this.options.downloads.read(gridId, name))
         : await this.requireDisk().read(owner, address.section, name);
     if (!bytes) {
       throw new NotFound(`No file ${uriOf(address.section, name)}; ${listingUri(address.section)} lists what there is.`);
@@ -210,7 +210,7 @@ export class Files {
       }
       landed = await disk.move(owner, 'screenshots', name, 'files');
     } else {
-      const bytes = await this.options.downloads.read(await this.liveBrowser(owner), name);
+      const bytes = await this.fromBrowser(owner, (gridId) => this.options.downloads.read(gridId, name));
       if (!bytes) {
         throw new NotFound(`No download ${uriOf('downloads', name)}; ${FOLDER_URI.downloads} lists what the browser has.`);
       }
@@ -225,9 +225,11 @@ export class Files {
   /** Empties the browser's download store; only while the browser lives. */
   async clearDownloads(workspace: string): Promise<{ workspace: string; cleared: number }> {
     const owner = libraryName(workspace);
-    const gridId = await this.liveBrowser(owner);
-    const count = (await this.options.downloads.list(gridId)).length;
-    await this.options.downloads.clear(gridId);
+    const count = await this.fromBrowser(owner, async (gridId) => {
+      const listed = await this.options.downloads.list(gridId);
+      await this.options.downloads.clear(gridId);
+      return listed.length;
+    });
     return { workspace: owner, cleared: count };
   }
 
@@ -268,14 +270,21 @@ export class Files {
     return this.disk;
   }
 
-  private async liveBrowser(owner: string): Promise<string> {
+  /** Runs `use` on the workspace's browser; none, or one the Grid no longer knows, is a 404. */
+  private async fromBrowser<T>(owner: string, use: (gridId: string) => Promise<T>): Promise<T> {
     const gridId = await this.options.browserOf(owner);
-    if (!gridId) {
-      throw new NotFound(
-        `Workspace ${owner} has no live browser, so it has no downloads (they end with the browser); keep_file a download while its browser lives.`,
-      );
+    try {
+      if (gridId) {
+        return await use(gridId);
+      }
+    } catch (err) {
+      if (!(err instanceof NotFound)) {
+        throw err;
+      }
     }
-    return gridId;
+    throw new NotFound(
+      `Workspace ${owner} has no live browser, so it has no downloads (they end with the browser); keep_file a download while its browser lives.`,
+    );
   }
 
   private async diskEntries(owner: string, section: DiskSection): Promise<FileEntry[]> {
@@ -286,12 +295,14 @@ export class Files {
   }
 
   private async downloadEntries(owner: string): Promise<{ browser: boolean; entries: FileEntry[] }> {
-    const gridId = await this.options.browserOf(owner);
-    if (!gridId) {
-      return { browser: false, entries: [] };
-    }
-    const files = await this.options.downloads.list(gridId);
-    return { browser: true, entries: newestFirst(files).map((f) => this.describe(owner, 'downloads', f)) };
+    // Downloads are listed only while the browser lives: a browser the Grid no longer knows has none.
+    const files = await this.fromBrowser(owner, (gridId) => this.options.downloads.list(gridId)).catch((err: unknown) => {
+      if (err instanceof NotFound) {
+        return undefined;
+      }
+      throw err;
+    });
+    return files ? { browser: true, entries: newestFirst(files).map((f) => this.describe(owner, 'downloads', f)) } : { browser: false, entries: [] };
   }
 
   private describe(owner: string, section: Section, file: StoredFile): FileEntry {

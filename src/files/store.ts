@@ -102,8 +102,16 @@ export class DiskFiles {
     if (!(await this.find(workspace, from, name))) {
       throw new NotFound(`No ${from === 'screenshots' ? 'screenshot' : 'file'} called ${JSON.stringify(name)}.`);
     }
-    const landed = await this.linkFirstFree(source, workspace, to, name);
-    await unlink(source);
+    let landed: StoredFile;
+    try {
+      landed = await this.linkFirstFree(source, workspace, to, name);
+    } catch (err) {
+      if (isMissing(err)) {
+        throw new NotFound(`No ${from === 'screenshots' ? 'screenshot' : 'file'} called ${JSON.stringify(name)} (moved or cleared meanwhile).`);
+      }
+      throw err;
+    }
+    await rm(source, { force: true });
     return landed;
   }
 

@@ -71,9 +71,9 @@ export class GridDownloads {
     if (response.ok) {
       return;
     }
-    const text = await response.text();
-    if (response.status === 404 && /invalid session id/i.test(text)) {
-      throw new BrowserGone();
+    await response.body?.cancel();
+    if (response.status === 404) {
+      throw new BrowserGone(); // the Grid no longer knows the session: ended or reaped
     }
     throw new GridUnavailable(`The Grid refused to ${doing} (HTTP ${response.status}); check that the node allows managed downloads, then retry.`);
   }

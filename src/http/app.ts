@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { callTool, type CallDeps } from '../capabilities/call.js';
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/define.js';
-import { BadRequest, errorBody, PayloadTooLarge, Unauthorized } from '../errors.js';
+import { BadRequest, errorBody, SeleniumFlowError, PayloadTooLarge, Unauthorized } from '../errors.js';
 import { flowDocumentJsonSchema } from '../flows/document.js';
 import { buildMcpServer } from '../mcp/server.js';
 import { listedTools } from '../mcp/tools.js';
@@ -194,8 +194,13 @@ function fromFastifyError(err: unknown): unknown {
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new BadRequest('Send the arguments as JSON with Content-Type: application/json.');
   }
-  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err instanceof SyntaxError && (err as { statusCode?: number }).statusCode === 400)) {
+  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
     return new BadRequest('The body is not valid JSON; send the arguments as a JSON object.');
+  }
+  // Any other request Fastify itself refuses is the caller's to fix, never a 500.
+  const status = (err as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && !(err instanceof SeleniumFlowError)) {
+    return new BadRequest(`The request was refused (${String(code ?? status)}); check the method, headers and body against /openapi.json.`);
   }
   return err;
 }

@@ -1,7 +1,7 @@
 /**
  * Calls on one browser take turns, first come first served, so two agents on one workspace
- * never interleave commands. This is the in-process implementation; several replicas need a
- * shared one behind the same interface.
+ * never interleave commands. This is the in-process implementation; replicas sharing Redis
+ * use RedisTurns (redis-turns.ts) behind the same interface.
  */
 export interface Turns {
   run<T>(key: string, fn: () => Promise<T>): Promise<T>;

@@ -60,6 +60,10 @@ export class Workspaces {
       if (!sessionId) {
         return false;
       }
+      // The Grid answers a DELETE of an id it never had as if it had ended it: ask first.
+      if (!this.knownCapabilities.has(sessionId) && !(await sessionCapabilities(this.grid.url, sessionId))) {
+        return false;
+      }
       this.knownCapabilities.delete(sessionId);
       await this.grid.end(sessionId);
       return true;

@@ -170,6 +170,18 @@ describe('downloads', () => {
   });
 });
 
+describe('a browser the Grid has reaped', () => {
+  it('has no downloads, and keeping one says why', async () => {
+    const ws = 'files-reaped';
+    const opened = await ok(ws, 'open_session');
+    await fetch(`${inject('gridUrl')}/session/${opened.session_id as string}`, { method: 'DELETE' });
+    expect(await listing(ws, '/files/downloads')).toMatchObject({ browser: false, count: 0, files: [] });
+    const kept = await call(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    expect(kept.status).toBe(404);
+    expect(errorOf(kept)).toContain('no live browser');
+  });
+});
+
 describe('screenshots and prints', () => {
   const ws = 'files-shots';
   beforeAll(async () => {

@@ -106,8 +106,8 @@ describe('two replicas sharing Redis', () => {
   it('carries on through B when A is killed in the middle of a call on the same browser', async () => {
     await rest(b.url, '/browser/navigate', { url: `${site}/login.html` }, ws('crash'));
     const holder = 'selenium-flow:turn:workspace:named:crash:holder';
-    // A long call through A (20 s at most) holds the browser's turn...
-    const doomed = rest(a.url, '/browser/assert', { script: 'return false', timeout: 20, message: 'never' }, ws('crash')).catch(
+    // A long call through A (100 s at most) holds the browser's turn...
+    const doomed = rest(a.url, '/browser/assert', { script: 'return false', timeout: 100, message: 'never' }, ws('crash')).catch(
       (err: unknown) => err,
     );
     await until(async () => (await peek.exists(holder)) === 1);
@@ -119,12 +119,12 @@ describe('two replicas sharing Redis', () => {
     await a.kill('SIGKILL');
     const answer = await waiting;
     expect(answer).toMatchObject({ status: 200, body: { result: 'Login' } });
-    // Within the 5-s lease (plus slack for a busy machine), well before A's call would have ended.
-    expect(Date.now() - killed).toBeLessThan(15_000);
+    // The 5-s lease (plus slack for a busy machine), far sooner than A's call would have ended.
+    expect(Date.now() - killed).toBeLessThan(30_000);
     expect(await doomed).toBeInstanceOf(Error);
     expect((await rest(b.url, '/browser/extract', { selector: { css: 'h1' } }, ws('crash'))).status).toBe(200);
     await rest(b.url, '/browser/end-browser', {}, ws('crash'));
-  });
+  }, 120_000);
 
   it('answers 503 with the reason while Redis is away, and serves again once it is back', async () => {
     await redis.stop();

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
@@ -21,7 +20,8 @@ beforeAll(async () => {
     anywhere: { password: 'free pw&1' },
     broken: { password: 'never', _allowed_urls: `${site()}/login.html\n` },
   });
-  ({ rotate } = await projectedSecret(dir, 'rotating', { password: 'first-value' }));
+  const volume = await projectedSecret(dir, 'rotating', { password: 'first-value' });
+  rotate = (next) => volume.rotate(next);
   server = await startServer({ SECRETS_DIRS: dir, SECRETS_TTL: '0', SECRETS_KUBERNETES: 'off' });
 });
 afterAll(async () => {

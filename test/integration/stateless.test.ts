@@ -105,6 +105,8 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
       expect(missing.status, tool).toBe(404);
       expect(messageOf(missing.body), tool).toContain('open_session');
     }
+    expect(await ok('end_browser', { session_id: unknownId() })).toEqual({ ended: false });
+    expect((await rest(running.url, `/workspace?session_id=${unknownId()}`)).body).toMatchObject({ mode: 'stateless', browser: null });
   });
 
   it('two stateless browsers stay apart', async () => {

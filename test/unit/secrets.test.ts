@@ -254,3 +254,12 @@ describe('withholding a page that carries a typed value', () => {
     expect(elsewhere.screen(landed).withheld).toBe(false);
   });
 });
+
+describe('the secrets settings', () => {
+  it('reads SECRETS_DIRS as a colon-separated list and SECRETS_KUBERNETES as auto or off', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    expect(loadConfig({}, {})).toMatchObject({ secretsDirs: [], secretsKubernetes: 'auto', secretsTtl: 10 });
+    expect(loadConfig({ 'secrets-dirs': '/a::/b' }, { SECRETS_DIRS: '/ignored' }).secretsDirs).toEqual(['/a', '/b']);
+    expect(() => loadConfig({}, { SECRETS_KUBERNETES: 'maybe' })).toThrow(/^SECRETS_KUBERNETES must be "auto" or "off"/);
+  });
+});
