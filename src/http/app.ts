@@ -200,7 +200,7 @@ function fromFastifyError(err: unknown): unknown {
   // Any other request Fastify itself refuses is the caller's to fix, never a 500.
   const status = (err as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500 && !(err instanceof SeleniumFlowError)) {
-    return new BadRequest(`The request was refused (${String(code ?? status)}); check the method, headers and body against /openapi.json.`);
+    return new BadRequest(`The request was refused (HTTP ${status}); check the method, headers and body against /openapi.json.`);
   }
   return err;
 }
