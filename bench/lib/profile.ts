@@ -38,7 +38,7 @@ interface StepSample {
   storeMs: number;
   storeOps: number;
   webdriver: Record<Phase, Interval[]>;
-  commands: { name: string; phase: Phase; ms: number }[];
+  commands: { name: string; phase: Phase; start: number; end: number }[];
 }
 
 const emptySample = (): StepSample => ({
@@ -99,7 +99,7 @@ function instrumentWebDriver(rec: Recorder): () => void {
       const end = performance.now();
       if (sample) {
         sample.webdriver[phase].push({ start, end });
-        sample.commands.push({ name: command.getName(), phase, ms: end - start });
+        sample.commands.push({ name: command.getName(), phase, start, end });
       }
     }
   };
@@ -183,7 +183,14 @@ export interface StepProfile {
   rawCommands: string;
 }
 
+/** Work on the MCP path that the raw script does not do, median per task: what a fix could save. */
+export interface Avoidable {
+  what: string;
+  ms: number;
+}
+
 export interface ProfileReport {
+  avoidable: Avoidable[];
   rounds: number;
   /** median round trip of a tools/call refused at validation (no browser): the protocol's floor per call */
   floorMs: { http: number; stdio: number };
@@ -291,6 +298,26 @@ async function runRawRecorded(raw: Configuration, rec: Recorder): Promise<void> 
   }
 }
 
+const WRITE_STEPS = [1, 2];
+const PAGE_STATE = new Set(['getCurrentUrl', 'getTitle']);
+
+function avoidable(rounds: readonly StepSample[][]): Avoidable[] {
+  const per = (f: (round: readonly StepSample[]) => number) => median(rounds.map(f));
+  const commands = (round: readonly StepSample[], steps: readonly number[], keep: (c: StepSample['commands'][number]) => boolean) =>
+    busyMs(steps.flatMap((i) => (round[i]?.commands ?? []).filter(keep)));
+  const all = Array.from({ length: STEP_COUNT }, (_, i) => i);
+  return [
+    { what: 'page-state read (url + title) after every acting tool, all steps', ms: per((r) => commands(r, all, (c) => c.phase === 'after')) },
+    { what: '… of which after `write` (typing does not navigate)', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'after')) },
+    { what: 'page-state read of about:blank when the browser opens on demand (step 1)', ms: per((r) => commands(r, [0], (c) => c.phase === 'before' && PAGE_STATE.has(c.name))) },
+    { what: '`write`: clearElement before typing into an empty field', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.name === 'clearElement')) },
+    { what: '`write`: getElementAttribute(value) read back after typing', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.name === 'getElementAttribute')) },
+    { what: 'protocol hop (client round trip − server time), all steps', ms: per((r) => r.reduce((a, s) => a + s.clientMs - s.serverMs, 0)) },
+    { what: 'server time outside WebDriver and the store (MCP SDK, validation, Fastify), all steps', ms: per((r) => r.reduce((a, s) => a + s.serverMs - busyMs([...s.webdriver.before, ...s.webdriver.after]) - s.handlerMs - s.storeMs, 0)) },
+    { what: 'record store (get/put), all steps', ms: per((r) => r.reduce((a, s) => a + s.storeMs, 0)) },
+  ];
+}
+
 function report(rec: Recorder, rounds: number, floorMs: ProfileReport['floorMs']): ProfileReport {
   const steps: StepProfile[] = [];
   const perCommand = new Map<string, number[]>();
@@ -300,7 +327,7 @@ function report(rec: Recorder, rounds: number, floorMs: ProfileReport['floorMs']
     const med = (f: (s: StepSample) => number) => median(mcp.map(f));
     for (const s of mcp) {
       for (const c of s.commands) {
-        perCommand.set(c.name, [...(perCommand.get(c.name) ?? []), c.ms]);
+        perCommand.set(c.name, [...(perCommand.get(c.name) ?? []), c.end - c.start]);
       }
     }
     steps.push({
@@ -324,5 +351,5 @@ function report(rec: Recorder, rounds: number, floorMs: ProfileReport['floorMs']
   for (const [name, values] of perCommand) {
     commandMedians[name] = { count: values.length / Math.max(1, rounds), medianMs: median(values) };
   }
-  return { rounds, floorMs, steps, commandMedians };
+  return { rounds, floorMs, steps, commandMedians, avoidable: avoidable(rec.rounds.mcp) };
 }

@@ -88,7 +88,9 @@ async function runHandler(
     const result = await capability.handler(args, ctx as BrowserContext & WorkspaceContext);
     if (capability.kind !== 'act') {
       if (caller.key) {
-        await deps.workspaces.touch(caller.key, undefined);
+        // A read given a url (extract) may have moved the browser: remember where it is now.
+        const page = args.url === undefined ? undefined : await readPageState(browser.driver);
+        await deps.workspaces.touch(caller.key, page && !secrets.screen(page).withheld ? page : undefined);
       }
       return secrets.screen(result).shown;
     }

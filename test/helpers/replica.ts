@@ -35,7 +35,10 @@ export async function spawnReplica(env: Record<string, string>): Promise<Replica
     process.removeListener('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) {
       signalGroup(child, signal);
+      // A graceful stop waits for calls in flight; past 10 s, stop it anyway.
+      const grace = setTimeout(() => signalGroup(child, 'SIGKILL'), 10_000);
       await ended;
+      clearTimeout(grace);
     }
   };
   const lines = createInterface({ input: child.stdout });
