@@ -12,15 +12,6 @@ afterAll(async () => {
   await a.close();
 });
 
-async function gridSessionCount(): Promise<number> {
-  const response = await fetch(`${inject('gridUrl')}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: JSON.stringify({ query: '{ grid { sessionCount } }' }),
-  });
-  return ((await response.json()) as { data: { grid: { sessionCount: number } } }).data.grid.sessionCount;
-}
-
 /** A second selenium-flow, as its own OS process, on the same Grid. */
 async function spawnServer(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
@@ -42,12 +33,13 @@ describe('a workspace and its browser', () => {
     const opened = await rest(a.url, '/browser/open-session', {});
     const sessionId = opened.body.session_id as string;
     await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html`, session_id: sessionId });
-    const before = await gridSessionCount();
     const second = await spawnServer();
     try {
       const read = await rest(second.url, '/browser/extract', { selector: { css: 'h1' }, session_id: sessionId });
       expect(read).toEqual({ status: 200, body: { value: 'Data table' } });
-      expect(await gridSessionCount()).toBe(before);
+      // What B does, A sees: one browser on the Grid, driven from two processes.
+      await rest(second.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html`, session_id: sessionId });
+      expect((await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: sessionId })).body).toEqual({ value: 'Login' });
     } finally {
       second.child.kill('SIGTERM');
       await rest(a.url, '/browser/end-browser', { session_id: sessionId });
