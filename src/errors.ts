@@ -30,7 +30,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
 export const WHEN: Record<ErrorCode, string> = {
   bad_request: 'bad arguments; the message says which, and the fix',
   unauthorized: 'no bearer token, or the wrong one',
-  forbidden: 'a write to a library the caller may not write',
+  forbidden: 'a write to a library the caller may not write, or a secret this page may not receive',
   not_found: 'no such browser (ended or reaped), element, flow, file or secret; the message says what to call',
   conflict: 'a person holds the browser, or a stale If-Match',
   payload_too_large: 'the request body is larger than the server accepts',
