@@ -1,7 +1,6 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { describe, expect, it, inject } from 'vitest';
 import { rest } from '../helpers/server.js';
 
@@ -31,16 +30,18 @@ describe('selenium-flow serve', () => {
     const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'trace'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     const output: string[] = [];
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    let base = '';
-    for await (const line of createInterface({ input: child.stdout })) {
-      output.push(line);
-      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(line);
-      if (match?.[1]) {
-        base = match[1];
-        break;
-      }
-    }
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    const base = await new Promise<string>((resolve, reject) => {
+      const find = () => {
+        const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(output.join(''));
+        if (match?.[1]) {
+          child.stdout.off('data', find);
+          resolve(match[1]);
+        }
+      };
+      child.stdout.on('data', find);
+      child.once('exit', () => reject(new Error(`the server exited before serving:\n${output.join('')}`)));
+    });
     const secretText = 'typed-text-that-must-not-be-logged';
     const opened = await rest(base, '/browser/open-session', {});
     const sessionId = opened.body.session_id as string;
