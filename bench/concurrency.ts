@@ -117,8 +117,13 @@ function serverConfiguration(id: 'one' | 'two', label: string, baseUrl: string, 
 
 /** Tasks per second with `level` workers, each running TASKS tasks at once; browsers open before the clock starts. */
 async function throughput(configuration: Configuration, level: number, round: number): Promise<number> {
-  const workers = await Promise.all(Array.from({ length: level }, (_, i) => configuration.worker(i, round)));
+  const settled = await Promise.allSettled(Array.from({ length: level }, (_, i) => configuration.worker(i, round)));
+  const workers = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   try {
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) {
+      throw failed.reason;
+    }
     const started = performance.now();
     await Promise.all(
       workers.map(async (worker) => {
@@ -152,7 +157,12 @@ async function main(cleanup: Cleanup): Promise<void> {
     cleanup.add(name, () => replica.kill('SIGTERM'));
   }
   const proxy = await roundRobinProxy([replicaA.url, replicaB.url]);
-  cleanup.add('proxy', () => proxy.close());
+  cleanup.add('proxy', async () => {
+    if (proxy.errors.length > 0) {
+      progress(`the proxy saw ${proxy.errors.length} upstream failure(s): ${proxy.errors.slice(0, 5).join('; ')}`);
+    }
+    await proxy.close();
+  });
 
   const configurations = [
     rawConfiguration(grid.url, site.url),
@@ -164,7 +174,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   for (let round = 0; round <= ROUNDS; round += 1) {
     for (const level of LEVELS) {
       for (const configuration of configurations) {
-        const perSecond = await withTimeout(`${configuration.id} with ${level}`, 10 * 60_000, throughput(configuration, level, round));
+        const what = `${configuration.id} with ${level} workers, round ${round}`;
+        const perSecond = await withTimeout(what, 10 * 60_000, throughput(configuration, level, round)).catch((err: unknown) => {
+          const cause = err instanceof Error && err.cause instanceof Error ? ` (cause: ${err.cause.message})` : '';
+          throw new Error(`${what} failed: ${err instanceof Error ? err.message : String(err)}${cause}`, { cause: err });
+        });
         progress(`round ${round === 0 ? 'warm-up' : round}: ${configuration.id} × ${level}: ${perSecond.toFixed(2)} tasks/s`);
         if (round > 0) {
           results.set(key(configuration.id, level), [...(results.get(key(configuration.id, level)) ?? []), perSecond]);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
@@ -70,22 +70,28 @@ export interface RoundRobin {
   url: string;
   /** requests sent to each upstream, in the order given */
   counts: number[];
+  /** upstream failures seen (a replica that closed a connection, or is down) */
+  errors: string[];
   close(): Promise<void>;
 }
 
 export async function roundRobinProxy(upstreams: string[]): Promise<RoundRobin> {
   const counts = upstreams.map(() => 0);
+  const errors: string[] = [];
+  // Keep-alive both ways, like a real load balancer; idle client sockets outlive the client's own idle timeout.
+  const agent = new Agent({ keepAlive: true });
   let next = 0;
   const server: Server = createServer((req, res) => {
     const index = next % upstreams.length;
     next += 1;
     counts[index] = (counts[index] ?? 0) + 1;
     const target = new URL(req.url ?? '/', upstreams[index]);
-    const upstream = request(target, { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+    const upstream = request(target, { agent, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
-    upstream.on('error', () => {
+    upstream.on('error', (err) => {
+      errors.push(`${req.method ?? ''} ${target.host}: ${err.message}`);
       if (!res.headersSent) {
         res.writeHead(502);
       }
@@ -93,14 +99,17 @@ export async function roundRobinProxy(upstreams: string[]): Promise<RoundRobin> 
     });
     req.pipe(upstream);
   });
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}`,
     counts,
+    errors,
     close: () =>
       new Promise<void>((resolve) => {
+        agent.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
