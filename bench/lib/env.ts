@@ -1,7 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, totalmem } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
@@ -22,6 +23,8 @@ export interface BenchEnv {
   stdio: StdioServer;
   /** ms from spawning `npx tsx src/cli.ts stdio` to the MCP handshake done */
   stdioConnectMs: number;
+  /** the HTTP server's FLOW_DATA_DIR (flows and screenshots live here) */
+  dataDir: string;
 }
 
 export const HTTP_WORKSPACE = 'bench-http';
@@ -32,7 +35,9 @@ export async function startBench(cleanup: Cleanup): Promise<BenchEnv> {
   const site = await startFixtureSite();
   cleanup.add('fixture site', () => site.close());
 
-  const server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent' }), grid.url);
+  const dataDir = await mkdtemp(join(tmpdir(), 'selenium-flow-bench-'));
+  cleanup.add('data directory', () => rm(dataDir, { recursive: true, force: true }));
+  const server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', FLOW_DATA_DIR: dataDir }), grid.url);
   const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
   cleanup.add('HTTP server', () => server.close());
   const client = await connectHttp(url, HTTP_WORKSPACE);
@@ -48,7 +53,7 @@ export async function startBench(cleanup: Cleanup): Promise<BenchEnv> {
   const stdioConnectMs = performance.now() - started;
   cleanup.add('stdio server', () => stdio.close());
 
-  return { gridUrl: grid.url, siteUrl: site.url, http: { server, url, client }, stdio, stdioConnectMs };
+  return { dataDir, gridUrl: grid.url, siteUrl: site.url, http: { server, url, client }, stdio, stdioConnectMs };
 }
 
 export interface Versions {
