@@ -146,59 +146,69 @@ export function serverEntry(repo: string): ServerEntry {
 // ---------------------------------------------------------------- where a cold start goes
 
 /**
- * Runs in a fresh `node` (cwd = the repo): Node's own boot, then each heavy import in the
- * order the server needs them (a module shared by two is charged to the first), then rendering
- * the tool list. Prints one JSON line.
+ * Runs in a fresh `node` (cwd = the repo), in one of two modes, and prints one JSON line.
+ * - chain: Node's own boot, each heavy import in the order the server needs them (a module
+ *   shared by two is charged to the first), createServer, listen. The rows add up to a boot.
+ * - parts: after the imports (not timed), the first call of each expensive piece createServer
+ *   runs: rendering tools/list and the OpenAPI documents. "Of which" rows, not added.
  */
 const BOOT_SCRIPT = `
-const rows = [['node boot (process start → first line of a script)', performance.now()]];
+const rows = [];
 const time = async (name, work) => {
   const s = performance.now();
   try { await work(); rows.push([name, performance.now() - s]); } catch (err) { rows.push([name + ' (failed: ' + String(err).slice(0, 80) + ')', NaN]); }
 };
-await time('import zod', () => import('zod'));
-await time('import selenium-webdriver', () => import('selenium-webdriver'));
-await time('import fastify', () => import('fastify'));
-await time('import @modelcontextprotocol/server', () => import('@modelcontextprotocol/server'));
-await time('import @modelcontextprotocol/node', () => import('@modelcontextprotocol/node'));
-let tools;
-await time('import the capability table (dist/mcp/tools.js)', async () => { tools = await import('./dist/mcp/tools.js'); });
-await time('render tools/list (zod → JSON Schema, once per server)', async () => { tools.listedTools(true); });
-let openapi;
-await time('import dist/http/openapi.js (yaml)', async () => { openapi = await import('./dist/http/openapi.js'); });
-await time('build the OpenAPI document (JSON)', async () => { openapi.openApiDocument('0.0.0'); });
-await time('build the OpenAPI document (YAML)', async () => { openapi.openApiYaml('0.0.0'); });
-await time('import the rest of dist/server.js', () => import('./dist/server.js'));
-let server;
-await time('createServer (builds the OpenAPI documents again, Fastify app, routes, MCP handler)', async () => {
-  const { createServer } = await import('./dist/server.js');
-  const { loadConfig } = await import('./dist/config.js');
-  server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', GRID_URL: 'http://127.0.0.1:9' }), 'http://127.0.0.1:9');
-});
-await time('listen', () => server.app.listen({ host: '127.0.0.1', port: 0 }));
-await server.close();
+if (process.env.BOOT_MODE === 'chain') {
+  rows.push(['node boot (process start → first line of a script)', performance.now()]);
+  await time('import zod', () => import('zod'));
+  await time('import selenium-webdriver', () => import('selenium-webdriver'));
+  await time('import fastify', () => import('fastify'));
+  await time('import @modelcontextprotocol/server', () => import('@modelcontextprotocol/server'));
+  await time('import @modelcontextprotocol/node', () => import('@modelcontextprotocol/node'));
+  await time('import dist/server.js (the capability table, yaml, the rest of ours)', () => import('./dist/server.js'));
+  let server;
+  await time('createServer (tools/list, OpenAPI, Fastify app and routes, MCP handler)', async () => {
+    const { createServer } = await import('./dist/server.js');
+    const { loadConfig } = await import('./dist/config.js');
+    server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
+  });
+  await time('listen', () => server.app.listen({ host: '127.0.0.1', port: 0 }));
+  await server.close();
+} else {
+  const tools = await import('./dist/mcp/tools.js');
+  const openapi = await import('./dist/http/openapi.js');
+  await time('render tools/list (zod → JSON Schema)', async () => { tools.listedTools(true); });
+  await time('build the OpenAPI document (JSON)', async () => { openapi.openApiDocument('0.0.0'); });
+  await time('build the OpenAPI document (YAML)', async () => { openapi.openApiYaml('0.0.0'); });
+}
 console.log(JSON.stringify(rows));
 `;
 
-export type BootCosts = { step: string; ms: number }[];
+export type BootCosts = { step: string; ms: number; part: boolean }[];
 
-export function measureBootCosts(repo: string, runs: number): BootCosts | undefined {
+function bootRows(repo: string, mode: 'chain' | 'parts', runs: number): BootCosts | undefined {
   const samples: [string, number][][] = [];
   for (let i = 0; i < runs; i++) {
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', BOOT_SCRIPT], {
       cwd: repo,
       encoding: 'utf8',
       timeout: 60_000,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SE_OFFLINE: 'true', SE_AVOID_STATS: 'true' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SE_OFFLINE: 'true', SE_AVOID_STATS: 'true', BOOT_MODE: mode },
     });
     const line = result.stdout.trim().split('\n').at(-1);
     if (result.status !== 0 || !line) {
-      process.stderr.write(`bench: the boot breakdown failed: ${result.stderr.slice(-1000)}\n`);
+      process.stderr.write(`bench: the boot breakdown (${mode}) failed: ${result.stderr.slice(-1000)}\n`);
       return undefined;
     }
     samples.push(JSON.parse(line) as [string, number][]);
   }
-  return (samples[0] ?? []).map(([step], i) => ({ step, ms: summarize(samples.map((s) => s[i]?.[1] ?? Number.NaN)).median }));
+  return (samples[0] ?? []).map(([step], i) => ({ step, ms: summarize(samples.map((s) => s[i]?.[1] ?? Number.NaN)).median, part: mode === 'parts' }));
+}
+
+export function measureBootCosts(repo: string, runs: number): BootCosts | undefined {
+  const chain = bootRows(repo, 'chain', runs);
+  const parts = bootRows(repo, 'parts', runs);
+  return chain && [...chain, ...(parts ?? [])];
 }
 
 export interface ColdStart {
