@@ -95,7 +95,9 @@ export async function typeText(
   options: { clear: boolean; submit: boolean; waitSeconds: number },
 ): Promise<string> {
   const element = await findElement(driver, selector, options.waitSeconds);
-  if (options.clear) {
+  // WebDriver's clear is a slow round trip of its own (~130 ms): on a form field that is
+  // already empty, as most are, it changes nothing, so ask the page first (~20 ms).
+  if (options.clear && !(await isEmptyFormField(driver, element))) {
     await element.clear();
   }
   await element.sendKeys(text);
@@ -105,6 +107,11 @@ export async function typeText(
     await element.sendKeys(Key.ENTER);
   }
   return value;
+}
+
+/** Only inputs, textareas and selects have a `value`; anything else (contenteditable) is always cleared. */
+async function isEmptyFormField(driver: WebDriver, element: WebElement): Promise<boolean> {
+  return driver.executeScript<boolean>("const e = arguments[0]; return 'value' in e && e.value === '';", element);
 }
 
 /** W3C key names a caller may use, mapped to WebDriver's code points. */
