@@ -39,7 +39,7 @@ const { values: options } = parseArgs({
     'profile-rounds': { type: 'string', default: '3' },
     'cold-runs': { type: 'string', default: '5' },
     json: { type: 'string' },
-    'timeout-minutes': { type: 'string', default: '20' },
+    'timeout-minutes': { type: 'string', default: '30' },
   },
 });
 
@@ -341,7 +341,7 @@ function printBoot(boot: BootCosts): void {
       [
         ...chain.map((b) => [b.step, ms(b.ms)]),
         ['**sum**', `**${ms(chain.reduce((a, b) => a + b.ms, 0))}**`],
-        ...boot.filter((b) => b.part).map((b) => [`_of which, inside createServer: ${b.step}_`, `_${ms(b.ms)}_`]),
+        ...boot.filter((b) => b.part).map((b) => [`_measured apart, first call: ${b.step}_`, `_${ms(b.ms)}_`]),
       ],
       ['l', 'r'],
     ),

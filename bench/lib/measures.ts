@@ -149,8 +149,8 @@ export function serverEntry(repo: string): ServerEntry {
  * Runs in a fresh `node` (cwd = the repo), in one of two modes, and prints one JSON line.
  * - chain: Node's own boot, each heavy import in the order the server needs them (a module
  *   shared by two is charged to the first), createServer, listen. The rows add up to a boot.
- * - parts: after the imports (not timed), the first call of each expensive piece createServer
- *   runs: rendering tools/list and the OpenAPI documents. "Of which" rows, not added.
+ * - parts: after the imports (not timed), the first call of each expensive piece a server may
+ *   run at boot or on first use: rendering tools/list and the OpenAPI documents. Not added up.
  */
 const BOOT_SCRIPT = `
 const rows = [];
