@@ -64,7 +64,7 @@ export async function connectMcp(base: string, era: ProtocolEra, options: { work
   const client =
     era === '2025-11-25'
       ? new LegacyClient({ name: 'test-legacy', version: '1.0.0' })
-      : new ModernClient({ name: 'test-modern', version: '1.0.0' });
+      : new ModernClient({ name: 'test-modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   const transport = era === '2025-11-25' ? new LegacyTransport(url, { requestInit }) : new ModernTransport(url, { requestInit });
   // Both clients take their own era's transport; the union type hides that pairing.
   await (client as LegacyClient).connect(transport);
