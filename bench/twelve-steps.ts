@@ -231,14 +231,14 @@ function printToolsList(t: ToolsListSize): void {
   out();
   out(
     markdownTable(
-      ['tool', 'bytes', 'description', 'inputSchema', 'outputSchema', 'name, title, annotations'],
-      t.perTool.map((p) => [p.name, bytes(p.bytes), bytes(p.description), bytes(p.inputSchema), bytes(p.outputSchema), bytes(p.rest)]),
-      ['l', 'r', 'r', 'r', 'r', 'r'],
+      ['tool', 'bytes', 'description', 'inputSchema', 'name, title, annotations'],
+      t.perTool.map((p) => [p.name, bytes(p.bytes), bytes(p.description), bytes(p.inputSchema), bytes(p.rest)]),
+      ['l', 'r', 'r', 'r', 'r'],
     ),
   );
   const sum = (f: (p: ToolsListSize['perTool'][number]) => number) => t.perTool.reduce((a, p) => a + f(p), 0);
   out(
-    `| **all** | **${bytes(sum((p) => p.bytes))}** | ${bytes(sum((p) => p.description))} | ${bytes(sum((p) => p.inputSchema))} | ${bytes(sum((p) => p.outputSchema))} | ${bytes(sum((p) => p.rest))} |`,
+    `| **all** | **${bytes(sum((p) => p.bytes))}** | ${bytes(sum((p) => p.description))} | ${bytes(sum((p) => p.inputSchema))} | ${bytes(sum((p) => p.rest))} |`,
   );
   out();
 }

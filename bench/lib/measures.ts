@@ -23,7 +23,7 @@ export interface ToolsListSize {
   toolsBytes: number;
   /** the same list with MIRROR_TOOLS=off (no resource-mirror tools) */
   withoutMirrorsBytes: number;
-  perTool: { name: string; bytes: number; description: number; inputSchema: number; outputSchema: number; rest: number }[];
+  perTool: { name: string; bytes: number; description: number; inputSchema: number; rest: number }[];
 }
 
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
@@ -35,8 +35,7 @@ export async function measureToolsList(client: Client): Promise<ToolsListSize> {
     const bytes = jsonBytes(t);
     const description = jsonBytes(t.description ?? '');
     const inputSchema = jsonBytes(t.inputSchema ?? {});
-    const outputSchema = jsonBytes(t.outputSchema ?? {});
-    return { name: String(t.name), bytes, description, inputSchema, outputSchema, rest: bytes - description - inputSchema - outputSchema };
+    return { name: String(t.name), bytes, description, inputSchema, rest: bytes - description - inputSchema };
   });
   return {
     tools: tools.length,

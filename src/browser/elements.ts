@@ -93,7 +93,7 @@ export async function typeText(
   selector: Selector,
   text: string,
   options: { clear: boolean; submit: boolean; waitSeconds: number },
-): Promise<string> {
+): Promise<string | null> {
   const element = await findElement(driver, selector, options.waitSeconds);
   // WebDriver's clear is a slow round trip of its own (~130 ms): on a form field that is
   // already empty, as most are, it changes nothing, so ask the page first (~20 ms).
@@ -102,12 +102,17 @@ export async function typeText(
   }
   await element.sendKeys(text);
   // Read before submitting: after Enter the field may be gone with the page it was on.
-  const value = (await element.getAttribute('value')) ?? '';
+  const value = await driver.executeScript<string | null>(READ_BACK, element);
   if (options.submit) {
     await element.sendKeys(Key.ENTER);
   }
   return value;
 }
+
+// A password field's value is not echoed: an answer is read by a model and kept in its
+// transcript, and a password has no business there twice. One script, not the getAttribute
+// atom (~4 KB of JavaScript sent with every call).
+const READ_BACK = "const e = arguments[0]; return e.type === 'password' ? null : 'value' in e ? String(e.value) : e.textContent;";
 
 /** Only inputs, textareas and selects have a `value`; anything else (contenteditable) is always cleared. */
 async function isEmptyFormField(driver: WebDriver, element: WebElement): Promise<boolean> {

@@ -18,7 +18,7 @@ const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? DEFAULT
 const exactlyOne = (args: Record<string, unknown>, names: string[]) => names.filter((n) => args[n] !== undefined).length === 1;
 const windowSide = z.number().int().min(200).max(7680);
 const savedName = (extension: string) =>
-  z.string().min(1).max(255).optional().describe(`the name to save as (${extension} added when missing; default a dated name); a clash lands as "name (1)"`);
+  z.string().min(1).max(255).optional().describe(`save as (${extension} added; default: dated); a clash becomes "name (1)"`);
 const savedFile = z.object({
   uri: z.string().optional().describe('the saved file: read it, keep_file it, or upload_file it by this uri'),
   name: z.string().optional().describe('the name it was saved under'),
@@ -28,15 +28,15 @@ const savedFile = z.object({
 export const navigate = defineTool({
   name: 'navigate',
   title: 'Navigate',
-  description: 'Open a page by url, or move through history with action back, forward or refresh. Answers where the browser is now.',
+  description: 'Open url, or go back, forward or refresh (action). Answers where the browser is now.',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
   secretRefusal:
     'navigate takes no secret: a secret in a URL lands in browser history, referrers, server logs and the workspace record. Open the page, then type the secret into its field with write {selector, secret: {name, key}}.',
   input: z.object({
-    url: webUrl.optional().describe('the page to open (http or https)'),
-    action: z.enum(['back', 'forward', 'refresh']).optional().describe('move through history instead of opening a url'),
+    url: webUrl.optional().describe('http(s)'),
+    action: z.enum(['back', 'forward', 'refresh']).optional(),
   }),
   check: (args) =>
     exactlyOne(args, ['url', 'action']) ? undefined : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
@@ -55,14 +55,14 @@ export const interactTool = defineTool({
   name: 'interact',
   title: 'Interact with an element',
   description:
-    'Act on one element: click, double_click, right_click, hover, select (an option by its text or value), check, uncheck, clear, focus, scroll_into_view.',
+    'Act on one element: click, double_click, right_click, hover, select (an option), check, uncheck, clear, focus, scroll_into_view.',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
   input: z.object({
     action: z.enum(INTERACT_ACTIONS),
     selector,
-    option: z.string().optional().describe('for select: the option text or value'),
+    option: z.string().optional().describe('for select: option text or value'),
     wait_timeout: waitTimeout,
   }),
   check: (args) => (args.action === 'select' && args.option === undefined ? 'select needs option: the text or value of the option to choose.' : undefined),
@@ -77,7 +77,7 @@ export const write = defineTool({
   name: 'write',
   title: 'Type into a field',
   description:
-    'Type text into a field (cleared first unless clear is false; submit presses Enter after). Answers the field value read back. With secret {name, key} instead of text, the server types a secret itself (list_secrets names them): you never see it, and it is not read back.',
+    'Type text into a field, cleared first. Answers the value read back (null for a password). With secret {name, key} instead of text, the server types a secret (see list_secrets) that you never see.',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
@@ -85,8 +85,8 @@ export const write = defineTool({
     selector,
     text: z.string().optional().describe('what to type'),
     secret: secretArgument.optional(),
-    clear: z.boolean().optional().describe('clear the field first (default true)'),
-    submit: z.boolean().optional().describe('press Enter after typing'),
+    clear: z.boolean().optional().describe('default true'),
+    submit: z.boolean().optional().describe('press Enter after'),
     wait_timeout: waitTimeout,
   }),
   check: (args) =>
@@ -94,7 +94,7 @@ export const write = defineTool({
       ? undefined
       : 'Pass exactly one of text (what to type) or secret ({name, key} from list_secrets, typed by the server).',
   output: z.object({
-    value: z.string().nullable().describe('the field value read back; null for a secret, which is never read back'),
+    value: z.string().nullable().describe('the field value read back; null for a password field or a secret, which are never read back'),
     secret: z.object({ name: z.string(), key: z.string() }).optional().describe('the secret that was typed'),
   }),
   handler: async (args, { driver, secrets }) => {
@@ -123,7 +123,7 @@ export const pressKeyTool = defineTool({
     'press_key takes no secret: it presses one key and carries no value. Type a secret with write {selector, secret: {name, key}}.',
   input: z.object({
     key: z.string().min(1),
-    modifiers: z.array(z.enum(MODIFIERS)).max(4).optional().describe('held while the key is pressed'),
+    modifiers: z.array(z.enum(MODIFIERS)).max(4).optional().describe('held down meanwhile'),
     selector: selector.optional(),
     wait_timeout: waitTimeout,
   }),
@@ -189,7 +189,7 @@ export const uploadFileTool = defineTool({
   name: 'upload_file',
   title: 'Set a file input',
   description:
-    'Put a file into an <input type=file>: exactly one of text (the file content as text), content (base64 bytes), file (a workspace://files… URI: a file in Files, a screenshot or a download) or path (a file under the server data directory).',
+    'Put a file into an <input type=file>, from exactly one of text, content (base64), file (a file, screenshot or download by its URI) or path. filename defaults to upload.txt or the file\'s name.',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
@@ -197,11 +197,11 @@ export const uploadFileTool = defineTool({
     'upload_file does not take a secret, not yet: a secret goes only into a field, with write {selector, secret: {name, key}}.',
   input: z.object({
     selector,
-    text: z.string().optional().describe('the file content, as text'),
-    content: z.base64().optional().describe('the file content, base64'),
-    file: z.string().min(1).optional().describe('a workspace://files… URI: a file in Files, a screenshot or a download'),
-    path: z.string().min(1).optional().describe('a file under the server data directory'),
-    filename: z.string().min(1).max(255).optional().describe('the name the page sees (default upload.txt, or the file or path name)'),
+    text: z.string().optional().describe('file content as text'),
+    content: z.base64().optional(),
+    file: z.string().min(1).optional().describe('a workspace://files… URI'),
+    path: z.string().min(1).optional().describe('under the server data directory'),
+    filename: z.string().min(1).max(255).optional().describe('the name the page sees'),
     mime_type: z.string().optional(),
     wait_timeout: waitTimeout,
   }),
@@ -235,17 +235,17 @@ export const extractTool = defineTool({
   name: 'extract',
   title: 'Read from the page',
   description:
-    'Read the text (or html, value, an attribute) of the first element matching selector, of every match with all, or of the whole page. url first navigates there if the browser is elsewhere.',
+    'Read the text (or html, value, an attribute) of the first match of selector, of every match with all, or of the page. With url, goes there first unless already on it.',
   kind: 'read',
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({
     selector: selector.optional(),
     what: z.enum(['text', 'html', 'value', 'attribute']).optional().describe('default text'),
-    attribute: z.string().min(1).optional().describe('for what: attribute, its name'),
-    all: z.boolean().optional().describe('read every match, not only the first'),
+    attribute: z.string().min(1).optional().describe('for what: attribute'),
+    all: z.boolean().optional().describe('every match'),
     max_chars: maxChars(4000),
-    url: webUrl.optional().describe('go here first, unless the browser is already on it'),
+    url: webUrl.optional(),
     wait_timeout: waitTimeout,
   }),
   check: (args) => (args.what === 'attribute' && !args.attribute ? 'what "attribute" needs attribute: the name to read, e.g. "href".' : undefined),
@@ -275,7 +275,7 @@ export const outlineTool = defineTool({
   name: 'outline',
   title: 'Outline the page',
   description:
-    'A compact map of the page (or of selector): headings, landmarks, forms with their fields, buttons and links, each with a selector that works. The cheap way to find selectors.',
+    'A compact map of the page (or of selector): headings, landmarks, forms and fields, buttons and links, each with a working selector. The cheap way to find selectors.',
   kind: 'read',
   browser: 'existing',
   runnableInFlow: true,
@@ -291,16 +291,16 @@ export const screenshot = defineTool({
   name: 'screenshot',
   title: 'Take a screenshot',
   description:
-    "A PNG of the viewport, the full page (full_page) or one element (selector); width scales it down. save keeps it in the workspace's Screenshots and answers its uri.",
+    'A PNG of the viewport, the full page (full_page) or one element (selector). save keeps it and answers its uri.',
   kind: 'read',
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({
     selector: selector.optional(),
     full_page: z.boolean().optional(),
-    width: z.number().int().min(100).max(4000).optional().describe('scale the image down to this many pixels wide'),
+    width: z.number().int().min(100).max(4000).optional().describe('scale down to this width'),
     wait_timeout: waitTimeout,
-    save: z.boolean().optional().describe("keep it in the workspace's Screenshots (workspace://files/screenshots)"),
+    save: z.boolean().optional().describe('keep it in workspace://files/screenshots'),
     filename: savedName('.png'),
   }),
   check: (args) =>
@@ -339,7 +339,7 @@ export const print = defineTool({
   input: z.object({
     filename: savedName('.pdf'),
     landscape: z.boolean().optional(),
-    background: z.boolean().optional().describe('print background colours and images'),
+    background: z.boolean().optional(),
   }),
   output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), ...savedFile.required().shape }),
   handler: async (args, { driver, files }) => {
@@ -354,16 +354,16 @@ export const assertTool = defineTool({
   name: 'assert',
   title: 'Assert a condition',
   description:
-    'Pass when a condition holds within timeout seconds: a script that returns true, or selector in a state (present, absent, visible, hidden); stable_for (ms) asks it to hold that long. Fails with message.',
+    'Pass when, within timeout, a script returns true or selector is in state (for stable_for ms, if given); else fail with message.',
   kind: 'read',
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({
-    script: z.string().min(1).optional().describe('JavaScript returning true when the condition holds'),
+    script: z.string().min(1).optional().describe('JavaScript returning true when it holds'),
     selector: selector.optional(),
     state: z.enum(['present', 'absent', 'visible', 'hidden']).optional().describe('with selector (default present)'),
     timeout: z.number().min(0).max(120).optional().describe('seconds (default 5)'),
-    stable_for: z.number().int().min(0).max(60_000).optional().describe('milliseconds the condition must hold'),
+    stable_for: z.number().int().min(0).max(60_000).optional().describe('ms it must hold'),
     message: z.string().min(1).describe('what failed, in your words'),
   }),
   check: (args) => (exactlyOne(args, ['script', 'selector']) ? undefined : 'Pass exactly one of script or selector (with state).'),

@@ -203,7 +203,8 @@ function workspaceView(deps: CallDeps, caller: Caller, sessionId: string | undef
   return {
     open: async (kind, window) => {
       const opened = await workspaces.open(caller, kind, window);
-      return { sessionId: opened.gridId, url: opened.page.url, title: opened.page.title };
+      const page = await readPageState(opened.driver);
+      return { sessionId: opened.gridId, url: page.url, title: page.title };
     },
     end: async () => ({ ended: await workspaces.end(caller, sessionId) }),
     describe: () => describeWorkspace(deps, caller, sessionId),

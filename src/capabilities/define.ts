@@ -121,10 +121,7 @@ export interface Capability {
   handler: (args: Record<string, unknown>, ctx: BrowserContext & WorkspaceContext) => Promise<Record<string, unknown>>;
 }
 
-const sessionIdArgument = z
-  .string()
-  .min(1)
-  .describe('Stateless callers only: the session_id open_session returned. Omit it when the call names a workspace.');
+const sessionIdArgument = z.string().describe("stateless mode only: open_session's id");
 
 /** The answer of every acting tool: where the browser is now. */
 export const pageState = z.object({
@@ -188,12 +185,15 @@ export function kebab(name: string): string {
   return name.replace(/_/g, '-');
 }
 
-/** MCP annotations derive from the table's one semantic field, `kind`. */
-export function annotationsOf(capability: Capability): Record<string, unknown> {
+/**
+ * MCP annotations derive from the table's `kind`. Only what differs from the MCP defaults
+ * (not read-only, destructive, open world) is written, except destructiveHint, stated for
+ * every act; the title is the tool's own top-level `title`. tools/list is read by every
+ * client on every connection, and repeated defaults are bytes with no information.
+ */
+export function annotationsOf(capability: Capability): Record<string, boolean> {
   return {
-    title: capability.title,
-    readOnlyHint: capability.kind === 'read',
-    destructiveHint: capability.kind === 'act' ? capability.destructive : undefined,
-    openWorldHint: capability.browser !== 'none',
+    ...(capability.kind === 'read' ? { readOnlyHint: true } : { destructiveHint: capability.destructive }),
+    ...(capability.browser === 'none' ? { openWorldHint: false } : {}),
   };
 }

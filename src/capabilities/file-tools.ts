@@ -28,7 +28,7 @@ export const keepFile = defineTool({
   name: 'keep_file',
   title: 'Keep a file in Files',
   description:
-    "Put a screenshot or a download in the workspace's Files, by its uri: a screenshot moves, a download is copied (keep one before its browser ends). A clash lands as \"name (1)\". Answers the file's new uri.",
+    "Put a screenshot or a download (by uri) in the workspace's Files: a screenshot moves, a download is copied (keep it before its browser ends). Answers the new uri.",
   kind: 'act',
   destructive: false,
   browser: 'none',
@@ -51,13 +51,13 @@ export const workspaceFiles = defineTool({
   name: 'workspace_files',
   title: "The workspace's files",
   description:
-    'Mirror of the workspace://files resources: Files (prints and kept files) with its two folders, or with folder the screenshots or the downloads. Newest first.',
+    'Mirror of workspace://files: Files (prints and kept files) and its two folders, or the screenshots or downloads folder. Newest first.',
   kind: 'read',
   browser: 'none',
   runnableInFlow: false,
   answersUnderControl: true,
   http: { method: 'GET', path: '/workspace/files' },
-  input: z.object({ folder: z.enum(['screenshots', 'downloads']).optional().describe('list this folder instead of Files') }),
+  input: z.object({ folder: z.enum(['screenshots', 'downloads']).optional().describe('instead of Files') }),
   output: fileListing,
   handler: async (args, { files }) => (args.folder ? files.folder(args.folder) : files.root()),
 });

@@ -3,8 +3,8 @@ import { BadRequest } from '../errors.js';
 import { defineTool } from './define.js';
 import type { FlowsView } from './flows-view.js';
 
-const flowName = z.string().min(1).max(64).describe('the flow name: letters, digits, ".", "_" or "-"');
-const revision = z.string().min(1).max(64).describe('the revision you read (from get_flow); a stale one is refused');
+const flowName = z.string().min(1).max(64).describe('letters, digits, ".", "_", "-"');
+const revision = z.string().min(1).max(64).describe('the revision you read (get_flow); refused when stale');
 
 const listing = z.object({
   name: z.string(),
@@ -58,14 +58,14 @@ export const listFlows = defineTool({
   name: 'list_flows',
   title: 'List flows',
   description:
-    'Mirror of flow://here and flow://flows: the saved flows you can run (yours and the shared ones), with their parameters. By default only those meant for the current page; everywhere: true lists all.',
+    'Mirror of flow://here and flow://flows: the flows you can run (yours and shared), with their parameters; those for the current page unless everywhere.',
   kind: 'read',
   browser: 'none',
   takesTurn: false,
   runnableInFlow: false,
   answersUnderControl: true,
   http: { method: 'GET', path: '/flows' },
-  input: z.object({ everywhere: z.boolean().optional().describe('list every flow, not only those for the current page') }),
+  input: z.object({ everywhere: z.boolean().optional().describe('not only those for this page') }),
   output: z.object({ flows: z.array(listing) }),
   handler: async (args, { flows }) => ({ flows: await flowsOf(flows).list(args.everywhere ?? false) }),
 });
@@ -96,7 +96,7 @@ export const saveFlow = defineTool({
   name: 'save_flow',
   title: 'Save a flow',
   description:
-    'Create or replace a flow in your workspace library: document is YAML text or a JSON object {description, urls, parameters, steps: [{tool, args, id, onError, return, note}]} (schema: flow://schema). Validated against the real tool schemas.',
+    'Create or replace a flow in your library: {description, urls, parameters, steps: [{tool, args, id, onError, return}]} (schema: flow://schema), checked against the real tool schemas.',
   kind: 'act',
   destructive: false,
   browser: 'none',
@@ -105,7 +105,7 @@ export const saveFlow = defineTool({
   http: { method: 'PUT', path: '/flows/{name}', bodyArgument: 'document', ifMatchArgument: 'if_match' },
   input: z.object({
     name: flowName,
-    document: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).describe('the flow: YAML text, or the same as a JSON object'),
+    document: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).describe('YAML text, or the same as JSON'),
     if_match: revision.optional(),
   }),
   output: z.object({ name: z.string(), revision: z.string(), created: z.boolean() }),
@@ -130,7 +130,7 @@ export const runFlowTool = defineTool({
   name: 'run_flow',
   title: 'Run a flow',
   description:
-    'Run a saved flow on your browser, every step in one call with no model in the loop. params fill its ${parameters}. Answers a compact report: each step ok or not, what steps marked return gave, and the last result; on a failure, the failed step and the page.',
+    'Run a saved flow on your browser: every step in one call, no model in the loop; params fill its ${parameters}. Answers a compact report: steps ok or not, returned values, the last result; on failure, the step and page.',
   kind: 'act',
   destructive: true,
   browser: 'none',
@@ -140,8 +140,8 @@ export const runFlowTool = defineTool({
   http: { method: 'POST', path: '/flows/{name}/run' },
   input: z.object({
     name: flowName,
-    params: z.record(z.string(), z.unknown()).optional().describe('values for the flow parameters'),
-    verbose: z.boolean().optional().describe("every step's full result (images are always dropped)"),
+    params: z.record(z.string(), z.unknown()).optional(),
+    verbose: z.boolean().optional().describe("every step's full result"),
   }),
   output: runReport,
   handler: async (args, { flows }) => runReport.parse(await flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false)),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { selector } from './schemas.js';
 
 export type ObjectSchema = { type: 'object' } & Record<string, unknown>;
 
@@ -7,6 +8,25 @@ export type ObjectSchema = { type: 'object' } & Record<string, unknown>;
  * OpenAPI and the docs all render through here, so they cannot disagree.
  */
 export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): ObjectSchema {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any', override: compactSelector });
   return { ...json, type: 'object' };
+}
+
+/**
+ * zod renders the selector union as an anyOf of two one-key objects; one object with at most
+ * and at least one of its two keys says the same in a third of the bytes, in every tool that
+ * takes a selector (tools/list is read on every connection).
+ */
+function compactSelector(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  if (ctx.zodSchema !== selector) {
+    return;
+  }
+  delete ctx.jsonSchema.anyOf;
+  Object.assign(ctx.jsonSchema, {
+    type: 'object',
+    properties: { css: { type: 'string' }, xpath: { type: 'string' } },
+    minProperties: 1,
+    maxProperties: 1,
+    additionalProperties: false,
+  });
 }

@@ -4,15 +4,14 @@ import { DEFAULT_WAIT_SECONDS } from '../browser/selectors.js';
 export const SELECTOR_FIX = 'pass exactly one of css or xpath, e.g. {"css": "#submit"} or {"xpath": "//button[1]"}.';
 
 export const selector = z
-  .union([z.strictObject({ css: z.string().min(1) }), z.strictObject({ xpath: z.string().min(1) })], { error: SELECTOR_FIX })
-  .describe('the element: {"css": "..."} or {"xpath": "..."}, exactly one');
+  .union([z.strictObject({ css: z.string().min(1) }), z.strictObject({ xpath: z.string().min(1) })], { error: SELECTOR_FIX });
 
 export const waitTimeout = z
   .number()
   .min(0)
   .max(60)
   .optional()
-  .describe(`seconds to wait for the element to appear (default ${DEFAULT_WAIT_SECONDS}, at most 60)`);
+  .describe(`seconds (default ${DEFAULT_WAIT_SECONDS})`);
 
 const WEB_URL_FIX = 'must be an absolute http(s) URL such as https://example.com/';
 
@@ -27,4 +26,4 @@ export const webUrl = z.string().refine((value) => {
 }, WEB_URL_FIX);
 
 export const maxChars = (fallback: number) =>
-  z.number().int().min(100).max(1_000_000).optional().describe(`most characters to answer (default ${fallback}); past it a truncation mark shows`);
+  z.number().int().min(100).max(1_000_000).optional().describe(`default ${fallback}; a longer answer is cut, with a marker`);

@@ -5,10 +5,10 @@ import { defineTool } from './define.js';
 /** write's `secret`: a name and a key, two fields — keys hold dots (tls.crt), so "name.key" cannot split. */
 export const secretArgument = z
   .strictObject({
-    name: z.string().refine(isSecretName, `${SECRET_NAME_RULE}; copy it from list_secrets`).describe('the secret, as list_secrets names it'),
-    key: z.string().refine(isKeyName, `${SECRET_KEY_RULE}; copy it from list_secrets`).describe('one of its keys'),
+    name: z.string().refine(isSecretName, `${SECRET_NAME_RULE}; copy it from list_secrets`),
+    key: z.string().refine(isKeyName, `${SECRET_KEY_RULE}; copy it from list_secrets`),
   })
-  .describe('type a secret the server holds, by name and key (see list_secrets); you never see its value');
+  .describe('from list_secrets');
 
 const rejectedLine = z.object({ line: z.number().int().describe('the line number in the declaration'), reason: z.string() });
 
@@ -34,7 +34,7 @@ export const listSecrets = defineTool({
   name: 'list_secrets',
   title: 'List secrets',
   description:
-    'Mirror of the secret://secrets resource: the secrets this workspace may type with write {selector, secret: {name, key}} — names, keys, descriptions, where each may be used. Never a value.',
+    'Mirror of secret://secrets: the secrets this workspace may type with write {selector, secret: {name, key}}, and where. Never a value.',
   kind: 'read',
   browser: 'none',
   runnableInFlow: false,

@@ -8,15 +8,15 @@ export const openSession = defineTool({
   name: 'open_session',
   title: 'Open a browser',
   description:
-    "Open a browser on the Grid (ending the one this workspace held). Answers session_id: stateless callers pass it to every later call; a named workspace's browser is remembered for you.",
+    'Open a browser (ending the one this workspace held). Answers session_id, which stateless callers pass to later calls; a named workspace remembers its browser.',
   kind: 'act',
   destructive: false,
   browser: 'none',
   runnableInFlow: false,
   input: z.object({
-    browser: z.enum(['chrome', 'firefox']).optional().describe('default: the workspace’s last choice, else chrome'),
-    width: windowSide.optional().describe('window width (default 1280)'),
-    height: windowSide.optional().describe('window height (default 900)'),
+    browser: z.enum(['chrome', 'firefox']).optional().describe('default: the last used, else chrome'),
+    width: windowSide.optional().describe('default 1280'),
+    height: windowSide.optional().describe('default 900'),
   }),
   output: z.object({ session_id: z.string().describe('the Grid id of the browser'), url: z.string(), title: z.string() }),
   handler: async (args, { workspace }) => {

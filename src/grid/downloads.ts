@@ -71,9 +71,11 @@ export class GridDownloads {
     if (response.ok) {
       return;
     }
-    await response.body?.cancel();
-    if (response.status === 404) {
-      throw new BrowserGone(); // the Grid no longer knows the session: ended or reaped
+    const text = await response.text();
+    // The Grid no longer knows the session (ended or reaped): a 404 from the router, or a 500
+    // from a node asked in the moment between the session ending and the router forgetting it.
+    if (response.status === 404 || /no such session|unable to find session/i.test(text)) {
+      throw new BrowserGone();
     }
     throw new GridUnavailable(`The Grid refused to ${doing} (HTTP ${response.status}); check that the node allows managed downloads, then retry.`);
   }

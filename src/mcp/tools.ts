@@ -2,17 +2,20 @@ import { jsonSchemaOf, type ObjectSchema } from '../capabilities/json-schema.js'
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
 import { annotationsOf, type Capability } from '../capabilities/define.js';
 
-/** A tool as tools/list shows it, rendered once from the capability table. */
+/**
+ * A tool as tools/list shows it, rendered once from the capability table. No outputSchema:
+ * results still carry structuredContent, and its schema is published in the OpenAPI document
+ * and docs/reference; in tools/list it would be 15 KB that every client reads on every
+ * connection and that no model is shown (the same choice as Playwright's and Chrome
+ * DevTools' MCP servers).
+ */
 export interface ListedTool {
   name: string;
   title: string;
   description: string;
   inputSchema: ObjectSchema;
-  outputSchema: ObjectSchema;
-  annotations: Record<string, unknown>;
+  annotations: Record<string, boolean>;
 }
-
-
 
 export function toListedTool(capability: Capability): ListedTool {
   return {
@@ -20,7 +23,6 @@ export function toListedTool(capability: Capability): ListedTool {
     title: capability.title,
     description: capability.description,
     inputSchema: jsonSchemaOf(capability.input, 'input'),
-    outputSchema: jsonSchemaOf(capability.output, 'output'),
     annotations: annotationsOf(capability),
   };
 }

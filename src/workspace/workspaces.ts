@@ -1,5 +1,5 @@
 import type { WebDriver } from 'selenium-webdriver';
-import { readPageState, type PageState } from '../browser/page-state.js';
+import type { PageState } from '../browser/page-state.js';
 import { NotFound } from '../errors.js';
 import type { BrowserKind } from '../grid/capabilities.js';
 import { type Grid, gridCall, sessionCapabilities } from '../grid/grid.js';
@@ -30,7 +30,7 @@ export class Workspaces {
   }
 
   /** Opens a browser; a saved workspace's previous browser is ended first. */
-  async open(caller: Caller, kind: BrowserKind | undefined, window: { width?: number; height?: number }): Promise<{ gridId: string; page: PageState }> {
+  async open(caller: Caller, kind: BrowserKind | undefined, window: { width?: number; height?: number }): Promise<AttachedBrowser> {
     const record = caller.key ? ((await this.store.get(caller.key)) ?? newRecord()) : newRecord();
     if (caller.key && record.gridId) {
       await this.grid.end(record.gridId).catch(() => undefined);
@@ -51,8 +51,7 @@ export class Workspaces {
         touchedAt: now,
       });
     }
-    const driver = this.grid.attach(opened.gridId, opened.capabilities);
-    return { gridId: opened.gridId, page: await readPageState(driver) };
+    return { driver: this.grid.attach(opened.gridId, opened.capabilities), gridId: opened.gridId, browserName: browserNameOf(opened.capabilities) };
   }
 
   async end(caller: Caller, sessionId: string | undefined): Promise<boolean> {
@@ -85,10 +84,9 @@ export class Workspaces {
     if (!caller.key) {
       return this.attachById(sessionId ?? '');
     }
-    let record = await this.store.get(caller.key);
+    const record = await this.store.get(caller.key);
     if (!record?.gridId && openOnDemand) {
-      await this.open(caller, undefined, {});
-      record = await this.store.get(caller.key);
+      return this.open(caller, undefined, {});
     }
     if (!record?.gridId) {
       const name = caller.workspace ? `Workspace "${caller.workspace}"` : 'This workspace';

@@ -1,9 +1,35 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { inject } from 'vitest';
+import { capabilityNamed } from '../../src/capabilities/index.js';
+import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { loadConfig } from '../../src/config.js';
 import { openServer, type HttpServer } from '../../src/server.js';
+
+const ajv = new Ajv2020({ strict: false });
+const outputValidators = new Map<string, ValidateFunction>();
+
+/**
+ * tools/list carries no outputSchema (its bytes are read on every connection), so no client
+ * checks structuredContent for us: every MCP answer in the tests is checked against the
+ * output schema the table publishes in the OpenAPI document.
+ */
+function expectOutputOf(tool: string, structured: Record<string, unknown>): void {
+  const capability = capabilityNamed(tool);
+  if (!capability) {
+    return;
+  }
+  let validate = outputValidators.get(tool);
+  if (!validate) {
+    validate = ajv.compile(jsonSchemaOf(capability.output, 'output'));
+    outputValidators.set(tool, validate);
+  }
+  if (!validate(structured)) {
+    throw new Error(`${tool} answered structuredContent outside its output schema: ${ajv.errorsText(validate.errors)}`);
+  }
+}
 
 export interface RunningServer {
   server: HttpServer;
@@ -39,7 +65,7 @@ export type ProtocolEra = '2025-11-25' | '2026-07-28';
 export interface McpCaller {
   era: ProtocolEra;
   call(name: string, args?: Record<string, unknown>): Promise<McpToolAnswer>;
-  listTools(): Promise<{ name: string; inputSchema: unknown; outputSchema?: unknown; annotations?: Record<string, unknown> }[]>;
+  listTools(): Promise<{ name: string; inputSchema: unknown; annotations?: Record<string, unknown> }[]>;
   readResource(uri: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -76,6 +102,9 @@ export async function connectMcp(base: string, era: ProtocolEra, options: { work
         structuredContent?: Record<string, unknown>;
         content: McpToolAnswer['content'];
       };
+      if (!result.isError && result.structuredContent) {
+        expectOutputOf(name, result.structuredContent);
+      }
       const text = result.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
       return { isError: result.isError === true, structured: result.structuredContent, text, content: result.content };
     },

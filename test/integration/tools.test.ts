@@ -214,6 +214,14 @@ describe('write', () => {
     expect(await value('#email')).toBe('second@example.com.org');
   });
 
+  it('types a password but never echoes it back', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    const typed = await ok('write', { selector: { css: '#password' }, text: 'hunter2' });
+    expect(typed.value).toBeNull();
+    expect(JSON.stringify(typed)).not.toContain('hunter2');
+    expect(await value('#password')).toBe('hunter2');
+  });
+
   it('refuses a hidden field instead of typing elsewhere', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     await script("document.getElementById('email').style.display = 'none'");
@@ -290,6 +298,22 @@ describe('frame', () => {
     expect(await text('#inner-text')).toBe('Inside the frame');
     await ok('frame', { action: 'top' });
     expect(await text('h1')).toBe('Frames');
+  });
+
+  it('answers the top page from inside a frame, same-origin or cross-origin', async () => {
+    const top = { url: `${site}/frame.html`, title: 'Frames' };
+    await ok('navigate', { url: top.url });
+    expect(await ok('frame', { action: 'enter', selector: { css: '#inner' } })).toMatchObject(top);
+    expect(await ok('interact', { action: 'click', selector: { css: '#inner-button' } })).toMatchObject(top);
+    await ok('frame', { action: 'top' });
+    // localhost is another origin than 127.0.0.1: the page cannot read the top from there.
+    await script("const f = document.createElement('iframe'); f.id = 'cross'; f.src = arguments[0]; document.body.append(f);", [
+      `${site.replace('127.0.0.1', 'localhost')}/inner.html`,
+    ]);
+    expect(await ok('frame', { action: 'enter', selector: { css: '#cross' } })).toMatchObject(top);
+    expect(await ok('interact', { action: 'click', selector: { css: '#inner-button' } })).toMatchObject(top);
+    expect(await script('return location.hostname')).toBe('localhost');
+    await ok('frame', { action: 'top' });
   });
 
   it('refuses to enter an element that is not a frame', async () => {

@@ -17,8 +17,21 @@ describe('every surface is rendered from the capability table', () => {
     for (const capability of CAPABILITIES) {
       const tool = tools.find((t) => t.name === capability.name);
       expect(tool?.inputSchema).toEqual(jsonSchemaOf(capability.input, 'input'));
-      expect(tool?.outputSchema).toEqual(jsonSchemaOf(capability.output, 'output'));
-      expect(tool?.annotations.readOnlyHint).toBe(capability.kind === 'read');
+      expect(tool).not.toHaveProperty('outputSchema');
+      expect(tool?.annotations.readOnlyHint ?? false).toBe(capability.kind === 'read');
+      expect(tool?.annotations.destructiveHint).toBe(capability.kind === 'act' ? capability.destructive : undefined);
+      expect(tool?.annotations.openWorldHint ?? true).toBe(capability.browser !== 'none');
+    }
+  });
+
+  it('renders a selector as one object of exactly one of css or xpath, which a validator enforces', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const interact = listedTools(true).find((t) => t.name === 'interact');
+    const validate = new Ajv2020().compile(interact?.inputSchema ?? {});
+    expect(validate({ action: 'click', selector: { css: '#a' } })).toBe(true);
+    expect(validate({ action: 'click', selector: { xpath: '//a' } })).toBe(true);
+    for (const selector of [{}, { css: '#a', xpath: '//a' }, { id: 'a' }, '#a']) {
+      expect(validate({ action: 'click', selector })).toBe(false);
     }
   });
 
