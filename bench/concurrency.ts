@@ -17,7 +17,7 @@ import { startEmbeddedGrid } from '../src/grid/embedded.js';
 import { startFixtureSite } from '../test/fixtures/site.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { roundRobinProxy, spawnReplica } from '../test/helpers/replica.js';
-import { Cleanup, withTimeout } from './lib/cleanup.js';
+import { runBench, withTimeout, type Cleanup } from './lib/cleanup.js';
 import { connectHttp, McpToolCaller } from './lib/mcp.js';
 import { markdownTable, median, ratio, summarize } from './lib/stats.js';
 import { WINDOW, pages } from './lib/task.js';
@@ -220,27 +220,4 @@ async function main(cleanup: Cleanup): Promise<void> {
   }
 }
 
-const cleanup = new Cleanup();
-let exiting = false;
-const stopAndExit = (code: number, why?: string) => {
-  if (exiting) {
-    return;
-  }
-  exiting = true;
-  if (why) {
-    progress(why);
-  }
-  void cleanup.run().finally(() => process.exit(code));
-};
-process.once('SIGINT', () => stopAndExit(130, 'interrupted: stopping everything the bench started'));
-process.once('SIGTERM', () => stopAndExit(143, 'terminated: stopping everything the bench started'));
-const watchdog = setTimeout(() => stopAndExit(1, `the bench took longer than ${TIMEOUT_MINUTES} minutes: stopping`), TIMEOUT_MINUTES * 60_000);
-watchdog.unref();
-
-main(cleanup).then(
-  () => stopAndExit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    stopAndExit(1);
-  },
-);
+runBench(main, TIMEOUT_MINUTES);

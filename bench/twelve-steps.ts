@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { capabilityNamed } from '../src/capabilities/index.js';
-import { Cleanup, withTimeout } from './lib/cleanup.js';
+import { runBench, withTimeout, type Cleanup } from './lib/cleanup.js';
 import { REPO, HTTP_WORKSPACE, startBench, versions, type BenchEnv, type Versions } from './lib/env.js';
 import { DirectToolCaller, McpToolCaller, PROTOCOL } from './lib/mcp.js';
 import {
@@ -495,27 +495,4 @@ function replacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-const cleanup = new Cleanup();
-let exiting = false;
-const stopAndExit = (code: number, why?: string) => {
-  if (exiting) {
-    return;
-  }
-  exiting = true;
-  if (why) {
-    progress(why);
-  }
-  void cleanup.run().finally(() => process.exit(code));
-};
-process.once('SIGINT', () => stopAndExit(130, 'interrupted: stopping everything the bench started'));
-process.once('SIGTERM', () => stopAndExit(143, 'terminated: stopping everything the bench started'));
-const watchdog = setTimeout(() => stopAndExit(1, `the bench took longer than ${TIMEOUT_MINUTES} minutes: stopping`), TIMEOUT_MINUTES * 60_000);
-watchdog.unref();
-
-main(cleanup).then(
-  () => stopAndExit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    stopAndExit(1);
-  },
-);
+runBench(main, TIMEOUT_MINUTES);

@@ -66,3 +66,33 @@ export async function withTimeout<T>(what: string, ms: number, work: Promise<T>)
     clearTimeout(timer);
   }
 }
+
+/**
+ * Runs a bench's main with everything it starts stopped at the end: on success, on failure,
+ * on SIGINT/SIGTERM, and when the watchdog fires after `timeoutMinutes`.
+ */
+export function runBench(main: (cleanup: Cleanup) => Promise<void>, timeoutMinutes: number): void {
+  const cleanup = new Cleanup();
+  let exiting = false;
+  const stopAndExit = (code: number, why?: string) => {
+    if (exiting) {
+      return;
+    }
+    exiting = true;
+    if (why) {
+      process.stderr.write(`bench: ${why}\n`);
+    }
+    void cleanup.run().finally(() => process.exit(code));
+  };
+  process.once('SIGINT', () => stopAndExit(130, 'interrupted: stopping everything the bench started'));
+  process.once('SIGTERM', () => stopAndExit(143, 'terminated: stopping everything the bench started'));
+  const watchdog = setTimeout(() => stopAndExit(1, `the bench took longer than ${timeoutMinutes} minutes: stopping`), timeoutMinutes * 60_000);
+  watchdog.unref();
+  main(cleanup).then(
+    () => stopAndExit(0),
+    (err: unknown) => {
+      process.stderr.write(`bench FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      stopAndExit(1);
+    },
+  );
+}

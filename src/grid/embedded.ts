@@ -310,7 +310,8 @@ function groupAlive(child: ChildProcess): boolean {
   }
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/** Signals a child started with `detached: true` and everything it started (its process group). */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) {
     return;
   }

@@ -10,7 +10,11 @@ export const RECORD_PREFIX = `${KEY_PREFIX}workspace:`;
 export interface RedisConnectionOptions {
   /** how long the boot waits for Redis to answer */
   connectTimeoutMs?: number;
-  /** a command that gets no answer in this long fails (a Redis that hangs must not hang calls) */
+  /**
+   * a command that gets no answer in this long fails (a Redis that hangs must not hang calls).
+   * Default 5 s: at 2 s, eight browsers starting at once on two cores starved a replica long
+   * enough for a reply that had arrived to be timed out first (the bench saw a 503).
+   */
   commandTimeoutMs?: number;
 }
 
@@ -53,7 +57,7 @@ export class RedisConnection {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: options.connectTimeoutMs ?? 3_000,
-      commandTimeout: options.commandTimeoutMs ?? 2_000,
+      commandTimeout: options.commandTimeoutMs ?? 5_000,
       // Reconnect forever, at most a second apart.
       retryStrategy: (times: number) => Math.min(times * 50, 1_000),
     });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, request, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { signalGroup } from '../../src/grid/embedded.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -52,17 +53,6 @@ export async function spawnReplica(env: Record<string, string>): Promise<Replica
   }
   await kill('SIGKILL');
   throw new Error(`selenium-flow serve did not start: ${errors}`);
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) {
-    return;
-  }
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
 }
 
 /** A load balancer at its simplest: each request goes to the next upstream in turn. */

@@ -5,6 +5,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { FileEntry } from '../../src/files/files.js';
 import { REPORT_CSV } from '../fixtures/site.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
@@ -14,15 +15,7 @@ const ADMIN = 'files-test-admin-token';
 const BEARER = { authorization: `Bearer ${TOKEN}` };
 
 type Answer = Record<string, unknown>;
-interface Entry {
-  name: string;
-  uri: string;
-  size: number;
-  created: string;
-  content_type: string;
-  image: boolean;
-  url: string;
-}
+type Entry = FileEntry;
 interface Listing {
   workspace: string;
   count: number;

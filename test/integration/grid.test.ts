@@ -1,24 +1,6 @@
 import { Builder, By, type WebDriver } from 'selenium-webdriver';
-import chrome from 'selenium-webdriver/chrome.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-
-const HEADLESS_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
-function headlessChromeOptions(): chrome.Options {
-  // addArguments is typed as returning chromium.Options, which setChromeOptions does not accept.
-  const options = new chrome.Options();
-  options.addArguments(...HEADLESS_ARGS);
-  return options;
-}
+import { browserCapabilities } from '../../src/grid/capabilities.js';
 
 describe('the embedded Grid', () => {
   const siteUrl = inject('siteUrl');
@@ -27,8 +9,7 @@ describe('the embedded Grid', () => {
   beforeAll(async () => {
     driver = await new Builder()
       .usingServer(inject('gridUrl'))
-      .forBrowser('chrome')
-      .setChromeOptions(headlessChromeOptions())
+      .withCapabilities(browserCapabilities('chrome', { width: 1280, height: 900 }))
       .build();
   });
 
