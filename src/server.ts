@@ -135,7 +135,7 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
     maxBodyBytes: config.maxBodyBytes,
     logLevel: config.logLevel,
     ready: async () => ({
-      grid: await parts.grid.isReady(),
+      grid: await parts.grid.isReachable(),
       store: await parts.store.ping().then(
         () => true,
         () => false,

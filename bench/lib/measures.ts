@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { freePort } from '../../src/grid/embedded.js';
 import { listedTools } from '../../src/mcp/tools.js';
 import { withTimeout, type Cleanup } from './cleanup.js';
-import { McpToolCaller, connectHttp, connectStdio } from './mcp.js';
+import { McpToolCaller, connectHttp } from './mcp.js';
 import { processTree, rssBytes, stopProcesses } from './processes.js';
 import { summarize, type Summary } from './stats.js';
 import { pages } from './task.js';
@@ -312,13 +312,43 @@ async function coldServe(
   }
 }
 
+/**
+ * Spawn → tools/list answered, over the server's stdin and stdout as JSON-RPC lines. Not
+ * with the SDK client: pinned to 2026-07-28 over stdio it probes `server/discover` in one
+ * server process and lists the tools in a second one it spawns, which would count two cold
+ * starts as one.
+ */
 async function coldStdio(repo: string, entry: ServerEntry, env: Record<string, string>, cleanup: Cleanup): Promise<number> {
   const start = performance.now();
-  const server = await connectStdio(entry.command, [...entry.args, 'stdio'], repo, env);
-  const name = `cold stdio ${server.pid}`;
-  cleanup.add(name, () => server.close());
+  const child = spawn(entry.command, [...entry.args, 'stdio'], {
+    cwd: repo,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const pid = child.pid ?? -1;
+  const name = `cold stdio ${pid}`;
+  cleanup.add(name, () => stopProcesses([pid], 0));
+  const stderr: string[] = [];
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  const send = (message: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   try {
-    await server.client.listTools(undefined, { cacheMode: 'bypass' });
+    await withTimeout(
+      'the stdio server listing its tools',
+      30_000,
+      new Promise<void>((resolve, reject) => {
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          const id = (JSON.parse(line) as { id?: unknown }).id;
+          if (id === 1) {
+            send({ method: 'notifications/initialized' });
+            send({ id: 2, method: 'tools/list' });
+          } else if (id === 2) {
+            resolve();
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`the stdio server exited (${code}): ${stderr.join('')}`)));
+        send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-cold', version: '1' } } });
+      }),
+    );
     return performance.now() - start;
   } finally {
     await cleanup.release(name);

@@ -20,6 +20,20 @@ function stat(pid: number): { ppid: number; start: string } | undefined {
   }
 }
 
+// USER_HZ: the unit of utime and stime in /proc/<pid>/stat, 100 on every Linux we run on.
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) a process has used so far, in ms; NaN when it is gone. */
+export function cpuMillis(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** `pid` and every descendant of it, now. Remembers their start times for `stopProcesses`. */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();

@@ -71,11 +71,16 @@ export class Grid {
     return response.ok;
   }
 
-  async isReady(): Promise<boolean> {
+  /**
+   * Whether the Grid answers its status. Not its `ready` flag: that is false while every slot
+   * is busy, and a replica whose browsers are all in use must not be taken out of its load
+   * balancer (it still serves every call on them).
+   */
+  async isReachable(): Promise<boolean> {
     try {
       const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
-      const body = (await response.json()) as { value?: { ready?: boolean } };
-      return body.value?.ready === true;
+      const body = (await response.json()) as { value?: unknown };
+      return typeof body.value === 'object' && body.value !== null;
     } catch {
       return false;
     }

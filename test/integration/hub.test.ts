@@ -31,6 +31,11 @@ describe('a hub and a node', () => {
     const ws = { 'X-Workspace': 'through-hub' };
     const opened = await rest(running.url, '/browser/open-session', {}, ws);
     expect(opened.status).toBe(200);
+    // The node's one slot is taken, so the Grid is not `ready` for another session; this
+    // replica still serves that browser, so it stays ready for its load balancer.
+    const full = (await (await fetch(`${grid.url}/status`)).json()) as { value: { ready: boolean } };
+    expect(full.value.ready).toBe(false);
+    expect(await rest(running.url, '/ready')).toMatchObject({ status: 200, body: { grid: true } });
     const went = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html` }, ws);
     expect(went.body).toMatchObject({ title: 'Data table' });
     const rows = await rest(running.url, '/browser/extract', { selector: { css: '#data tbody tr' }, all: true }, ws);
