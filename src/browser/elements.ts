@@ -1,5 +1,6 @@
 import { Key, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
+import { READ_TOP_PAGE } from './page-state.js';
 import { describeSelector, findElement, type Selector } from './selectors.js';
 
 export const INTERACT_ACTIONS = [
@@ -93,7 +94,7 @@ export async function typeText(
   selector: Selector,
   text: string,
   options: { clear: boolean; submit: boolean; waitSeconds: number },
-): Promise<string | null> {
+): Promise<{ value: string | null; page?: { url: string; title: string } }> {
   const element = await findElement(driver, selector, options.waitSeconds);
   // WebDriver's clear is a slow round trip of its own (~130 ms): on a form field that is
   // already empty, as most are, it changes nothing, so ask the page first (~20 ms).
@@ -102,17 +103,22 @@ export async function typeText(
   }
   await element.sendKeys(text);
   // Read before submitting: after Enter the field may be gone with the page it was on.
-  const value = await driver.executeScript<string | null>(READ_BACK, element);
+  const [value, page] = await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element);
   if (options.submit) {
     await element.sendKeys(Key.ENTER);
+    return { value };
   }
-  return value;
+  // Typing does not move the browser: the page read with the value is where it is now.
+  return page ? { value, page: { url: page[0], title: page[1] } } : { value };
 }
 
 // A password field's value is not echoed: an answer is read by a model and kept in its
 // transcript, and a password has no business there twice. One script, not the getAttribute
-// atom (~4 KB of JavaScript sent with every call).
-const READ_BACK = "const e = arguments[0]; return e.type === 'password' ? null : 'value' in e ? String(e.value) : e.textContent;";
+// atom (~4 KB of JavaScript sent with every call), that also reads where the browser is.
+const READ_BACK = `const e = arguments[0];
+const value = e.type === 'password' ? null : 'value' in e ? String(e.value) : e.textContent;
+${READ_TOP_PAGE}
+return [value, page];`;
 
 /** Only inputs, textareas and selects have a `value`; anything else (contenteditable) is always cleared. */
 async function isEmptyFormField(driver: WebDriver, element: WebElement): Promise<boolean> {

@@ -14,7 +14,9 @@ export interface PageState {
 // getCurrentUrl + getTitle, which the driver runs one after the other (~40 ms a call on the
 // Grid). `top` and `location` cannot be redefined by a page; from inside a cross-origin frame
 // `top.document` is out of reach, and the two WebDriver commands answer instead.
-const TOP_PAGE = 'try { return [top.location.href, top.document.title]; } catch (e) { return null; }';
+// READ_TOP_PAGE is statements, for a script that reads something else in the same round trip.
+export const READ_TOP_PAGE = 'let page = null; try { page = [top.location.href, top.document.title]; } catch (e) {}';
+const TOP_PAGE = `${READ_TOP_PAGE} return page;`;
 
 /**
  * Where the browser is now. When a page dialog is open WebDriver refuses to read the page,

@@ -107,8 +107,8 @@ export const write = defineTool({
       await fillElement(element, await secrets.use(args.secret, await receivingPage(driver)), options);
       return { value: null, secret: { name: args.secret.name, key: args.secret.key } };
     }
-    const value = await typeText(driver, args.selector, args.text ?? '', { ...options, waitSeconds: waitOf(args) });
-    return { value };
+    const typed = await typeText(driver, args.selector, args.text ?? '', { ...options, waitSeconds: waitOf(args) });
+    return { value: typed.value, ...typed.page };
   },
 });
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { explainWebDriverError } from '../browser/errors.js';
-import { readPageState } from '../browser/page-state.js';
+import type { WebDriver } from 'selenium-webdriver';
+import { readPageState, type PageState } from '../browser/page-state.js';
 import { BadRequest } from '../errors.js';
 import { filesOf, type Files } from '../files/files.js';
 import { BrowserGone, translateGridError } from '../grid/grid.js';
@@ -94,7 +95,7 @@ async function runHandler(
       }
       return secrets.screen(result).shown;
     }
-    const page = await readPageState(browser.driver);
+    const { page, rest } = await pageAfter(browser.driver, result);
     // A page whose address or title carries a typed secret is neither answered nor remembered.
     const { shown, withheld } = secrets.screen(page);
     if (caller.key) {
@@ -102,7 +103,7 @@ async function runHandler(
     }
     return {
       ...shown,
-      ...result,
+      ...rest,
       ...(withheld ? { withheld: true } : {}),
       ...(page.dialog ? { url: (await lastUrl(deps, caller)) ?? page.url } : {}),
     };
@@ -113,6 +114,19 @@ async function runHandler(
     }
     throw translated;
   }
+}
+
+/**
+ * Where the browser is after an act. An act that read it in a round trip it made anyway (write,
+ * with the value it reads back) answers url and title; they are taken out of its result here,
+ * so they are screened like any page state. Otherwise the page is read now.
+ */
+async function pageAfter(driver: WebDriver, result: ToolResult): Promise<{ page: PageState; rest: ToolResult }> {
+  const { url, title, ...rest } = result;
+  if (typeof url === 'string' && typeof title === 'string') {
+    return { page: { url, title }, rest };
+  }
+  return { page: await readPageState(driver), rest: result };
 }
 
 async function lastUrl(deps: CallDeps, caller: Caller): Promise<string | undefined> {
