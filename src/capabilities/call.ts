@@ -234,7 +234,7 @@ async function describeWorkspace(deps: CallDeps, caller: Caller, sessionId: stri
     return {
       workspace: null,
       mode: 'stateless',
-      browser: sessionId && alive ? { session_id: sessionId, kind: 'chrome', version: '', alive } : null,
+      browser: sessionId && alive ? { session_id: sessionId, ...(await workspaces.kindOf(sessionId)), alive } : null,
       window: null,
       url: null,
       title: null,

@@ -152,6 +152,13 @@ export class Workspaces {
     }
   }
 
+  /** What a browser known only by its id is, from what the Grid told us about it. */
+  async kindOf(gridId: string): Promise<{ kind: BrowserKind; version: string }> {
+    const capabilities = this.knownCapabilities.get(gridId) ?? (await sessionCapabilities(this.grid.url, gridId)) ?? {};
+    const version = typeof capabilities.browserVersion === 'string' ? capabilities.browserVersion : '';
+    return { kind: browserNameOf(capabilities) === 'firefox' ? 'firefox' : 'chrome', version };
+  }
+
   async isAlive(gridId: string): Promise<boolean> {
     return gridCall(() => this.grid.isAlive(gridId));
   }

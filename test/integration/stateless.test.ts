@@ -82,7 +82,11 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
     expect(await ok('extract', { selector: { css: '#email' }, what: 'value', session_id: id })).toEqual({ value: 'stateless@example.com' });
     const current = await rest(running.url, `/workspace?session_id=${id}`);
     expect(current.status).toBe(200);
-    expect(current.body).toMatchObject({ workspace: null, mode: 'stateless', browser: { session_id: id, alive: true } });
+    expect(current.body).toMatchObject({
+      workspace: null,
+      mode: 'stateless',
+      browser: { session_id: id, kind: 'chrome', version: expect.stringMatching(/^\d+\./) as string, alive: true },
+    });
     await endBrowser(id);
   });
 
