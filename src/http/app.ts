@@ -6,12 +6,12 @@ import { callTool, type CallDeps } from '../capabilities/call.js';
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/define.js';
 import { BadRequest, errorBody, SeleniumFlowError, PayloadTooLarge, Unauthorized } from '../errors.js';
-import { flowDocumentJsonSchema } from '../flows/document.js';
 import { buildMcpServer } from '../mcp/server.js';
 import { listedTools } from '../mcp/tools.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
-import { registerFileRoutes } from './files-routes.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
+import { PLAIN_ROUTES } from './plain-routes.js';
+import { registerPlainRoutes } from './routes.js';
 
 export interface AppOptions {
   version: string;
@@ -27,8 +27,6 @@ export interface AppOptions {
   features: Record<string, boolean>;
 }
 
-const PUBLIC_PATHS = new Set(['/health', '/started', '/ready', '/info', '/openapi.json', '/openapi.yaml']);
-
 export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: options.maxBodyBytes,
@@ -42,59 +40,39 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     reply.code(404).send({ error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}; see /openapi.json for the routes.` } }),
   );
   app.addHook('onRequest', async (request) => {
-    const guard = request.routeOptions.config.guard;
+    // A route nobody matched (a 404) asks for the bearer token like any other.
+    const access = request.routeOptions.config.access ?? 'bearer';
     const adminToken = options.adminToken ?? options.authToken;
-    if (guard === 'admin') {
+    if (access === 'admin') {
       if (adminToken) {
         checkBearer(request, adminToken, 'Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
       }
-    } else if (guard !== 'signed' && options.authToken && !PUBLIC_PATHS.has(request.url.split('?')[0] ?? '')) {
+    } else if (access === 'bearer' && options.authToken) {
       // A signed link carries its own proof (an HMAC with an expiry), checked by its route.
       checkBearer(request, options.authToken);
     }
   });
-
-  registerHealth(app, options);
-  registerOpenApi(app, options.version);
-  registerFlowRoutes(app);
-  registerCapabilities(app, deps, options);
-  registerFileRoutes(app, deps);
-  registerMcp(app, deps, options);
-  return app;
-}
-
-function registerHealth(app: FastifyInstance, options: AppOptions): void {
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/started', async () => ({ status: 'ok' }));
-  app.get('/ready', async (_request, reply) => {
-    const parts = await options.ready();
-    const ready = parts.grid && parts.store;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', ...parts });
-  });
-  app.get('/info', async () => ({
-    name: 'selenium-flow',
-    version: options.version,
-    grid: withoutCredentials(options.gridUrl),
-    auth: options.authToken !== undefined,
-    features: options.features,
-  }));
-}
-
-/** Rendered on first request, not at boot: the YAML alone costs half a second of cold start. */
-function registerOpenApi(app: FastifyInstance, version: string): void {
-  let json: Record<string, unknown> | undefined;
-  let yaml: string | undefined;
-  app.get('/openapi.json', async () => (json ??= openApiDocument(version)));
-  app.get('/openapi.yaml', async (_request, reply) => reply.type('application/yaml').send((yaml ??= openApiYaml(version))));
-}
-
-/** A flow document may be PUT as YAML text, the form people write it in. */
-function registerFlowRoutes(app: FastifyInstance): void {
+  // A flow document may be PUT as YAML text, the form people write it in.
   app.addContentTypeParser(['application/yaml', 'text/yaml', 'application/x-yaml', 'text/plain'], { parseAs: 'string' }, (_request, body, done) => {
     done(null, body);
   });
-  const schema = flowDocumentJsonSchema(CAPABILITIES);
-  app.get('/flows/schema', async () => schema);
+
+  // Rendered on first request, not at boot: the YAML alone costs half a second of cold start.
+  let json: Record<string, unknown> | undefined;
+  let yaml: string | undefined;
+  registerPlainRoutes(app, PLAIN_ROUTES, {
+    deps,
+    version: options.version,
+    authToken: options.authToken,
+    gridUrl: options.gridUrl,
+    ready: options.ready,
+    features: options.features,
+    openApiJson: () => (json ??= openApiDocument(options.version)),
+    openApiYaml: () => (yaml ??= openApiYaml(options.version)),
+  });
+  registerCapabilities(app, deps, options);
+  registerMcp(app, deps, options);
+  return app;
 }
 
 function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
@@ -223,11 +201,4 @@ function errorSummary(err: unknown): { type: string; stack?: string } {
     return { type: err.name, stack: err.stack?.split('\n').slice(1, 6).join('\n') };
   }
   return { type: typeof err };
-}
-
-function withoutCredentials(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString().replace(/\/$/, '');
 }

@@ -1,74 +1,96 @@
 import { create as contentDisposition } from 'content-disposition';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { callTool, type CallDeps } from '../capabilities/call.js';
-import { keepFile } from '../capabilities/file-tools.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { callTool } from '../capabilities/call.js';
+import { fileListing, keepFile } from '../capabilities/file-tools.js';
+import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { BadRequest } from '../errors.js';
 import type { FileBytes } from '../files/files.js';
 import { SIGNED_PREFIX } from '../files/links.js';
 import { FOLDERS, isFolder, servedInline, type Folder, type Section } from '../files/names.js';
 import { uriOf } from '../files/uris.js';
 import { resolveCaller } from '../workspace/caller.js';
-
-/** Who may call a route, when it is not the bearer token: the admin token, or a signed link. */
-export type RouteGuard = 'admin' | 'signed';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    guard?: RouteGuard;
-  }
-}
-
-type Params = Record<string, string>;
+import { pathParams, type PlainRoute } from './routes.js';
 
 /**
  * The REST tree of a workspace's files, mirroring the URIs exactly: `workspace://files/<x>` is
  * `GET /files/<x>`. That works because `screenshots` and `downloads` are reserved names in
  * Files, so `/files/screenshots` is always the folder and never a file.
  */
-export function registerFileRoutes(app: FastifyInstance, deps: CallDeps): void {
-  const { files } = deps;
-  const workspaceOf = (request: FastifyRequest) => resolveCaller({ header: request.headers['x-workspace'] }).workspace;
+const workspaceOf = (request: FastifyRequest) => resolveCaller({ header: request.headers['x-workspace'] }).workspace;
+const listing = { json: jsonSchemaOf(fileListing, 'output') };
 
-  app.get('/files', async (request) => files.root(workspaceOf(request)));
-  for (const folder of FOLDERS) {
-    app.get(`/files/${folder}`, async (request) => files.folder(workspaceOf(request), folder));
-    app.get(`/files/${folder}/:name`, async (request, reply) =>
-      sendFile(reply, await files.read(workspaceOf(request), { section: folder, name: (request.params as Params).name ?? '' })),
-    );
-  }
-  app.get('/files/:name', async (request, reply) =>
-    sendFile(reply, await files.read(workspaceOf(request), { section: 'files', name: (request.params as Params).name ?? '' })),
-  );
-  // keep_file by path, through the one call path (turns, errors) like the tool itself.
-  app.put('/files/:folder/:name/kept', async (request) => {
-    const { folder = '', name = '' } = request.params as Params;
-    const caller = resolveCaller({ header: request.headers['x-workspace'] });
-    return callTool(deps, keepFile, { uri: uriOf(keptFolder(folder), name) }, caller);
-  });
-
-  app.get(`${SIGNED_PREFIX}/:section/:workspace/:name`, { config: { guard: 'signed' } }, async (request, reply) => {
-    const { section = '', workspace = '', name = '' } = request.params as Params;
-    const query = request.query as Record<string, unknown>;
-    return sendFile(reply, await files.readSigned(section, workspace, name, query.exp, query.sig));
-  });
-
-  registerAdminFileRoutes(app, deps);
-}
+export const FILE_ROUTES: readonly PlainRoute[] = [
+    { method: 'GET', path: '/files', summary: "The workspace's Files, with its two folders", tag: 'files', access: 'bearer', answers: listing, handler: async (request, _reply, { deps }) => deps.files.root(workspaceOf(request)) },
+    ...FOLDERS.flatMap((folder): PlainRoute[] => [
+      { method: 'GET', path: `/files/${folder}`, summary: `The workspace's ${folder}, newest first`, tag: 'files', access: 'bearer', answers: listing, handler: async (request, _reply, { deps }) => deps.files.folder(workspaceOf(request), folder) },
+      {
+        method: 'GET',
+        path: `/files/${folder}/{name}`,
+        summary: `One file of the workspace's ${folder}`,
+        tag: 'files',
+        access: 'bearer',
+        answers: 'file',
+        handler: async (request, reply, { deps }) => sendFile(reply, await deps.files.read(workspaceOf(request), { section: folder, name: pathParams(request).name ?? '' })),
+      },
+    ]),
+    {
+      method: 'GET',
+      path: '/files/{name}',
+      summary: "One file of the workspace's Files",
+      tag: 'files',
+      access: 'bearer',
+      answers: 'file',
+      handler: async (request, reply, { deps }) => sendFile(reply, await deps.files.read(workspaceOf(request), { section: 'files', name: pathParams(request).name ?? '' })),
+    },
+    {
+      // keep_file by path, through the one call path (turns, errors) like the tool itself.
+      method: 'PUT',
+      path: '/files/{folder}/{name}/kept',
+      summary: 'Keep a screenshot (moved) or a download (copied) in Files',
+      tag: 'files',
+      access: 'bearer',
+      answers: { json: jsonSchemaOf(keepFile.output, 'output') },
+      handler: async (request, _reply, { deps }) => {
+        const { folder = '', name = '' } = pathParams(request);
+        const caller = resolveCaller({ header: request.headers['x-workspace'] });
+        return callTool(deps, keepFile, { uri: uriOf(keptFolder(folder), name) }, caller);
+      },
+    },
+    {
+      method: 'GET',
+      path: `${SIGNED_PREFIX}/{section}/{workspace}/{name}`,
+      summary: 'A file by a signed link (no bearer token: the link carries its proof until it expires)',
+      tag: 'files',
+      access: 'signed',
+      answers: 'file',
+      query: { exp: 'the expiry, Unix seconds', sig: 'the HMAC of the path and the expiry' },
+      handler: async (request, reply, { deps }) => {
+        const { section = '', workspace = '', name = '' } = pathParams(request);
+        const query = request.query as Record<string, unknown>;
+        return sendFile(reply, await deps.files.readSigned(section, workspace, name, query.exp, query.sig));
+      },
+    },
+    ...adminFileRoutes(),
+];
 
 /** The operator's door (admin token): clear and delete live here and in no agent tool. */
-function registerAdminFileRoutes(app: FastifyInstance, deps: CallDeps): void {
-  const { files } = deps;
-  const admin = { config: { guard: 'admin' as const } };
-  const base = '/admin/api/workspaces/:workspace/files';
-  const param = (request: FastifyRequest, key: string) => (request.params as Params)[key] ?? '';
-
-  app.get(base, admin, async (request) => files.sections(param(request, 'workspace')));
-  app.delete(`${base}/downloads`, admin, async (request) => files.clearDownloads(param(request, 'workspace')));
-  app.delete(`${base}/screenshots`, admin, async (request) => files.clearScreenshots(param(request, 'workspace')));
-  app.delete(`${base}/:name`, admin, async (request) => files.deleteFile(param(request, 'workspace'), param(request, 'name')));
-  app.put(`${base}/:folder/:name/kept`, admin, async (request) =>
-    files.keep(param(request, 'workspace'), uriOf(keptFolder(param(request, 'folder')), param(request, 'name'))),
-  );
+function adminFileRoutes(): PlainRoute[] {
+  const base = '/admin/api/workspaces/{workspace}/files';
+  const admin = { tag: 'admin', access: 'admin', answers: { json: { type: 'object' } } } as const;
+  const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
+  return [
+    { method: 'GET', path: base, summary: "A workspace's downloads, screenshots and Files", ...admin, handler: async (request, _reply, { deps }) => deps.files.sections(param(request, 'workspace')) },
+    { method: 'DELETE', path: `${base}/downloads`, summary: "Clear a workspace's downloads", ...admin, handler: async (request, _reply, { deps }) => deps.files.clearDownloads(param(request, 'workspace')) },
+    { method: 'DELETE', path: `${base}/screenshots`, summary: "Clear a workspace's screenshots", ...admin, handler: async (request, _reply, { deps }) => deps.files.clearScreenshots(param(request, 'workspace')) },
+    { method: 'DELETE', path: `${base}/{name}`, summary: "Delete one file of a workspace's Files", ...admin, handler: async (request, _reply, { deps }) => deps.files.deleteFile(param(request, 'workspace'), param(request, 'name')) },
+    {
+      method: 'PUT',
+      path: `${base}/{folder}/{name}/kept`,
+      summary: "Keep a screenshot or a download in a workspace's Files",
+      ...admin,
+      handler: async (request, _reply, { deps }) => deps.files.keep(param(request, 'workspace'), uriOf(keptFolder(param(request, 'folder')), param(request, 'name'))),
+    },
+  ];
 }
 
 function keptFolder(folder: string): Section {

@@ -3,6 +3,8 @@ import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/define.js';
 import { STATUS_OF, WHEN, type ErrorCode } from '../errors.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
+import { PLAIN_ROUTES } from './plain-routes.js';
+import type { Access, PlainRoute } from './routes.js';
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -70,24 +72,65 @@ function operationOf(capability: Capability): Record<string, unknown> {
   return operation;
 }
 
-/** The OpenAPI 3.1 document, rendered from the capability table and the error catalogue. */
+const SECURITY_OF: Record<Access, unknown[] | undefined> = {
+  bearer: undefined, // the document's default
+  public: [],
+  signed: [],
+  admin: [{ admin: [] }],
+};
+
+function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
+  if (answers === 'file') {
+    return { '*/*': { schema: { type: 'string', format: 'binary' } } };
+  }
+  if (answers === 'yaml') {
+    return { 'application/yaml': { schema: { type: 'string' } } };
+  }
+  return { 'application/json': { schema: answers.json } };
+}
+
+function routeOperation(route: PlainRoute): Record<string, unknown> {
+  const inPath = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+  const security = SECURITY_OF[route.access];
+  return {
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(security ? { security } : {}),
+    parameters: [
+      ...(route.tag === 'files' && route.access === 'bearer' ? [WORKSPACE_HEADER] : []),
+      ...inPath.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: 'query', required: true, description, schema: { type: 'string' } })),
+    ],
+    responses: { '200': { description: 'the result', content: answerOf(route.answers) }, ...errorResponses() },
+  };
+}
+
+/** The OpenAPI 3.1 document, rendered from the capability table, the plain routes and the error catalogue. */
 export function openApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const capability of CAPABILITIES) {
     paths[capability.http.path] = { ...paths[capability.http.path], [capability.http.method.toLowerCase()]: operationOf(capability) };
+  }
+  for (const route of PLAIN_ROUTES) {
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: routeOperation(route) };
   }
   return {
     openapi: '3.1.0',
     info: {
       title: 'selenium-flow',
       version,
-      description: 'Drive real browsers on a Selenium Grid. Every operation is also an MCP tool of the same name (x-mcp-tool).',
+      description:
+        'Drive real browsers on a Selenium Grid. An operation with x-mcp-tool is also the MCP tool of that name; the others are health checks, this description, the workspace file tree, signed links and the admin API.',
     },
     security: [{ bearer: [] }],
     paths,
     components: {
       schemas: { Error: ERROR_SCHEMA },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'MCP_AUTH_TOKEN, when the server has one' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'MCP_AUTH_TOKEN, when the server has one' },
+        admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (the bearer token when unset)' },
+      },
     },
   };
 }

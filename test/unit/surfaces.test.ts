@@ -4,6 +4,7 @@ import { CAPABILITIES, MIRROR_TOOLS } from '../../src/capabilities/index.js';
 import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { loadConfig } from '../../src/config.js';
 import { openApiDocument } from '../../src/http/openapi.js';
+import { fastifyPath } from '../../src/http/routes.js';
 import { listedTools } from '../../src/mcp/tools.js';
 import { createServer } from '../../src/server.js';
 import { GENERATED } from '../../scripts/gen-docs.js';
@@ -45,7 +46,8 @@ describe('every surface is rendered from the capability table', () => {
   it('documents one OpenAPI operation per capability, its body being the tool input schema', () => {
     const paths = openApiDocument('test').paths as Record<string, Record<string, Operation>>;
     const operations = Object.values(paths).flatMap((byMethod) => Object.values(byMethod));
-    expect(operations.map((o) => o['x-mcp-tool']).sort()).toEqual(CAPABILITIES.map((c) => c.name).sort());
+    const tools = operations.flatMap((o) => (o['x-mcp-tool'] ? [o['x-mcp-tool']] : []));
+    expect(tools.sort()).toEqual(CAPABILITIES.map((c) => c.name).sort());
     for (const capability of CAPABILITIES) {
       const operation = paths[capability.http.path]?.[capability.http.method.toLowerCase()];
       expect(operation?.['x-mcp-tool']).toBe(capability.name);
@@ -53,6 +55,28 @@ describe('every surface is rendered from the capability table', () => {
         expect(operation?.requestBody?.content['application/json'].schema).toEqual(jsonSchemaOf(capability.input, 'input'));
       }
     }
+  });
+
+  it('documents every REST route the server serves, and serves every route it documents', async () => {
+    const server = createServer(loadConfig({}, { LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
+    await server.app.ready();
+    const paths = openApiDocument('test').paths as Record<string, Record<string, { operationId: string }>>;
+    const documented = Object.entries(paths).flatMap(([path, byMethod]) => Object.keys(byMethod).map((method) => `${method.toUpperCase()} ${path}`));
+    for (const route of documented) {
+      const [method = '', path = ''] = route.split(' ');
+      expect(server.app.hasRoute({ method, url: fastifyPath(path) }), route).toBe(true);
+    }
+    // What Fastify serves, counted from its own route tree (one line a node, with that node's
+    // methods; HEAD comes with every GET). Documented ⊆ served and equal counts: the same set.
+    const servedCount = server.app
+      .printRoutes({ commonPrefix: false })
+      .split('\n')
+      .filter((line) => !/\/mcp \(/.test(line))
+      .flatMap((line) => (/\(([A-Z, ]+)\)$/.exec(line)?.[1] ?? '').split(', ').filter((m) => m && m !== 'HEAD'));
+    expect(servedCount).toHaveLength(documented.length);
+    const ids = Object.values(paths).flatMap((byMethod) => Object.values(byMethod).map((o) => o.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    await server.close();
   });
 
   it('serves an HTTP route for every capability', async () => {

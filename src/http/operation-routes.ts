@@ -1,0 +1,67 @@
+import { CAPABILITIES } from '../capabilities/index.js';
+import { flowDocumentJsonSchema } from '../flows/document.js';
+import type { PlainRoute } from './routes.js';
+
+const OK = { json: { type: 'object', properties: { status: { const: 'ok' } } } };
+
+let flowSchema: Record<string, unknown> | undefined;
+
+/** Health checks for supervisors and load balancers, and the descriptions of the API. */
+export const OPERATION_ROUTES: readonly PlainRoute[] = [
+  { method: 'GET', path: '/health', summary: 'The process answers (liveness)', tag: 'operations', access: 'public', answers: OK, handler: async () => ({ status: 'ok' }) },
+  { method: 'GET', path: '/started', summary: 'The server has started', tag: 'operations', access: 'public', answers: OK, handler: async () => ({ status: 'ok' }) },
+  {
+    method: 'GET',
+    path: '/ready',
+    summary: 'The Grid and the workspace store answer (otherwise 503, saying which does not)',
+    tag: 'operations',
+    access: 'public',
+    answers: { json: { type: 'object', properties: { status: { enum: ['ok', 'unavailable'] }, grid: { type: 'boolean' }, store: { type: 'boolean' } } } },
+    handler: async (_request, reply, { ready }) => {
+      const parts = await ready();
+      const isReady = parts.grid && parts.store;
+      return reply.code(isReady ? 200 : 503).send({ status: isReady ? 'ok' : 'unavailable', ...parts });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/info',
+    summary: 'The version, the Grid (without credentials) and the enabled features',
+    tag: 'operations',
+    access: 'public',
+    answers: { json: { type: 'object' } },
+    handler: async (_request, _reply, context) => ({
+      name: 'selenium-flow',
+      version: context.version,
+      grid: withoutCredentials(context.gridUrl),
+      auth: context.authToken !== undefined,
+      features: context.features,
+    }),
+  },
+  { method: 'GET', path: '/openapi.json', summary: 'This document, as JSON', tag: 'operations', access: 'public', answers: { json: { type: 'object' } }, handler: async (_request, _reply, { openApiJson }) => openApiJson() },
+  {
+    method: 'GET',
+    path: '/openapi.yaml',
+    summary: 'This document, as YAML',
+    tag: 'operations',
+    access: 'public',
+    answers: 'yaml',
+    handler: async (_request, reply, { openApiYaml }) => reply.type('application/yaml').send(openApiYaml()),
+  },
+  {
+    method: 'GET',
+    path: '/flows/schema',
+    summary: 'The JSON Schema of a flow document (flow://schema)',
+    tag: 'operations',
+    access: 'bearer',
+    answers: { json: { type: 'object' } },
+    handler: async () => (flowSchema ??= flowDocumentJsonSchema(CAPABILITIES)),
+  },
+];
+
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString().replace(/\/$/, '');
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CallDeps } from '../capabilities/call.js';
+
+/**
+ * Who may call a route: anyone (health checks, the API description), the bearer token (the
+ * default), the admin token, or the holder of a signed link (an HMAC with an expiry, checked
+ * by the route itself).
+ */
+export type Access = 'public' | 'bearer' | 'admin' | 'signed';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+}
+
+/**
+ * A REST route that is not a tool: the health checks, the API description, the file tree,
+ * signed links and the admin API. One row registers the route and documents it in the OpenAPI
+ * document, so neither can exist without the other.
+ */
+export interface PlainRoute {
+  method: 'GET' | 'PUT' | 'DELETE';
+  /** OpenAPI form: `/files/{name}` */
+  path: string;
+  summary: string;
+  tag: 'operations' | 'files' | 'admin';
+  access: Access;
+  /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, or YAML text */
+  answers: { json: Record<string, unknown> } | 'file' | 'yaml';
+  /** query parameters and what each means */
+  query?: Record<string, string>;
+  handler: (request: FastifyRequest, reply: FastifyReply, context: RouteContext) => Promise<unknown>;
+}
+
+/** What a plain route's handler may use: the server's parts and facts, given at registration. */
+export interface RouteContext {
+  deps: CallDeps;
+  version: string;
+  authToken: string | undefined;
+  gridUrl: string;
+  /** whether the Grid and the store answer */
+  ready: () => Promise<{ grid: boolean; store: boolean }>;
+  features: Record<string, boolean>;
+  openApiJson: () => Record<string, unknown>;
+  openApiYaml: () => string;
+}
+
+export function registerPlainRoutes(app: FastifyInstance, routes: readonly PlainRoute[], context: RouteContext): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: fastifyPath(route.path),
+      config: { access: route.access },
+      handler: (request, reply) => route.handler(request, reply, context),
+    });
+  }
+}
+
+/** `/files/{name}` → `/files/:name` */
+export function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** A route's path parameters, which Fastify always sets (as strings) for a matched route. */
+export function pathParams(request: FastifyRequest): Record<string, string> {
+  return request.params as Record<string, string>;
+}
