@@ -69,7 +69,7 @@ async function main(): Promise<void> {
 async function serveOverHttp(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
   const server = await openServer(config, gridUrl);
   const address = await server.app.listen({ host: config.host, port: config.port });
-  const base = config.publicUrl ?? address;
+  const base = `${(config.publicUrl ?? address).replace(/\/+$/, '')}${config.routePrefix ?? ''}`;
   process.stdout.write(
     [
       `selenium-flow ${VERSION} serving`,

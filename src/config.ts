@@ -52,10 +52,19 @@ export const SETTINGS = {
   }),
   flowRunTimeout: setting({ env: 'FLOW_RUN_TIMEOUT', help: 'seconds a whole flow run may take', schema: seconds(1).default(300) }),
   sessionTtl: setting({ env: 'SESSION_TTL', help: 'seconds a workspace record lives unused', schema: seconds(60).default(3600) }),
+  routePrefix: setting({
+    env: 'ROUTE_PREFIX',
+    flag: 'route-prefix',
+    help: 'mount every route under this path (e.g. /selenium-flow); /health /started /ready /info answer at the root too',
+    schema: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /selenium-flow: a leading slash, no trailing slash, letters, digits and . _ ~ -')
+      .optional(),
+  }),
   publicUrl: setting({
     env: 'PUBLIC_URL',
     flag: 'public-url',
-    help: 'absolute base URL for links this server hands out',
+    help: 'absolute base URL (scheme://host[:port], without ROUTE_PREFIX) for links this server hands out',
     schema: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).optional(),
   }),
   linkTtl: setting({ env: 'LINK_TTL', help: 'seconds a signed file link works', schema: seconds(10).default(3600) }),

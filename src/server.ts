@@ -104,7 +104,8 @@ function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files 
     dataDir: config.dataDir,
     downloads: new GridDownloads(grid.url),
     links: new LinkSigner(config.linkSecret ?? config.authToken, config.linkTtl),
-    publicUrl: config.publicUrl,
+    // Links are absolute with PUBLIC_URL and relative without it; both carry the route prefix.
+    linkBase: `${(config.publicUrl ?? '').replace(/\/+$/, '')}${config.routePrefix ?? ''}`,
     // No liveness probe: the downloads call itself answers 404 for a browser the Grid has reaped.
     browserOf: async (workspace) => (await workspaces.record(callerOfWorkspace(workspace).key))?.gridId,
   });
@@ -141,6 +142,7 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
         () => false,
       ),
     }),
+    routePrefix: config.routePrefix,
     features: { flows: parts.deps.flows !== undefined, files: config.dataDir !== undefined, secrets: parts.deps.secrets?.catalogue.enabled ?? false, live: false },
   });
   parts.deps.secrets?.audit.useLogger(app.log.child({ component: 'secrets' }));

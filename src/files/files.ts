@@ -73,8 +73,8 @@ export interface FilesOptions {
   dataDir: string | undefined;
   downloads: DownloadsSource;
   links: LinkSigner;
-  /** absolute base for links (PUBLIC_URL); links are relative without it */
-  publicUrl?: string;
+  /** what links start with: PUBLIC_URL and the route prefix ('' for links relative to the root) */
+  linkBase: string;
   /** the Grid id the workspace's record holds, if any (a browser the Grid has reaped answers BrowserGone) */
   browserOf(workspace: string): Promise<string | undefined>;
 }
@@ -95,7 +95,7 @@ export class Files {
 
   constructor(private readonly options: FilesOptions) {
     this.disk = options.dataDir ? new DiskFiles(options.dataDir) : undefined;
-    this.base = (options.publicUrl ?? '').replace(/\/+$/, '');
+    this.base = options.linkBase;
   }
 
   get enabled(): boolean {

@@ -25,6 +25,8 @@ export interface AppOptions {
   /** whether the Grid and the store answer, for /ready */
   ready: () => Promise<{ grid: boolean; store: boolean }>;
   features: Record<string, boolean>;
+  /** ROUTE_PREFIX: every route is served under it */
+  routePrefix?: string;
 }
 
 export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
@@ -37,7 +39,9 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
 
   app.setErrorHandler((err, _request, reply) => sendError(reply, fromFastifyError(err), app));
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}; see /openapi.json for the routes.` } }),
+    reply.code(404).send({
+      error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}; see ${options.routePrefix ?? ''}/openapi.json for the routes.` },
+    }),
   );
   app.addHook('onRequest', async (request) => {
     // A route nobody matched (a 404) asks for the bearer token like any other.
@@ -60,20 +64,33 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   // Rendered on first request, not at boot: the YAML alone costs half a second of cold start.
   let json: Record<string, unknown> | undefined;
   let yaml: string | undefined;
-  registerPlainRoutes(app, PLAIN_ROUTES, {
+  const context = {
     deps,
     version: options.version,
     authToken: options.authToken,
     gridUrl: options.gridUrl,
     ready: options.ready,
     features: options.features,
-    openApiJson: () => (json ??= openApiDocument(options.version)),
-    openApiYaml: () => (yaml ??= openApiYaml(options.version)),
-  });
-  registerCapabilities(app, deps, options);
-  registerMcp(app, deps, options);
+    openApiJson: () => (json ??= openApiDocument(options.version, options.routePrefix)),
+    openApiYaml: () => (yaml ??= openApiYaml(options.version, options.routePrefix)),
+  };
+  // The hooks, parsers and handlers above are the root's, so the prefixed routes inherit them.
+  void app.register(
+    async (scoped) => {
+      registerPlainRoutes(scoped, PLAIN_ROUTES, context);
+      registerCapabilities(scoped, deps, options);
+      registerMcp(scoped, deps, options);
+    },
+    { prefix: options.routePrefix ?? '' },
+  );
+  if (options.routePrefix) {
+    // Probes are configured per host, not per path: they find the health checks at the root too.
+    registerPlainRoutes(app, PLAIN_ROUTES.filter((route) => HEALTH_PATHS.has(route.path)), context);
+  }
   return app;
 }
+
+const HEALTH_PATHS = new Set(['/health', '/started', '/ready', '/info']);
 
 function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
   for (const capability of CAPABILITIES) {

@@ -107,7 +107,7 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
 }
 
 /** The OpenAPI 3.1 document, rendered from the capability table, the plain routes and the error catalogue. */
-export function openApiDocument(version: string): Record<string, unknown> {
+export function openApiDocument(version: string, routePrefix?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const capability of CAPABILITIES) {
     paths[capability.http.path] = { ...paths[capability.http.path], [capability.http.method.toLowerCase()]: operationOf(capability) };
@@ -123,6 +123,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       description:
         'Drive real browsers on a Selenium Grid. An operation with x-mcp-tool is also the MCP tool of that name; the others are health checks, this description, the workspace file tree, signed links and the admin API.',
     },
+    ...(routePrefix ? { servers: [{ url: routePrefix, description: 'ROUTE_PREFIX: every path below is served under it' }] } : {}),
     security: [{ bearer: [] }],
     paths,
     components: {
@@ -135,6 +136,6 @@ export function openApiDocument(version: string): Record<string, unknown> {
   };
 }
 
-export function openApiYaml(version: string): string {
-  return stringify(openApiDocument(version), { aliasDuplicateObjects: false });
+export function openApiYaml(version: string, routePrefix?: string): string {
+  return stringify(openApiDocument(version, routePrefix), { aliasDuplicateObjects: false });
 }

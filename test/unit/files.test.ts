@@ -112,7 +112,7 @@ describe('the Files service on disk', () => {
         grid.names = {};
       },
     };
-    files = new Files({ dataDir: root, downloads, links: new LinkSigner('unit-test-secret-xx', 60), browserOf: async () => grid.gridId });
+    files = new Files({ dataDir: root, downloads, links: new LinkSigner('unit-test-secret-xx', 60), linkBase: '', browserOf: async () => grid.gridId });
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });
@@ -164,7 +164,7 @@ describe('the Files service on disk', () => {
 
   it('refuses a caller without a workspace, and a server without a data directory', async () => {
     await expect(files.root(undefined)).rejects.toThrow('X-Workspace');
-    const off = new Files({ dataDir: undefined, downloads: { list: async () => [], read: async () => undefined, clear: async () => undefined }, links: new LinkSigner(undefined, 60), browserOf: async () => undefined });
+    const off = new Files({ dataDir: undefined, downloads: { list: async () => [], read: async () => undefined, clear: async () => undefined }, links: new LinkSigner(undefined, 60), linkBase: '', browserOf: async () => undefined });
     await expect(off.saveScreenshot('ws', undefined, Buffer.from('x'))).rejects.toThrow('FLOW_DATA_DIR');
     await expect(off.keep('ws', 'workspace://files/screenshots/a.png')).rejects.toThrow('FLOW_DATA_DIR');
   });
