@@ -11,87 +11,119 @@ import { uriOf } from '../files/uris.js';
 import { resolveCaller } from '../workspace/caller.js';
 import { pathParams, type PlainRoute } from './routes.js';
 
+const workspaceOf = (request: FastifyRequest) => resolveCaller({ header: request.headers['x-workspace'] }).workspace;
+const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
+const listing = { json: jsonSchemaOf(fileListing, 'output') };
+const agent = { tag: 'files', access: 'bearer' } as const;
+const admin = { tag: 'admin', access: 'admin', answers: { json: { type: 'object' } } } as const;
+const ADMIN_BASE = '/admin/api/workspaces/{workspace}/files';
+
 /**
  * The REST tree of a workspace's files, mirroring the URIs exactly: `workspace://files/<x>` is
  * `GET /files/<x>`. That works because `screenshots` and `downloads` are reserved names in
- * Files, so `/files/screenshots` is always the folder and never a file.
+ * Files, so `/files/screenshots` is always the folder and never a file. Then signed links, and
+ * the operator's door (admin token): clear and delete live there and in no agent tool.
  */
-const workspaceOf = (request: FastifyRequest) => resolveCaller({ header: request.headers['x-workspace'] }).workspace;
-const listing = { json: jsonSchemaOf(fileListing, 'output') };
-
 export const FILE_ROUTES: readonly PlainRoute[] = [
-    { method: 'GET', path: '/files', summary: "The workspace's Files, with its two folders", tag: 'files', access: 'bearer', answers: listing, handler: async (request, _reply, { deps }) => deps.files.root(workspaceOf(request)) },
-    ...FOLDERS.flatMap((folder): PlainRoute[] => [
-      { method: 'GET', path: `/files/${folder}`, summary: `The workspace's ${folder}, newest first`, tag: 'files', access: 'bearer', answers: listing, handler: async (request, _reply, { deps }) => deps.files.folder(workspaceOf(request), folder) },
-      {
-        method: 'GET',
-        path: `/files/${folder}/{name}`,
-        summary: `One file of the workspace's ${folder}`,
-        tag: 'files',
-        access: 'bearer',
-        answers: 'file',
-        handler: async (request, reply, { deps }) => sendFile(reply, await deps.files.read(workspaceOf(request), { section: folder, name: pathParams(request).name ?? '' })),
-      },
-    ]),
+  {
+    ...agent,
+    method: 'GET',
+    path: '/files',
+    summary: "The workspace's Files, with its two folders",
+    answers: listing,
+    handler: async (request, _reply, { deps }) => deps.files.root(workspaceOf(request)),
+  },
+  ...FOLDERS.flatMap((folder): PlainRoute[] => [
     {
+      ...agent,
       method: 'GET',
-      path: '/files/{name}',
-      summary: "One file of the workspace's Files",
-      tag: 'files',
-      access: 'bearer',
-      answers: 'file',
-      handler: async (request, reply, { deps }) => sendFile(reply, await deps.files.read(workspaceOf(request), { section: 'files', name: pathParams(request).name ?? '' })),
+      path: `/files/${folder}`,
+      summary: `The workspace's ${folder}, newest first`,
+      answers: listing,
+      handler: async (request, _reply, { deps }) => deps.files.folder(workspaceOf(request), folder),
     },
     {
-      // keep_file by path, through the one call path (turns, errors) like the tool itself.
-      method: 'PUT',
-      path: '/files/{folder}/{name}/kept',
-      summary: 'Keep a screenshot (moved) or a download (copied) in Files',
-      tag: 'files',
-      access: 'bearer',
-      answers: { json: jsonSchemaOf(keepFile.output, 'output') },
-      handler: async (request, _reply, { deps }) => {
-        const { folder = '', name = '' } = pathParams(request);
-        const caller = resolveCaller({ header: request.headers['x-workspace'] });
-        return callTool(deps, keepFile, { uri: uriOf(keptFolder(folder), name) }, caller);
-      },
-    },
-    {
+      ...agent,
       method: 'GET',
-      path: `${SIGNED_PREFIX}/{section}/{workspace}/{name}`,
-      summary: 'A file by a signed link (no bearer token: the link carries its proof until it expires)',
-      tag: 'files',
-      access: 'signed',
+      path: `/files/${folder}/{name}`,
+      summary: `One file of the workspace's ${folder}`,
       answers: 'file',
-      query: { exp: 'the expiry, Unix seconds', sig: 'the HMAC of the path and the expiry' },
-      handler: async (request, reply, { deps }) => {
-        const { section = '', workspace = '', name = '' } = pathParams(request);
-        const query = request.query as Record<string, unknown>;
-        return sendFile(reply, await deps.files.readSigned(section, workspace, name, query.exp, query.sig));
-      },
+      handler: async (request, reply, { deps }) =>
+        sendFile(reply, await deps.files.read(workspaceOf(request), { section: folder, name: param(request, 'name') })),
     },
-    ...adminFileRoutes(),
+  ]),
+  {
+    ...agent,
+    method: 'GET',
+    path: '/files/{name}',
+    summary: "One file of the workspace's Files",
+    answers: 'file',
+    handler: async (request, reply, { deps }) =>
+      sendFile(reply, await deps.files.read(workspaceOf(request), { section: 'files', name: param(request, 'name') })),
+  },
+  {
+    // keep_file by path, through the one call path (turns, errors) like the tool itself.
+    ...agent,
+    method: 'PUT',
+    path: '/files/{folder}/{name}/kept',
+    summary: 'Keep a screenshot (moved) or a download (copied) in Files',
+    answers: { json: jsonSchemaOf(keepFile.output, 'output') },
+    handler: async (request, _reply, { deps }) => {
+      const caller = resolveCaller({ header: request.headers['x-workspace'] });
+      return callTool(deps, keepFile, { uri: uriOf(keptFolder(param(request, 'folder')), param(request, 'name')) }, caller);
+    },
+  },
+  {
+    method: 'GET',
+    path: `${SIGNED_PREFIX}/{section}/{workspace}/{name}`,
+    summary: 'A file by a signed link (no bearer token: the link carries its proof until it expires)',
+    tag: 'files',
+    access: 'signed',
+    answers: 'file',
+    query: { exp: 'the expiry, Unix seconds', sig: 'the HMAC of the path and the expiry' },
+    handler: async (request, reply, { deps }) => {
+      const query = request.query as Record<string, unknown>;
+      const file = await deps.files.readSigned(param(request, 'section'), param(request, 'workspace'), param(request, 'name'), query.exp, query.sig);
+      return sendFile(reply, file);
+    },
+  },
+  {
+    ...admin,
+    method: 'GET',
+    path: ADMIN_BASE,
+    summary: "A workspace's downloads, screenshots and Files",
+    handler: async (request, _reply, { deps }) => deps.files.sections(param(request, 'workspace')),
+  },
+  {
+    ...admin,
+    method: 'DELETE',
+    path: `${ADMIN_BASE}/downloads`,
+    summary: "Clear a workspace's downloads",
+    handler: async (request, _reply, { deps }) => deps.files.clearDownloads(param(request, 'workspace')),
+  },
+  {
+    ...admin,
+    method: 'DELETE',
+    path: `${ADMIN_BASE}/screenshots`,
+    summary: "Clear a workspace's screenshots",
+    handler: async (request, _reply, { deps }) => deps.files.clearScreenshots(param(request, 'workspace')),
+  },
+  {
+    ...admin,
+    method: 'DELETE',
+    path: `${ADMIN_BASE}/{name}`,
+    summary: "Delete one file of a workspace's Files",
+    handler: async (request, _reply, { deps }) => deps.files.deleteFile(param(request, 'workspace'), param(request, 'name')),
+  },
+  {
+    ...admin,
+    method: 'PUT',
+    path: `${ADMIN_BASE}/{folder}/{name}/kept`,
+    summary: "Keep a screenshot or a download in a workspace's Files",
+    handler: async (request, _reply, { deps }) =>
+      deps.files.keep(param(request, 'workspace'), uriOf(keptFolder(param(request, 'folder')), param(request, 'name'))),
+  },
 ];
-
-/** The operator's door (admin token): clear and delete live here and in no agent tool. */
-function adminFileRoutes(): PlainRoute[] {
-  const base = '/admin/api/workspaces/{workspace}/files';
-  const admin = { tag: 'admin', access: 'admin', answers: { json: { type: 'object' } } } as const;
-  const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
-  return [
-    { method: 'GET', path: base, summary: "A workspace's downloads, screenshots and Files", ...admin, handler: async (request, _reply, { deps }) => deps.files.sections(param(request, 'workspace')) },
-    { method: 'DELETE', path: `${base}/downloads`, summary: "Clear a workspace's downloads", ...admin, handler: async (request, _reply, { deps }) => deps.files.clearDownloads(param(request, 'workspace')) },
-    { method: 'DELETE', path: `${base}/screenshots`, summary: "Clear a workspace's screenshots", ...admin, handler: async (request, _reply, { deps }) => deps.files.clearScreenshots(param(request, 'workspace')) },
-    { method: 'DELETE', path: `${base}/{name}`, summary: "Delete one file of a workspace's Files", ...admin, handler: async (request, _reply, { deps }) => deps.files.deleteFile(param(request, 'workspace'), param(request, 'name')) },
-    {
-      method: 'PUT',
-      path: `${base}/{folder}/{name}/kept`,
-      summary: "Keep a screenshot or a download in a workspace's Files",
-      ...admin,
-      handler: async (request, _reply, { deps }) => deps.files.keep(param(request, 'workspace'), uriOf(keptFolder(param(request, 'folder')), param(request, 'name'))),
-    },
-  ];
-}
 
 function keptFolder(folder: string): Section {
   if (!isFolder(folder)) {

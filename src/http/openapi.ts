@@ -89,11 +89,17 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
   return { 'application/json': { schema: answers.json } };
 }
 
+/** `GET /files/{name}` → `getFilesName`: unique, since method and path are. */
+function operationIdOf(route: PlainRoute): string {
+  const words = route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
+  return `${route.method.toLowerCase()}${words}`;
+}
+
 function routeOperation(route: PlainRoute): Record<string, unknown> {
   const inPath = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
   const security = SECURITY_OF[route.access];
   return {
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    operationId: operationIdOf(route),
     summary: route.summary,
     tags: [route.tag],
     ...(security ? { security } : {}),

@@ -3,20 +3,23 @@ import { flowDocumentJsonSchema } from '../flows/document.js';
 import type { PlainRoute } from './routes.js';
 
 const OK = { json: { type: 'object', properties: { status: { const: 'ok' } } } };
+const ANY_OBJECT = { json: { type: 'object' } };
+const open = { tag: 'operations', access: 'public' } as const;
 
 let flowSchema: Record<string, unknown> | undefined;
 
 /** Health checks for supervisors and load balancers, and the descriptions of the API. */
 export const OPERATION_ROUTES: readonly PlainRoute[] = [
-  { method: 'GET', path: '/health', summary: 'The process answers (liveness)', tag: 'operations', access: 'public', answers: OK, handler: async () => ({ status: 'ok' }) },
-  { method: 'GET', path: '/started', summary: 'The server has started', tag: 'operations', access: 'public', answers: OK, handler: async () => ({ status: 'ok' }) },
+  { ...open, method: 'GET', path: '/health', summary: 'The process answers (liveness)', answers: OK, handler: async () => ({ status: 'ok' }) },
+  { ...open, method: 'GET', path: '/started', summary: 'The server has started', answers: OK, handler: async () => ({ status: 'ok' }) },
   {
+    ...open,
     method: 'GET',
     path: '/ready',
     summary: 'The Grid and the workspace store answer (otherwise 503, saying which does not)',
-    tag: 'operations',
-    access: 'public',
-    answers: { json: { type: 'object', properties: { status: { enum: ['ok', 'unavailable'] }, grid: { type: 'boolean' }, store: { type: 'boolean' } } } },
+    answers: {
+      json: { type: 'object', properties: { status: { enum: ['ok', 'unavailable'] }, grid: { type: 'boolean' }, store: { type: 'boolean' } } },
+    },
     handler: async (_request, reply, { ready }) => {
       const parts = await ready();
       const isReady = parts.grid && parts.store;
@@ -24,12 +27,11 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
     },
   },
   {
+    ...open,
     method: 'GET',
     path: '/info',
     summary: 'The version, the Grid (without credentials) and the enabled features',
-    tag: 'operations',
-    access: 'public',
-    answers: { json: { type: 'object' } },
+    answers: ANY_OBJECT,
     handler: async (_request, _reply, context) => ({
       name: 'selenium-flow',
       version: context.version,
@@ -38,13 +40,12 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
       features: context.features,
     }),
   },
-  { method: 'GET', path: '/openapi.json', summary: 'This document, as JSON', tag: 'operations', access: 'public', answers: { json: { type: 'object' } }, handler: async (_request, _reply, { openApiJson }) => openApiJson() },
+  { ...open, method: 'GET', path: '/openapi.json', summary: 'This document, as JSON', answers: ANY_OBJECT, handler: async (_request, _reply, { openApiJson }) => openApiJson() },
   {
+    ...open,
     method: 'GET',
     path: '/openapi.yaml',
     summary: 'This document, as YAML',
-    tag: 'operations',
-    access: 'public',
     answers: 'yaml',
     handler: async (_request, reply, { openApiYaml }) => reply.type('application/yaml').send(openApiYaml()),
   },
@@ -54,7 +55,7 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
     summary: 'The JSON Schema of a flow document (flow://schema)',
     tag: 'operations',
     access: 'bearer',
-    answers: { json: { type: 'object' } },
+    answers: ANY_OBJECT,
     handler: async () => (flowSchema ??= flowDocumentJsonSchema(CAPABILITIES)),
   },
 ];
