@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseArgs } from 'node:util';
-import { ConfigError, flagOptions, loadConfig, settingsHelp, type Config } from './config.js';
+import { ConfigError, flagOptions, loadConfig, publicBase, settingsHelp, type Config } from './config.js';
 import { startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
 import { buildMcpServer } from './mcp/server.js';
 import { listedTools } from './mcp/tools.js';
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
 async function serveOverHttp(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
   const server = await openServer(config, gridUrl);
   const address = await server.app.listen({ host: config.host, port: config.port });
-  const base = `${(config.publicUrl ?? address).replace(/\/+$/, '')}${config.routePrefix ?? ''}`;
+  const base = publicBase(config, address);
   process.stdout.write(
     [
       `selenium-flow ${VERSION} serving`,

@@ -184,3 +184,11 @@ export function settingsHelp(): string {
     .map((s) => `  ${(s.flag ? `--${s.flag}` : '').padEnd(16)} ${s.env.padEnd(16)} ${s.help}`)
     .join('\n');
 }
+
+/**
+ * Where clients reach this server: PUBLIC_URL (else `address`, the one it listens on) and the
+ * route prefix. Without either URL it is just the prefix: links relative to the host.
+ */
+export function publicBase(config: Pick<Config, 'publicUrl' | 'routePrefix'>, address = ''): string {
+  return `${(config.publicUrl ?? address).replace(/\/+$/, '')}${config.routePrefix ?? ''}`;
+}

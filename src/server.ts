@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { CallDeps } from './capabilities/call.js';
-import type { Config } from './config.js';
+import { publicBase, type Config } from './config.js';
 import { CAPABILITIES } from './capabilities/index.js';
 import { FlowLibraries } from './flows/library.js';
 import { DirectoryFlowStore } from './flows/store.js';
@@ -102,10 +102,9 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
 function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files {
   return new Files({
     dataDir: config.dataDir,
-    downloads: new GridDownloads(grid.url),
+    downloads: new GridDownloads(grid),
     links: new LinkSigner(config.linkSecret ?? config.authToken, config.linkTtl),
-    // Links are absolute with PUBLIC_URL and relative without it; both carry the route prefix.
-    linkBase: `${(config.publicUrl ?? '').replace(/\/+$/, '')}${config.routePrefix ?? ''}`,
+    linkBase: publicBase(config),
     // No liveness probe: the downloads call itself answers 404 for a browser the Grid has reaped.
     browserOf: async (workspace) => (await workspaces.record(callerOfWorkspace(workspace).key))?.gridId,
   });

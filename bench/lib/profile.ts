@@ -299,7 +299,6 @@ async function runRawRecorded(raw: Configuration, rec: Recorder): Promise<void> 
 }
 
 const WRITE_STEPS = [1, 2];
-const PAGE_STATE = new Set(['getCurrentUrl', 'getTitle']);
 
 function avoidable(rounds: readonly StepSample[][]): Avoidable[] {
   const per = (f: (round: readonly StepSample[]) => number) => median(rounds.map(f));
@@ -309,9 +308,9 @@ function avoidable(rounds: readonly StepSample[][]): Avoidable[] {
   return [
     { what: 'page-state read (url + title) after every acting tool, all steps', ms: per((r) => commands(r, all, (c) => c.phase === 'after')) },
     { what: '… of which after `write` (typing does not navigate)', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'after')) },
-    { what: 'page-state read of about:blank when the browser opens on demand (step 1)', ms: per((r) => commands(r, [0], (c) => c.phase === 'before' && PAGE_STATE.has(c.name))) },
+    { what: 'step 1: commands besides newSession before `navigate` runs (e.g. a read of the blank page)', ms: per((r) => commands(r, [0], (c) => c.phase === 'before' && c.name !== 'newSession')) },
     { what: '`write`: clearElement before typing into an empty field', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.name === 'clearElement')) },
-    { what: '`write`: getElementAttribute(value) read back after typing', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.name === 'getElementAttribute')) },
+    { what: '`write`: its scripts (the emptiness check; the read-back of the value and the page)', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'handler' && c.name === 'executeScript')) },
     { what: 'protocol hop (client round trip − server time), all steps', ms: per((r) => r.reduce((a, s) => a + s.clientMs - s.serverMs, 0)) },
     { what: 'server time outside WebDriver and the store (MCP SDK, validation, Fastify), all steps', ms: per((r) => r.reduce((a, s) => a + s.serverMs - busyMs([...s.webdriver.before, ...s.webdriver.after]) - s.handlerMs - s.storeMs, 0)) },
     { what: 'record store (get/put), all steps', ms: per((r) => r.reduce((a, s) => a + s.storeMs, 0)) },

@@ -1,6 +1,6 @@
 import { unzipSync } from 'fflate';
 import { GridUnavailable } from '../errors.js';
-import { BrowserGone, gridFetch } from './grid.js';
+import { BrowserGone, gridFetch, type Grid } from './grid.js';
 
 export interface DownloadedFile {
   name: string;
@@ -17,7 +17,7 @@ interface FilesAnswer {
  * delete all — the whole API; the Grid has no per-file delete and no write.
  */
 export class GridDownloads {
-  constructor(private readonly gridUrl: string) {}
+  constructor(private readonly grid: Pick<Grid, 'url' | 'isAlive'>) {}
 
   async list(gridId: string): Promise<DownloadedFile[]> {
     const response = await gridFetch(this.filesUrl(gridId), { method: 'GET' });
@@ -72,13 +72,11 @@ export class GridDownloads {
     if (!/cannot find downloads file system/i.test(answer)) {
       return false;
     }
-    const alive = await gridFetch(`${this.gridUrl}/session/${encodeURIComponent(gridId)}/window`, { method: 'GET' });
-    await alive.body?.cancel();
-    return alive.status === 404;
+    return !(await this.grid.isAlive(gridId));
   }
 
   private filesUrl(gridId: string): string {
-    return `${this.gridUrl}/session/${encodeURIComponent(gridId)}/se/files`;
+    return `${this.grid.url}/session/${encodeURIComponent(gridId)}/se/files`;
   }
 
   private async check(response: Response, gridId: string, doing: string): Promise<void> {

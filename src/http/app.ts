@@ -11,7 +11,8 @@ import { listedTools } from '../mcp/tools.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
-import { registerPlainRoutes } from './routes.js';
+import { PROBE_ROUTES } from './operation-routes.js';
+import { fastifyPath, registerPlainRoutes, type RouteContext } from './routes.js';
 
 export interface AppOptions {
   version: string;
@@ -64,13 +65,9 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   // Rendered on first request, not at boot: the YAML alone costs half a second of cold start.
   let json: Record<string, unknown> | undefined;
   let yaml: string | undefined;
-  const context = {
+  const context: RouteContext = {
+    ...options,
     deps,
-    version: options.version,
-    authToken: options.authToken,
-    gridUrl: options.gridUrl,
-    ready: options.ready,
-    features: options.features,
     openApiJson: () => (json ??= openApiDocument(options.version, options.routePrefix)),
     openApiYaml: () => (yaml ??= openApiYaml(options.version, options.routePrefix)),
   };
@@ -85,12 +82,10 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   );
   if (options.routePrefix) {
     // Probes are configured per host, not per path: they find the health checks at the root too.
-    registerPlainRoutes(app, PLAIN_ROUTES.filter((route) => HEALTH_PATHS.has(route.path)), context);
+    registerPlainRoutes(app, PROBE_ROUTES, context);
   }
   return app;
 }
-
-const HEALTH_PATHS = new Set(['/health', '/started', '/ready', '/info']);
 
 function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
   for (const capability of CAPABILITIES) {
@@ -99,7 +94,7 @@ function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: App
     }
     app.route({
       method: capability.http.method,
-      url: capability.http.path.replace(/\{(\w+)\}/g, ':$1'),
+      url: fastifyPath(capability.http.path),
       handler: async (request) => {
         const caller = resolveCaller({ header: request.headers['x-workspace'] });
         return callTool(deps, capability, httpArguments(capability.http, request), caller);

@@ -26,6 +26,11 @@ const WORKSPACE_HEADER = {
   schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
 };
 
+/** `/flows/{name}/run` → `['name']` */
+function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+}
+
 function errorResponses(): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const code of Object.keys(STATUS_OF) as ErrorCode[]) {
@@ -42,7 +47,7 @@ function errorResponses(): Record<string, unknown> {
 function operationOf(capability: Capability): Record<string, unknown> {
   const input = jsonSchemaOf(capability.input, 'input');
   const properties = (input.properties ?? {}) as Record<string, unknown>;
-  const inPath = [...capability.http.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+  const inPath = pathParameterNames(capability.http.path);
   const { method, bodyArgument, ifMatchArgument } = capability.http;
   const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(properties).filter((p) => !inPath.includes(p) && p !== ifMatchArgument) : [];
   const parameters = [
@@ -96,7 +101,7 @@ function operationIdOf(route: PlainRoute): string {
 }
 
 function routeOperation(route: PlainRoute): Record<string, unknown> {
-  const inPath = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+  const inPath = pathParameterNames(route.path);
   const security = SECURITY_OF[route.access];
   return {
     operationId: operationIdOf(route),

@@ -8,8 +8,8 @@ const open = { tag: 'operations', access: 'public' } as const;
 
 let flowSchema: Record<string, unknown> | undefined;
 
-/** Health checks for supervisors and load balancers, and the descriptions of the API. */
-export const OPERATION_ROUTES: readonly PlainRoute[] = [
+/** Health checks for supervisors and load balancers; with ROUTE_PREFIX they also answer at the root. */
+export const PROBE_ROUTES: readonly PlainRoute[] = [
   { ...open, method: 'GET', path: '/health', summary: 'The process answers (liveness)', answers: OK, handler: async () => ({ status: 'ok' }) },
   { ...open, method: 'GET', path: '/started', summary: 'The server has started', answers: OK, handler: async () => ({ status: 'ok' }) },
   {
@@ -40,6 +40,11 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
       features: context.features,
     }),
   },
+];
+
+/** The probes, and the descriptions of the API. */
+export const OPERATION_ROUTES: readonly PlainRoute[] = [
+  ...PROBE_ROUTES,
   { ...open, method: 'GET', path: '/openapi.json', summary: 'This document, as JSON', answers: ANY_OBJECT, handler: async (_request, _reply, { openApiJson }) => openApiJson() },
   {
     ...open,

@@ -97,15 +97,24 @@ export class Workspaces {
   }
 
   private async attachById(gridId: string): Promise<AttachedBrowser> {
-    let capabilities = this.knownCapabilities.get(gridId);
+    const capabilities = await this.capabilitiesOf(gridId);
     if (!capabilities) {
-      capabilities = await sessionCapabilities(this.grid.url, gridId);
-      if (!capabilities) {
-        throw new NotFound('No browser with that session_id on the Grid (ended, reaped, or never opened); call open_session for a new one.');
-      }
-      this.remember(gridId, capabilities);
+      throw new NotFound('No browser with that session_id on the Grid (ended, reaped, or never opened); call open_session for a new one.');
     }
     return { driver: this.grid.attach(gridId, capabilities), gridId, browserName: browserNameOf(capabilities) };
+  }
+
+  /** What the Grid told us about a browser known only by its id, asked once; undefined: no such browser. */
+  private async capabilitiesOf(gridId: string): Promise<Record<string, unknown> | undefined> {
+    const known = this.knownCapabilities.get(gridId);
+    if (known) {
+      return known;
+    }
+    const capabilities = await sessionCapabilities(this.grid.url, gridId);
+    if (capabilities) {
+      this.remember(gridId, capabilities);
+    }
+    return capabilities;
   }
 
   /** Records the last page and slides the TTL; a touch without a page keeps the last one. */
@@ -154,7 +163,7 @@ export class Workspaces {
 
   /** What a browser known only by its id is, from what the Grid told us about it. */
   async kindOf(gridId: string): Promise<{ kind: BrowserKind; version: string }> {
-    const capabilities = this.knownCapabilities.get(gridId) ?? (await sessionCapabilities(this.grid.url, gridId)) ?? {};
+    const capabilities = (await this.capabilitiesOf(gridId)) ?? {};
     const version = typeof capabilities.browserVersion === 'string' ? capabilities.browserVersion : '';
     return { kind: browserNameOf(capabilities) === 'firefox' ? 'firefox' : 'chrome', version };
   }
