@@ -1,7 +1,7 @@
 import { Key, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
 import { READ_TOP_PAGE } from './page-state.js';
-import { describeSelector, findElement, type Selector } from './selectors.js';
+import { describeSelector, findElement, findFormField, type Selector } from './selectors.js';
 
 export const INTERACT_ACTIONS = [
   'click',
@@ -95,10 +95,8 @@ export async function typeText(
   text: string,
   options: { clear: boolean; submit: boolean; waitSeconds: number },
 ): Promise<{ value: string | null; page?: { url: string; title: string } }> {
-  const element = await findElement(driver, selector, options.waitSeconds);
-  // WebDriver's clear is a slow round trip of its own (~130 ms): on a form field that is
-  // already empty, as most are, it changes nothing, so ask the page first (~20 ms).
-  if (options.clear && !(await isEmptyFormField(driver, element))) {
+  const { element, empty } = await findFormField(driver, selector, options.waitSeconds);
+  if (options.clear && !empty) {
     await element.clear();
   }
   await element.sendKeys(text);
@@ -119,11 +117,6 @@ const READ_BACK = `const e = arguments[0];
 const value = e.type === 'password' ? null : 'value' in e ? String(e.value) : e.textContent;
 ${READ_TOP_PAGE}
 return [value, page];`;
-
-/** Only inputs, textareas and selects have a `value`; anything else (contenteditable) is always cleared. */
-async function isEmptyFormField(driver: WebDriver, element: WebElement): Promise<boolean> {
-  return driver.executeScript<boolean>("const e = arguments[0]; return 'value' in e && e.value === '';", element);
-}
 
 /** W3C key names a caller may use, mapped to WebDriver's code points. */
 const KEY_NAMES: Record<string, string> = Object.fromEntries(

@@ -21,14 +21,57 @@ const POLL_MS = 100;
  */
 export async function findElement(driver: WebDriver, selector: Selector, waitSeconds = DEFAULT_WAIT_SECONDS): Promise<WebElement> {
   const by = toBy(selector);
+  return untilFound(selector, waitSeconds, () =>
+    driver.findElement(by).catch((err: unknown) => {
+      if (err instanceof wdError.NoSuchElementError) {
+        return undefined;
+      }
+      throw err;
+    }),
+  );
+}
+
+export interface FormField {
+  element: WebElement;
+  /** an input, textarea or select whose value is '' (anything else, contenteditable, is not) */
+  empty: boolean;
+}
+
+// Typing clears the field first, and WebDriver's clear is a slow round trip of its own
+// (~130 ms) that most fields, already empty, do not need: finding the field by script answers
+// whether it is empty in the same round trip as the lookup. The page's own querySelector and
+// XPath evaluator are what the driver uses for these locators too.
+const FIND_FIELD = `const [css, xpath] = arguments;
+let e;
+try {
+  e = css !== null ? document.querySelector(css) : document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+} catch (err) { return 'refused'; }
+if (e === null) return null;
+if (e.nodeType !== Node.ELEMENT_NODE) return 'refused';
+return [e, 'value' in e && e.value === ''];`;
+
+/** findElement for a field about to be typed into, which also says whether it is empty. */
+export async function findFormField(driver: WebDriver, selector: Selector, waitSeconds = DEFAULT_WAIT_SECONDS): Promise<FormField> {
+  const [css, xpath] = 'css' in selector ? [selector.css, null] : [null, selector.xpath];
+  return untilFound(selector, waitSeconds, async () => {
+    const found = await driver.executeScript<[WebElement, boolean] | 'refused' | null>(FIND_FIELD, css, xpath);
+    if (found === 'refused') {
+      // A syntax error or a non-element match: the driver's own lookup says why, in its words.
+      return { element: await driver.findElement(toBy(selector)), empty: false };
+    }
+    return found === null ? undefined : { element: found[0], empty: found[1] };
+  });
+}
+
+async function untilFound<T>(selector: Selector, waitSeconds: number, attempt: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {
-    try {
-      return await driver.findElement(by);
-    } catch (err) {
-      if (!(err instanceof wdError.NoSuchElementError) || Date.now() >= deadline) {
-        throw err instanceof wdError.NoSuchElementError ? noElement(selector, waitSeconds) : err;
-      }
+    const found = await attempt();
+    if (found !== undefined) {
+      return found;
+    }
+    if (Date.now() >= deadline) {
+      throw noElement(selector, waitSeconds);
     }
     await delay(POLL_MS);
   }

@@ -214,6 +214,18 @@ describe('write', () => {
     expect(await value('#email')).toBe('second@example.com.org');
   });
 
+  it('finds the field by XPath too, and says so when a selector is not valid or matches no field', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    await script("document.getElementById('email').value = 'old@example.com'");
+    expect((await ok('write', { selector: { xpath: "//input[@id='email']" }, text: 'x@example.com' })).value).toBe('x@example.com');
+    for (const selector of [{ css: '#email[' }, { xpath: '//input[' }, { xpath: "//label[@for='email']/text()" }]) {
+      const refused = await call('write', { selector, text: 'nobody@example.com' });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toContain('not valid CSS or XPath');
+    }
+    expect(await value('#email')).toBe('x@example.com');
+  });
+
   it('types a password but never echoes it back', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     const typed = await ok('write', { selector: { css: '#password' }, text: 'hunter2' });
