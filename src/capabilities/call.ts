@@ -26,10 +26,13 @@ export interface CallDeps {
   secrets?: Secrets;
 }
 
-/** Where a call comes from when it is a step of a flow: for the audit of a secret bind. */
+/** Where a call comes from when it is a step of a flow. */
 export interface CallContext {
+  /** the flow and its step, for the audit of a secret the step binds */
   flow?: string;
   step?: number | string;
+  /** nothing will read the page the call leaves (a flow step whose report shows only a summary): an act skips reading it */
+  pageUnread?: boolean;
 }
 
 export type ToolResult = Record<string, unknown>;
@@ -48,9 +51,10 @@ export async function callTool(
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
   const turnKey = turnKeyOf(caller, sessionId);
+  const { pageUnread = false, ...step } = context;
   // Holds the values this call types, so the page they land in is withheld; forgotten at the end.
-  const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...context }, turnKey);
-  const run = () => runHandler(deps, capability, args, caller, sessionId, secrets);
+  const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
+  const run = () => runHandler(deps, capability, args, caller, { sessionId, secrets, pageUnread });
   try {
     return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
   } catch (err) {
@@ -64,13 +68,18 @@ function turnKeyOf(caller: Caller, sessionId: string | undefined): string | unde
   return caller.key ? `workspace:${caller.key}` : sessionId ? `browser:${sessionId}` : undefined;
 }
 
+interface CallState {
+  sessionId: string | undefined;
+  secrets: SecretCall;
+  pageUnread: boolean;
+}
+
 async function runHandler(
   deps: CallDeps,
   capability: Capability,
   args: Record<string, unknown>,
   caller: Caller,
-  sessionId: string | undefined,
-  secrets: SecretCall,
+  { sessionId, secrets, pageUnread }: CallState,
 ): Promise<ToolResult> {
   if (capability.browser === 'none') {
     const ctx: WorkspaceContext = {
@@ -91,15 +100,21 @@ async function runHandler(
       if (caller.key) {
         // A read given a url (extract) may have moved the browser: remember where it is now.
         const page = args.url === undefined ? undefined : await readPageState(browser.driver);
-        await deps.workspaces.touch(caller.key, page && !secrets.screen(page).withheld ? page : undefined);
+        await deps.workspaces.touch(caller.key, page && !secrets.screen(page).withheld ? page : undefined, browser.record);
       }
       return secrets.screen(result).shown;
     }
-    const { page, rest } = await pageAfter(browser.driver, result);
+    const { page, rest } = await pageAfter(browser.driver, result, pageUnread);
+    if (!page) {
+      if (caller.key) {
+        await deps.workspaces.touch(caller.key, undefined, browser.record);
+      }
+      return rest;
+    }
     // A page whose address or title carries a typed secret is neither answered nor remembered.
     const { shown, withheld } = secrets.screen(page);
     if (caller.key) {
-      await deps.workspaces.touch(caller.key, withheld ? undefined : page);
+      await deps.workspaces.touch(caller.key, withheld ? undefined : page, browser.record);
     }
     return {
       ...shown,
@@ -119,14 +134,15 @@ async function runHandler(
 /**
  * Where the browser is after an act. An act that read it in a round trip it made anyway (write,
  * with the value it reads back) answers url and title; they are taken out of its result here,
- * so they are screened like any page state. Otherwise the page is read now.
+ * so they are screened like any page state. Otherwise the page is read now, unless nobody will
+ * read it.
  */
-async function pageAfter(driver: WebDriver, result: ToolResult): Promise<{ page: PageState; rest: ToolResult }> {
+async function pageAfter(driver: WebDriver, result: ToolResult, unread: boolean): Promise<{ page?: PageState; rest: ToolResult }> {
   const { url, title, ...rest } = result;
   if (typeof url === 'string' && typeof title === 'string') {
     return { page: { url, title }, rest };
   }
-  return { page: await readPageState(driver), rest: result };
+  return { page: unread ? undefined : await readPageState(driver), rest: result };
 }
 
 async function lastUrl(deps: CallDeps, caller: Caller): Promise<string | undefined> {

@@ -1,4 +1,5 @@
 import type { Caller } from '../workspace/caller.js';
+import type { CallContext } from './call.js';
 
 export interface FlowListing {
   name: string;
@@ -33,7 +34,7 @@ export interface FlowsView {
 /** How a flow run reaches the browser: the one call path, as the same caller. */
 export interface FlowToolbox {
   /** `step` names the flow step, for the audit of a secret it binds */
-  call(tool: string, args: Record<string, unknown>, step: { flow: string; step: number | string }): Promise<Record<string, unknown>>;
+  call(tool: string, args: Record<string, unknown>, step: Required<CallContext>): Promise<Record<string, unknown>>;
   currentUrl(): Promise<string | null>;
 }
 

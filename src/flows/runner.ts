@@ -1,8 +1,9 @@
+import type { CallContext } from '../capabilities/call.js';
 import { errorBody, TimedOut } from '../errors.js';
 import type { FlowDocument, FlowStep } from './document.js';
 import { substitute } from './references.js';
 
-export type StepCall = (tool: string, args: Record<string, unknown>, step: { flow: string; step: number | string }) => Promise<Record<string, unknown>>;
+export type StepCall = (tool: string, args: Record<string, unknown>, step: Required<CallContext>) => Promise<Record<string, unknown>>;
 
 export interface StepReport {
   n: number;
@@ -52,8 +53,11 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     const n = index + 1;
     const id = step.id ?? null;
     report.steps_run = n;
+    // An act answers the page it leaves, which costs a round trip; in a compact report only a
+    // navigate's summary, a returned result and the last step's show it.
+    const pageUnread = !verbose && !step.return && step.tool !== 'navigate' && n < document.steps.length;
     try {
-      const call = options.call(step.tool, substitute(step.args, options.params), { flow: options.name, step: step.id ?? n });
+      const call = options.call(step.tool, substitute(step.args, options.params), { flow: options.name, step: step.id ?? n, pageUnread });
       const result = withoutImages(await withinDeadline(call, deadline));
       last = result;
       report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step, result), ...(verbose ? { result } : {}) });

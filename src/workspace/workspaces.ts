@@ -10,6 +10,8 @@ export interface AttachedBrowser {
   driver: WebDriver;
   gridId: string;
   browserName: string;
+  /** a saved workspace's record as this call found (or wrote) it: calls on it take turns, so it stays current */
+  record?: WorkspaceRecord;
 }
 
 /**
@@ -30,8 +32,8 @@ export class Workspaces {
   }
 
   /** Opens a browser; a saved workspace's previous browser is ended first. */
-  async open(caller: Caller, kind: BrowserKind | undefined, window: { width?: number; height?: number }): Promise<AttachedBrowser> {
-    const record = caller.key ? ((await this.store.get(caller.key)) ?? newRecord()) : newRecord();
+  async open(caller: Caller, kind: BrowserKind | undefined, window: { width?: number; height?: number }, known?: WorkspaceRecord): Promise<AttachedBrowser> {
+    const record = caller.key ? (known ?? (await this.store.get(caller.key)) ?? newRecord()) : newRecord();
     if (caller.key && record.gridId) {
       await this.grid.end(record.gridId).catch(() => undefined);
     }
@@ -39,19 +41,21 @@ export class Workspaces {
     const size = { width: window.width ?? record.window.width, height: window.height ?? record.window.height };
     const opened = await this.grid.open(browser, size);
     this.remember(opened.gridId, opened.capabilities);
+    const now = new Date().toISOString();
+    const saved: WorkspaceRecord = {
+      browser,
+      window: size,
+      gridId: opened.gridId,
+      capabilities: opened.capabilities,
+      browserVersion: opened.version,
+      openedAt: now,
+      touchedAt: now,
+    };
     if (caller.key) {
-      const now = new Date().toISOString();
-      await this.store.put(caller.key, {
-        browser,
-        window: size,
-        gridId: opened.gridId,
-        capabilities: opened.capabilities,
-        browserVersion: opened.version,
-        openedAt: now,
-        touchedAt: now,
-      });
+      await this.store.put(caller.key, saved);
     }
-    return { driver: this.grid.attach(opened.gridId, opened.capabilities), gridId: opened.gridId, browserName: browserNameOf(opened.capabilities) };
+    const driver = this.grid.attach(opened.gridId, opened.capabilities);
+    return { driver, gridId: opened.gridId, browserName: browserNameOf(opened.capabilities), ...(caller.key ? { record: saved } : {}) };
   }
 
   async end(caller: Caller, sessionId: string | undefined): Promise<boolean> {
@@ -86,14 +90,23 @@ export class Workspaces {
     }
     const record = await this.store.get(caller.key);
     if (!record?.gridId && openOnDemand) {
-      return this.open(caller, undefined, {});
+      return this.open(caller, undefined, {}, record);
     }
-    if (!record?.gridId) {
+    const browser = record && this.attachRecorded(record);
+    if (!browser) {
       const name = caller.workspace ? `Workspace "${caller.workspace}"` : 'This workspace';
       throw new NotFound(`${name} has no browser; call open_session (or any acting tool) first.`);
     }
+    return browser;
+  }
+
+  /** A driver bound to the browser a record names; undefined when it names none. */
+  private attachRecorded(record: WorkspaceRecord): AttachedBrowser | undefined {
+    if (!record.gridId) {
+      return undefined;
+    }
     const capabilities = record.capabilities ?? { browserName: record.browser };
-    return { driver: this.grid.attach(record.gridId, capabilities), gridId: record.gridId, browserName: browserNameOf(capabilities) };
+    return { driver: this.grid.attach(record.gridId, capabilities), gridId: record.gridId, browserName: browserNameOf(capabilities), record };
   }
 
   private async attachById(gridId: string): Promise<AttachedBrowser> {
@@ -118,8 +131,8 @@ export class Workspaces {
   }
 
   /** Records the last page and slides the TTL; a touch without a page keeps the last one. */
-  async touch(key: string, page: PageState | undefined): Promise<void> {
-    const record = await this.store.get(key);
+  async touch(key: string, page: PageState | undefined, known?: WorkspaceRecord): Promise<void> {
+    const record = known ?? (await this.store.get(key));
     if (!record) {
       return;
     }
@@ -146,18 +159,18 @@ export class Workspaces {
     await this.store.put(key, record);
   }
 
-  /** Where the caller's browser is: the remembered page, or a stateless browser asked directly. */
+  /**
+   * Where the caller's browser is, asked of the browser: the remembered page can be behind (a
+   * flow step skips reading the page nobody reads). The remembered page when the browser cannot
+   * answer (a dialog is open, it is gone).
+   */
   async currentUrl(caller: Caller, sessionId: string | undefined): Promise<string | null> {
-    if (caller.key) {
-      return (await this.store.get(caller.key))?.url ?? null;
-    }
-    if (!sessionId) {
-      return null;
-    }
+    const record = caller.key ? await this.store.get(caller.key) : undefined;
+    const browser = async () => (record ? this.attachRecorded(record) : sessionId ? this.attachById(sessionId) : undefined);
     try {
-      return await (await this.attachById(sessionId)).driver.getCurrentUrl();
+      return (await (await browser())?.driver.getCurrentUrl()) ?? record?.url ?? null;
     } catch {
-      return null;
+      return record?.url ?? null;
     }
   }
 

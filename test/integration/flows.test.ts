@@ -98,6 +98,23 @@ describe('a flow', () => {
     await rest(running.url, '/browser/end-browser', {}, ws);
   });
 
+  it('names the page a click led to when the next step fails, and ends on the page its last step left', async () => {
+    const ws = { 'X-Workspace': 'flows-moved' };
+    const steps = [
+      { tool: 'navigate', args: { url: `${site()}/login.html` } },
+      { tool: 'interact', args: { action: 'click', selector: { css: '#to-table' } } },
+      { tool: 'interact', args: { action: 'click', selector: { css: '#no-such-button' }, wait_timeout: 0 } },
+    ];
+    await put('flows-moved', 'moved', { steps });
+    const failed = await rest(running.url, '/flows/moved/run', {}, ws);
+    expect(failed.body).toMatchObject({ status: 'failed', failed: { n: 3, url: `${site()}/table.html` } });
+    await put('flows-moved', 'moved-on', { steps: steps.slice(0, 2) });
+    const ok = await rest(running.url, '/flows/moved-on/run', {}, ws);
+    expect(ok.body).toMatchObject({ status: 'ok', url: `${site()}/table.html`, title: 'Data table' });
+    expect((await rest(running.url, '/workspace', undefined, ws)).body).toMatchObject({ url: `${site()}/table.html`, title: 'Data table' });
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
   it('goes on past a sometimes-absent cookie banner with onError: continue', async () => {
     const ws = { 'X-Workspace': 'flows-banner' };
     await put('flows-banner', 'banner', {
