@@ -4,14 +4,22 @@
  * - through two replicas sharing Redis behind a round-robin proxy (each request of a client
  *   may land on either replica),
  * against 1, 4 and 8 raw selenium-webdriver scripts, all on one embedded Grid with 8 slots, in
- * one run, interleaved round-robin, the warm-up round dropped. The task, per worker and
- * repeated: open the 50-row table page, read its rows, go back. Prints a Markdown table of
- * tasks per second and the ratios to raw (bar: ≥ 0.9× at 8); `--json <file>` writes every number.
+ * one run, interleaved round-robin, the warm-up round dropped. Two workloads, each a table:
+ * - `reference`: the reference task of performance.md (twelve steps, browser opened and
+ *   closed), per worker and repeated: 8 workspaces against 8 copies of the raw script. The bar
+ *   (≥ 0.9× the raw scripts at 8) is read here.
+ * - `calls`: browsers opened before the clock; the task is three calls (open the 50-row table
+ *   page, read its rows, go back): the per-call cost alone. Beside the raw script it runs the
+ *   raw script that also reads the page state after `get` and `back` as `navigate` answers it
+ *   (the contract's own WebDriver cost), so the gap splits into contract and server.
+ * Prints a Markdown table per workload of tasks per second and the ratios to raw; `--json
+ * <file>` writes every number.
  */
 import './lib/offline.js';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Builder, type WebDriver } from 'selenium-webdriver';
+import { READ_TOP_PAGE } from '../src/browser/page-state.js';
 import { browserCapabilities } from '../src/grid/capabilities.js';
 import { startEmbeddedGrid } from '../src/grid/embedded.js';
 import { startFixtureSite } from '../test/fixtures/site.js';
@@ -20,16 +28,23 @@ import { roundRobinProxy, spawnReplica, type Replica } from '../test/helpers/rep
 import { runBench, withTimeout, type Cleanup } from './lib/cleanup.js';
 import { connectHttp, McpToolCaller } from './lib/mcp.js';
 import { cpuMillis, processTree } from './lib/processes.js';
+import { rawConfiguration as rawTwelveSteps } from './lib/raw.js';
 import { markdownTable, median, ratio, summarize } from './lib/stats.js';
-import { WINDOW, pages } from './lib/task.js';
+import { WINDOW, checkAnswers, pages, type Configuration as TwelveSteps } from './lib/task.js';
+import { runTwelveCalls } from './lib/tools-task.js';
+
+const WORKLOADS = ['reference', 'calls'] as const;
+type WorkloadId = (typeof WORKLOADS)[number];
 
 const { values: options } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
-    tasks: { type: 'string', default: '6' },
+    workloads: { type: 'string', default: WORKLOADS.join(',') },
+    'reference-tasks': { type: 'string', default: '3' },
+    'calls-tasks': { type: 'string', default: '6' },
     levels: { type: 'string', default: '1,4,8' },
     json: { type: 'string' },
-    'timeout-minutes': { type: 'string', default: '25' },
+    'timeout-minutes': { type: 'string', default: '50' },
   },
 });
 
@@ -41,29 +56,49 @@ const whole = (name: string, value: string | undefined, max: number): number => 
   return n;
 };
 
+const workloadId = (value: string): WorkloadId => {
+  const found = WORKLOADS.find((w) => w === value);
+  if (!found) {
+    throw new Error(`--workloads takes ${WORKLOADS.join(', ')} (got ${value})`);
+  }
+  return found;
+};
+
 const ROUNDS = whole('rounds', options.rounds, 50);
-const TASKS = whole('tasks', options.tasks, 100);
+const SELECTED = (options.workloads ?? '').split(',').map(workloadId);
+const TASKS: Record<WorkloadId, number> = {
+  reference: whole('reference-tasks', options['reference-tasks'], 100),
+  calls: whole('calls-tasks', options['calls-tasks'], 100),
+};
 const LEVELS = (options.levels ?? '').split(',').map((v) => whole('levels', v, 8));
-const TIMEOUT_MINUTES = whole('timeout-minutes', options['timeout-minutes'], 120);
+const TIMEOUT_MINUTES = whole('timeout-minutes', options['timeout-minutes'], 180);
 const MAX_LEVEL = Math.max(...LEVELS);
 const BAR_AT_8 = 0.9;
 const ROWS_SCRIPT = "return Array.from(document.querySelectorAll('#data tbody tr'), (r) => r.innerText);";
+const PAGE_SCRIPT = `${READ_TOP_PAGE} return page;`;
 
 const out = (text = '') => process.stdout.write(`${text}\n`);
 const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
-/** One worker: a browser made ready before the clock starts, a task, and an end. */
+/** One worker: whatever it needs made ready before the clock starts, a task, and an end. */
 interface Worker {
   task(): Promise<void>;
   end(): Promise<void>;
 }
 
+type ConfigurationId = 'raw' | 'raw-paged' | 'one' | 'two';
+
 interface Configuration {
-  id: 'raw' | 'one' | 'two';
-  label: string;
+  id: ConfigurationId;
   worker(index: number, round: number): Promise<Worker>;
   /** the selenium-flow processes serving it, whose CPU time is counted per task */
   serverPids: number[];
+}
+
+interface Workload {
+  id: WorkloadId;
+  title: string;
+  configurations: Configuration[];
 }
 
 interface Measured {
@@ -80,35 +115,53 @@ function checkRows(rows: unknown): void {
   }
 }
 
-function rawConfiguration(gridUrl: string, siteUrl: string): Configuration {
-  const url = pages(siteUrl);
+/** The twelve steps, each task opening and closing its own browser, checked like the serial bench checks them. */
+function referenceWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' | 'two', Server>): Workload {
+  const checked = (steps: TwelveSteps) => async () => checkAnswers(steps, (await steps.run()).answers, siteUrl);
+  const raw = rawTwelveSteps(gridUrl, siteUrl, 'script');
+  const served = (id: 'one' | 'two'): Configuration => ({
+    id,
+    serverPids: servers[id].pids,
+    worker: async (index, round) => {
+      const client = await connectHttp(servers[id].url, `bench-reference-${id}-${round}-${index}`, `bench-${id}`);
+      const tools = new McpToolCaller(client);
+      return { task: checked({ id, label: id, run: () => runTwelveCalls(tools, siteUrl) }), end: () => client.close() };
+    },
+  });
   return {
-    id: 'raw',
-    label: 'raw selenium-webdriver scripts',
+    id: 'reference',
+    title: 'the reference task (performance.md: twelve steps, the browser opened and closed in each)',
+    configurations: [{ id: 'raw', serverPids: [], worker: async () => ({ task: checked(raw), end: async () => undefined }) }, served('one'), served('two')],
+  };
+}
+
+/** Three calls on a browser opened before the clock: what a call costs, with nothing to dilute it. */
+function callsWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' | 'two', Server>): Workload {
+  const url = pages(siteUrl);
+  const raw = (readPage: boolean): Configuration => ({
+    id: readPage ? 'raw-paged' : 'raw',
+    serverPids: [],
     worker: async () => {
       const driver: WebDriver = await new Builder().usingServer(gridUrl).withCapabilities(browserCapabilities('chrome', WINDOW)).build();
       await driver.get(url.login);
+      const pageState = () => (readPage ? driver.executeScript(PAGE_SCRIPT) : undefined);
       return {
         task: async () => {
           await driver.get(url.table);
+          await pageState();
           checkRows(await driver.executeScript<string[]>(ROWS_SCRIPT));
           await driver.navigate().back();
+          await pageState();
         },
         end: () => driver.quit(),
       };
     },
-    serverPids: [],
-  };
-}
-
-function serverConfiguration(id: 'one' | 'two', label: string, baseUrl: string, siteUrl: string, serverPids: number[]): Configuration {
-  const url = pages(siteUrl);
-  return {
+  });
+  const served = (id: 'one' | 'two'): Configuration => ({
     id,
-    label,
-    serverPids,
+    serverPids: servers[id].pids,
     worker: async (index, round) => {
-      const client = await connectHttp(baseUrl, `bench-${id}-${round}-${index}`, `bench-${id}`);
+      const client = await connectHttp(servers[id].url, `bench-calls-${id}-${round}-${index}`, `bench-${id}`);
       const tools = new McpToolCaller(client);
       await tools.call('navigate', { url: url.login });
       return {
@@ -123,11 +176,21 @@ function serverConfiguration(id: 'one' | 'two', label: string, baseUrl: string, 
         },
       };
     },
+  });
+  return {
+    id: 'calls',
+    title: 'three calls on an open browser (open the table page, read 50 rows, go back)',
+    configurations: [raw(false), raw(true), served('one'), served('two')],
   };
 }
 
-/** Tasks per second with `level` workers, each running TASKS tasks at once; browsers open before the clock starts. */
-async function throughput(configuration: Configuration, level: number, round: number): Promise<Measured> {
+interface Server {
+  url: string;
+  pids: number[];
+}
+
+/** Tasks per second with `level` workers, each running `tasks` tasks, all at once; workers are made ready before the clock starts. */
+async function throughput(configuration: Configuration, level: number, round: number, tasks: number): Promise<Measured> {
   const settled = await Promise.allSettled(Array.from({ length: level }, (_, i) => configuration.worker(i, round)));
   const workers = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   try {
@@ -140,14 +203,14 @@ async function throughput(configuration: Configuration, level: number, round: nu
     const started = performance.now();
     await Promise.all(
       workers.map(async (worker) => {
-        for (let t = 0; t < TASKS; t += 1) {
+        for (let t = 0; t < tasks; t += 1) {
           await worker.task();
         }
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    const serverCpuMs = configuration.serverPids.length > 0 ? (serverCpu() - cpuBefore) / (level * TASKS) : Number.NaN;
-    return { perSecond: (level * TASKS) / seconds, serverCpuMs };
+    const serverCpuMs = configuration.serverPids.length > 0 ? (serverCpu() - cpuBefore) / (level * tasks) : Number.NaN;
+    return { perSecond: (level * tasks) / seconds, serverCpuMs };
   } finally {
     await Promise.all(workers.map((w) => w.end().catch(() => undefined)));
   }
@@ -178,48 +241,75 @@ async function main(cleanup: Cleanup): Promise<void> {
     await proxy.close();
   });
 
-  const configurations = [
-    rawConfiguration(grid.url, site.url),
-    serverConfiguration('one', 'one selenium-flow (MCP, Streamable HTTP)', one.url, site.url, pidsOf(one)),
-    serverConfiguration('two', 'two replicas + Redis, round-robin per request', proxy.url, site.url, [...pidsOf(replicaA), ...pidsOf(replicaB)]),
-  ];
+  const servers = {
+    one: { url: one.url, pids: pidsOf(one) },
+    two: { url: proxy.url, pids: [...pidsOf(replicaA), ...pidsOf(replicaB)] },
+  };
+  const workloads = [referenceWorkload(grid.url, site.url, servers), callsWorkload(grid.url, site.url, servers)].filter((w) => SELECTED.includes(w.id));
   const results = new Map<string, Measured[]>();
-  const key = (id: string, level: number) => `${id}@${level}`;
+  const key = (workload: WorkloadId, id: ConfigurationId, level: number) => `${workload}:${id}@${level}`;
   for (let round = 0; round <= ROUNDS; round += 1) {
-    for (const level of LEVELS) {
-      for (const configuration of configurations) {
-        const what = `${configuration.id} with ${level} workers, round ${round}`;
-        const measured = await withTimeout(what, 10 * 60_000, throughput(configuration, level, round)).catch((err: unknown) => {
-          const cause = err instanceof Error && err.cause instanceof Error ? ` (cause: ${err.cause.message})` : '';
-          throw new Error(`${what} failed: ${err instanceof Error ? err.message : String(err)}${cause}`, { cause: err });
-        });
-        const cpu = Number.isNaN(measured.serverCpuMs) ? '' : `, server CPU ${measured.serverCpuMs.toFixed(1)} ms/task`;
-        progress(`round ${round === 0 ? 'warm-up' : round}: ${configuration.id} × ${level}: ${measured.perSecond.toFixed(2)} tasks/s${cpu}`);
-        if (round > 0) {
-          results.set(key(configuration.id, level), [...(results.get(key(configuration.id, level)) ?? []), measured]);
+    for (const workload of workloads) {
+      for (const level of LEVELS) {
+        for (const configuration of workload.configurations) {
+          const what = `${workload.id}: ${configuration.id} with ${level} workers, round ${round}`;
+          const measured = await withTimeout(what, 15 * 60_000, throughput(configuration, level, round, TASKS[workload.id])).catch((err: unknown) => {
+            const cause = err instanceof Error && err.cause instanceof Error ? ` (cause: ${err.cause.message})` : '';
+            throw new Error(`${what} failed: ${err instanceof Error ? err.message : String(err)}${cause}`, { cause: err });
+          });
+          await noBrowserLeft(grid.url, what);
+          const cpu = Number.isNaN(measured.serverCpuMs) ? '' : `, server CPU ${measured.serverCpuMs.toFixed(1)} ms/task`;
+          progress(`round ${round === 0 ? 'warm-up' : round}: ${workload.id}: ${configuration.id} × ${level}: ${measured.perSecond.toFixed(2)} tasks/s${cpu}`);
+          if (round > 0) {
+            const k = key(workload.id, configuration.id, level);
+            results.set(k, [...(results.get(k) ?? []), measured]);
+          }
         }
       }
     }
   }
 
-  const runsOf = (id: string, level: number) => results.get(key(id, level)) ?? [];
-  const medianOf = (id: string, level: number) => median(runsOf(id, level).map((m) => m.perSecond));
+  for (const workload of workloads) {
+    printWorkload(workload, (id, level) => results.get(key(workload.id, id, level)) ?? []);
+  }
+  if (options.json) {
+    const json = Object.fromEntries([...results.entries()].map(([k, v]) => [k, { runs: v, ...summarize(v.map((m) => m.perSecond)) }]));
+    writeFileSync(options.json, JSON.stringify({ rounds: ROUNDS, tasksPerWorker: TASKS, levels: LEVELS, tasksPerSecond: json }, null, 2));
+  }
+}
+
+function printWorkload(workload: Workload, runsOf: (id: ConfigurationId, level: number) => Measured[]): void {
+  const medianOf = (id: ConfigurationId, level: number) => median(runsOf(id, level).map((m) => m.perSecond));
   // The load on a shared machine drifts between rounds: each run against the raw run of its own round.
-  const pairedOf = (id: string, level: number) => {
+  const pairedOf = (id: ConfigurationId, level: number) => {
     const raw = runsOf('raw', level);
     return median(runsOf(id, level).map((m, i) => m.perSecond / (raw[i]?.perSecond ?? Number.NaN)));
   };
-  const cpuOf = (id: string, level: number) => median(runsOf(id, level).map((m) => m.serverCpuMs));
-  out(`## Concurrency: tasks per second (median of ${ROUNDS} rounds, ${TASKS} tasks per worker; task = open the table page, read 50 rows, go back)`);
+  const cpuOf = (id: ConfigurationId, level: number) => median(runsOf(id, level).map((m) => m.serverCpuMs));
+  const paged = workload.configurations.some((c) => c.id === 'raw-paged');
+  out(`## ${workload.id}: ${workload.title}, tasks per second (median of ${ROUNDS} rounds, ${TASKS[workload.id]} tasks per worker)`);
   out();
   out(
     markdownTable(
-      ['workers', 'raw scripts', 'one server', 'vs raw', 'paired', 'server CPU ms/task', 'two replicas', 'vs raw', 'paired', 'server CPU ms/task'],
+      [
+        'workers',
+        'raw scripts',
+        ...(paged ? ['raw + page reads', 'vs raw'] : []),
+        'one server',
+        'vs raw',
+        'paired',
+        'server CPU ms/task',
+        'two replicas',
+        'vs raw',
+        'paired',
+        'server CPU ms/task',
+      ],
       LEVELS.map((level) => {
         const raw = medianOf('raw', level);
         return [
           String(level),
           raw.toFixed(2),
+          ...(paged ? [medianOf('raw-paged', level).toFixed(2), ratio(medianOf('raw-paged', level) / raw)] : []),
           ...(['one', 'two'] as const).flatMap((id) => [
             medianOf(id, level).toFixed(2),
             ratio(medianOf(id, level) / raw),
@@ -228,25 +318,41 @@ async function main(cleanup: Cleanup): Promise<void> {
           ]),
         ];
       }),
-      ['r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      Array.from({ length: paged ? 12 : 10 }, () => 'r' as const),
     ),
   );
   out();
-  if (LEVELS.includes(8)) {
-    for (const id of ['one', 'two']) {
+  if (workload.id === 'reference' && LEVELS.includes(8)) {
+    for (const id of ['one', 'two'] as const) {
       const r = medianOf(id, 8) / medianOf('raw', 8);
       const paired = pairedOf(id, 8);
       const verdict = r >= BAR_AT_8 && paired >= BAR_AT_8 ? 'met' : 'NOT met';
       out(`- ${id === 'one' ? 'one server' : 'two replicas'} at 8: ${ratio(r)} raw, paired ${ratio(paired)} (bar ≥ ${BAR_AT_8}×): ${verdict}`);
     }
-  }
-  if (options.json) {
-    const json = Object.fromEntries([...results.entries()].map(([k, v]) => [k, { runs: v, ...summarize(v.map((m) => m.perSecond)) }]));
-    writeFileSync(options.json, JSON.stringify({ rounds: ROUNDS, tasksPerWorker: TASKS, levels: LEVELS, tasksPerSecond: json }, null, 2));
+    out();
   }
 }
 
 runBench(main, TIMEOUT_MINUTES);
+
+/**
+ * Every configuration ends the browsers it opened: one left behind holds a Grid slot, and the
+ * next configuration's browsers would wait for it (a leak is a failed run, not a slow one).
+ */
+async function noBrowserLeft(gridUrl: string, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const status = (await (await fetch(`${gridUrl}/status`)).json()) as { value: { nodes: { slots: { session: unknown }[] }[] } };
+    const busy = status.value.nodes.flatMap((n) => n.slots).filter((slot) => slot.session !== null).length;
+    if (busy === 0) {
+      return;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`${what} left ${busy} browser(s) open on the Grid`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 /** The replica's node process and what it started (tsx runs the server in a child of the node it spawned). */
 function pidsOf(replica: Replica): number[] {

@@ -310,7 +310,7 @@ function avoidable(rounds: readonly StepSample[][]): Avoidable[] {
     { what: '… of which after `write` (typing does not navigate)', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'after')) },
     { what: 'step 1: commands besides newSession before `navigate` runs (e.g. a read of the blank page)', ms: per((r) => commands(r, [0], (c) => c.phase === 'before' && c.name !== 'newSession')) },
     { what: '`write`: clearElement before typing into an empty field', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.name === 'clearElement')) },
-    { what: '`write`: its scripts (the emptiness check; the read-back of the value and the page)', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'handler' && c.name === 'executeScript')) },
+    { what: '`write`: its scripts (the lookup that also says whether the field is empty; the read-back of the value and the page)', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'handler' && c.name === 'executeScript')) },
     { what: 'protocol hop (client round trip − server time), all steps', ms: per((r) => r.reduce((a, s) => a + s.clientMs - s.serverMs, 0)) },
     { what: 'server time outside WebDriver and the store (MCP SDK, validation, Fastify), all steps', ms: per((r) => r.reduce((a, s) => a + s.serverMs - busyMs([...s.webdriver.before, ...s.webdriver.after]) - s.handlerMs - s.storeMs, 0)) },
     { what: 'record store (get/put), all steps', ms: per((r) => r.reduce((a, s) => a + s.storeMs, 0)) },
