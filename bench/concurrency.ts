@@ -19,7 +19,7 @@ import './lib/offline.js';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Builder, type WebDriver } from 'selenium-webdriver';
-import { READ_TOP_PAGE } from '../src/browser/page-state.js';
+import { TOP_PAGE } from '../src/browser/page-state.js';
 import { browserCapabilities } from '../src/grid/capabilities.js';
 import { startEmbeddedGrid } from '../src/grid/embedded.js';
 import { startFixtureSite } from '../test/fixtures/site.js';
@@ -28,9 +28,9 @@ import { roundRobinProxy, spawnReplica, type Replica } from '../test/helpers/rep
 import { runBench, withTimeout, type Cleanup } from './lib/cleanup.js';
 import { connectHttp, McpToolCaller } from './lib/mcp.js';
 import { cpuMillis, processTree } from './lib/processes.js';
-import { rawConfiguration as rawTwelveSteps } from './lib/raw.js';
+import { ROWS_SCRIPT, rawConfiguration as rawTwelveSteps } from './lib/raw.js';
 import { markdownTable, median, ratio, summarize } from './lib/stats.js';
-import { WINDOW, checkAnswers, pages, type Configuration as TwelveSteps } from './lib/task.js';
+import { WINDOW, WrongAnswer, checkAnswers, pages, type Configuration as TwelveSteps } from './lib/task.js';
 import { runTwelveCalls } from './lib/tools-task.js';
 
 const WORKLOADS = ['reference', 'calls'] as const;
@@ -74,8 +74,6 @@ const LEVELS = (options.levels ?? '').split(',').map((v) => whole('levels', v, 8
 const TIMEOUT_MINUTES = whole('timeout-minutes', options['timeout-minutes'], 180);
 const MAX_LEVEL = Math.max(...LEVELS);
 const BAR_AT_8 = 0.9;
-const ROWS_SCRIPT = "return Array.from(document.querySelectorAll('#data tbody tr'), (r) => r.innerText);";
-const PAGE_SCRIPT = `${READ_TOP_PAGE} return page;`;
 
 const out = (text = '') => process.stdout.write(`${text}\n`);
 const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
@@ -107,8 +105,6 @@ interface Measured {
   serverCpuMs: number;
 }
 
-class WrongAnswer extends Error {}
-
 function checkRows(rows: unknown): void {
   if (!Array.isArray(rows) || rows.length !== 50) {
     throw new WrongAnswer(`expected 50 rows, read ${Array.isArray(rows) ? rows.length : typeof rows}`);
@@ -119,15 +115,11 @@ function checkRows(rows: unknown): void {
 function referenceWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' | 'two', Server>): Workload {
   const checked = (steps: TwelveSteps) => async () => checkAnswers(steps, (await steps.run()).answers, siteUrl);
   const raw = rawTwelveSteps(gridUrl, siteUrl, 'script');
-  const served = (id: 'one' | 'two'): Configuration => ({
-    id,
-    serverPids: servers[id].pids,
-    worker: async (index, round) => {
-      const client = await connectHttp(servers[id].url, `bench-reference-${id}-${round}-${index}`, `bench-${id}`);
-      const tools = new McpToolCaller(client);
-      return { task: checked({ id, label: id, run: () => runTwelveCalls(tools, siteUrl) }), end: () => client.close() };
-    },
-  });
+  const served = (id: 'one' | 'two') =>
+    servedConfiguration('reference', id, servers[id], async (tools) => ({
+      task: checked({ id, label: id, run: () => runTwelveCalls(tools, siteUrl) }),
+      end: () => tools.client.close(),
+    }));
   return {
     id: 'reference',
     title: 'the reference task (performance.md: twelve steps, the browser opened and closed in each)',
@@ -144,7 +136,7 @@ function callsWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' |
     worker: async () => {
       const driver: WebDriver = await new Builder().usingServer(gridUrl).withCapabilities(browserCapabilities('chrome', WINDOW)).build();
       await driver.get(url.login);
-      const pageState = () => (readPage ? driver.executeScript(PAGE_SCRIPT) : undefined);
+      const pageState = () => (readPage ? driver.executeScript(TOP_PAGE) : undefined);
       return {
         task: async () => {
           await driver.get(url.table);
@@ -157,12 +149,8 @@ function callsWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' |
       };
     },
   });
-  const served = (id: 'one' | 'two'): Configuration => ({
-    id,
-    serverPids: servers[id].pids,
-    worker: async (index, round) => {
-      const client = await connectHttp(servers[id].url, `bench-calls-${id}-${round}-${index}`, `bench-${id}`);
-      const tools = new McpToolCaller(client);
+  const served = (id: 'one' | 'two') =>
+    servedConfiguration('calls', id, servers[id], async (tools) => {
       await tools.call('navigate', { url: url.login });
       return {
         task: async () => {
@@ -172,11 +160,10 @@ function callsWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' |
         },
         end: async () => {
           await tools.call('end_browser', {}).catch(() => undefined);
-          await client.close();
+          await tools.client.close();
         },
       };
-    },
-  });
+    });
   return {
     id: 'calls',
     title: 'three calls on an open browser (open the table page, read 50 rows, go back)',
@@ -187,6 +174,15 @@ function callsWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' |
 interface Server {
   url: string;
   pids: number[];
+}
+
+/** Served by selenium-flow: each worker an MCP client of its own, in a workspace of its own. */
+function servedConfiguration(workload: WorkloadId, id: 'one' | 'two', server: Server, ready: (tools: McpToolCaller) => Promise<Worker>): Configuration {
+  return {
+    id,
+    serverPids: server.pids,
+    worker: async (index, round) => ready(new McpToolCaller(await connectHttp(server.url, `bench-${workload}-${id}-${round}-${index}`, `bench-${id}`))),
+  };
 }
 
 /** Tasks per second with `level` workers, each running `tasks` tasks, all at once; workers are made ready before the clock starts. */

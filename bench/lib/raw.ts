@@ -10,7 +10,7 @@ import { EMAIL, PASSWORD, StepClock, WINDOW, pages, type Configuration, type Ste
  */
 export type RowRead = 'script' | 'per-row';
 
-const ROWS_SCRIPT = "return Array.from(document.querySelectorAll('#data tbody tr'), (r) => r.innerText);";
+export const ROWS_SCRIPT = "return Array.from(document.querySelectorAll('#data tbody tr'), (r) => r.innerText);";
 
 /** The floor: a plain selenium-webdriver script against the same Grid, with our exact capabilities. */
 export function rawConfiguration(gridUrl: string, siteUrl: string, rowRead: RowRead): Configuration {

@@ -16,7 +16,7 @@ export interface PageState {
 // `top.document` is out of reach, and the two WebDriver commands answer instead.
 // READ_TOP_PAGE is statements, for a script that reads something else in the same round trip.
 export const READ_TOP_PAGE = 'let page = null; try { page = [top.location.href, top.document.title]; } catch (e) {}';
-const TOP_PAGE = `${READ_TOP_PAGE} return page;`;
+export const TOP_PAGE = `${READ_TOP_PAGE} return page;`;
 
 /**
  * Where the browser is now. When a page dialog is open WebDriver refuses to read the page,

@@ -120,7 +120,7 @@ async function runHandler(
       ...shown,
       ...rest,
       ...(withheld ? { withheld: true } : {}),
-      ...(page.dialog ? { url: (await lastUrl(deps, caller)) ?? page.url } : {}),
+      ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}),
     };
   } catch (err) {
     const translated = translateGridError(err);
@@ -143,10 +143,6 @@ async function pageAfter(driver: WebDriver, result: ToolResult, unread: boolean)
     return { page: { url, title }, rest };
   }
   return { page: unread ? undefined : await readPageState(driver), rest: result };
-}
-
-async function lastUrl(deps: CallDeps, caller: Caller): Promise<string | undefined> {
-  return caller.key ? (await deps.workspaces.record(caller.key))?.url : undefined;
 }
 
 /** Rejects, never repairs: an argument dropped silently is an instruction ignored silently. */

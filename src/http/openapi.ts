@@ -4,7 +4,7 @@ import type { Capability } from '../capabilities/define.js';
 import { STATUS_OF, WHEN, type ErrorCode } from '../errors.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
-import type { Access, PlainRoute } from './routes.js';
+import { pathParameterNames, type Access, type PlainRoute } from './routes.js';
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -25,11 +25,6 @@ const WORKSPACE_HEADER = {
   description: 'Name your workspace to have the server remember its browser (saved mode); without it, pass session_id (stateless mode).',
   schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
 };
-
-/** `/flows/{name}/run` → `['name']` */
-function pathParameterNames(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
-}
 
 function errorResponses(): Record<string, unknown> {
   const responses: Record<string, unknown> = {};

@@ -57,6 +57,11 @@ export function registerPlainRoutes(app: FastifyInstance, routes: readonly Plain
   }
 }
 
+/** `/flows/{name}/run` → `['name']` */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+}
+
 /** `/files/{name}` → `/files/:name` */
 export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');

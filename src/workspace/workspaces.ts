@@ -166,11 +166,12 @@ export class Workspaces {
    */
   async currentUrl(caller: Caller, sessionId: string | undefined): Promise<string | null> {
     const record = caller.key ? await this.store.get(caller.key) : undefined;
-    const browser = async () => (record ? this.attachRecorded(record) : sessionId ? this.attachById(sessionId) : undefined);
+    const remembered = record?.url ?? null;
     try {
-      return (await (await browser())?.driver.getCurrentUrl()) ?? record?.url ?? null;
+      const browser = record ? this.attachRecorded(record) : sessionId ? await this.attachById(sessionId) : undefined;
+      return browser ? await browser.driver.getCurrentUrl() : remembered;
     } catch {
-      return record?.url ?? null;
+      return remembered;
     }
   }
 
