@@ -93,7 +93,7 @@ export async function typeText(
   driver: WebDriver,
   selector: Selector,
   text: string,
-  options: { clear: boolean; submit: boolean; waitSeconds: number },
+  options: { clear: boolean; submit: boolean; readBack: boolean; waitSeconds: number },
 ): Promise<{ value: string | null; page?: { url: string; title: string } }> {
   const { element, empty } = await findFormField(driver, selector, options.waitSeconds);
   if (options.clear && !empty) {
@@ -101,13 +101,17 @@ export async function typeText(
   }
   await element.sendKeys(text);
   // Read before submitting: after Enter the field may be gone with the page it was on.
-  const [value, page] = await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element);
+  const read = options.readBack ? await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element) : undefined;
   if (options.submit) {
     await element.sendKeys(Key.ENTER);
-    return { value };
   }
-  // Typing does not move the browser: the page read with the value is where it is now.
-  return page ? { value, page: { url: page[0], title: page[1] } } : { value };
+  if (!read) {
+    return { value: null };
+  }
+  const [value, page] = read;
+  // Typing does not move the browser, Enter may: the page read with the value is where it is
+  // now only when nothing was submitted.
+  return page && !options.submit ? { value, page: { url: page[0], title: page[1] } } : { value };
 }
 
 // A password field's value is not echoed: an answer is read by a model and kept in its

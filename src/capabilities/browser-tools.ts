@@ -97,8 +97,8 @@ export const write = defineTool({
     value: z.string().nullable().describe('the field value read back; null for a password field or a secret, which are never read back'),
     secret: z.object({ name: z.string(), key: z.string() }).optional().describe('the secret that was typed'),
   }),
-  handler: async (args, { driver, secrets }) => {
-    const options = { clear: args.clear ?? true, submit: args.submit ?? false };
+  handler: async (args, { driver, secrets, answerUnread }) => {
+    const options = { clear: args.clear ?? true, submit: args.submit ?? false, readBack: !answerUnread };
     if (args.secret) {
       // A secret that is gone fails here, not as a missing field. Then find the field (it may
       // take a wait), and check the page it is on right now: that is where the keystrokes land.

@@ -31,8 +31,11 @@ export interface CallContext {
   /** the flow and its step, for the audit of a secret the step binds */
   flow?: string;
   step?: number | string;
-  /** nothing will read the page the call leaves (a flow step whose report shows only a summary): an act skips reading it */
-  pageUnread?: boolean;
+  /**
+   * nothing will read the call's answer (a flow step whose report shows only a summary): an act
+   * skips the reads it makes only to answer (the page it leaves, the value write reads back)
+   */
+  answerUnread?: boolean;
 }
 
 export type ToolResult = Record<string, unknown>;
@@ -51,10 +54,10 @@ export async function callTool(
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
   const turnKey = turnKeyOf(caller, sessionId);
-  const { pageUnread = false, ...step } = context;
+  const { answerUnread = false, ...step } = context;
   // Holds the values this call types, so the page they land in is withheld; forgotten at the end.
   const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
-  const run = () => runHandler(deps, capability, args, caller, { sessionId, secrets, pageUnread });
+  const run = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
   try {
     return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
   } catch (err) {
@@ -71,7 +74,7 @@ function turnKeyOf(caller: Caller, sessionId: string | undefined): string | unde
 interface CallState {
   sessionId: string | undefined;
   secrets: SecretCall;
-  pageUnread: boolean;
+  answerUnread: boolean;
 }
 
 async function runHandler(
@@ -79,7 +82,7 @@ async function runHandler(
   capability: Capability,
   args: Record<string, unknown>,
   caller: Caller,
-  { sessionId, secrets, pageUnread }: CallState,
+  { sessionId, secrets, answerUnread }: CallState,
 ): Promise<ToolResult> {
   if (capability.browser === 'none') {
     const ctx: WorkspaceContext = {
@@ -93,7 +96,7 @@ async function runHandler(
   }
   const browser = await deps.workspaces.attach(caller, sessionId, capability.browser === 'open');
   const files = filesOf(deps.files, caller.workspace);
-  const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, dataDir: deps.dataDir, files, secrets };
+  const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, dataDir: deps.dataDir, files, secrets, answerUnread };
   try {
     const result = await capability.handler(args, ctx as BrowserContext & WorkspaceContext);
     if (capability.kind !== 'act') {
@@ -104,7 +107,7 @@ async function runHandler(
       }
       return secrets.screen(result).shown;
     }
-    const { page, rest } = await pageAfter(browser.driver, result, pageUnread);
+    const { page, rest } = await pageAfter(browser.driver, result, answerUnread);
     if (!page) {
       if (caller.key) {
         await deps.workspaces.touch(caller.key, undefined, browser.record);

@@ -38,6 +38,8 @@ export interface BrowserContext {
   /** the caller's workspace files (a 400 saying why, for a caller or server without them) */
   files: WorkspaceFiles;
   secrets: SecretsAccess;
+  /** nobody will read this call's answer (see CallContext): skip what is read only to answer */
+  answerUnread: boolean;
 }
 
 /** What a tool may do with secrets: list them, and get one value for the page about to receive it. */

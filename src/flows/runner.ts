@@ -1,6 +1,6 @@
 import type { CallContext } from '../capabilities/call.js';
 import { errorBody, TimedOut } from '../errors.js';
-import type { FlowDocument, FlowStep } from './document.js';
+import type { FlowDocument } from './document.js';
 import { substitute } from './references.js';
 
 export type StepCall = (tool: string, args: Record<string, unknown>, step: Required<CallContext>) => Promise<Record<string, unknown>>;
@@ -53,14 +53,15 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     const n = index + 1;
     const id = step.id ?? null;
     report.steps_run = n;
-    // An act answers the page it leaves, which costs a round trip; in a compact report only a
-    // navigate's summary, a returned result and the last step's show it.
-    const pageUnread = !verbose && !step.return && step.tool !== 'navigate' && n < document.steps.length;
+    // An act reads the page it leaves (and write its value) only to answer, a round trip each;
+    // a compact report shows only a returned result and the last step's.
+    const answerUnread = !verbose && !step.return && n < document.steps.length;
     try {
-      const call = options.call(step.tool, substitute(step.args, options.params), { flow: options.name, step: step.id ?? n, pageUnread });
+      const args = substitute(step.args, options.params);
+      const call = options.call(step.tool, args, { flow: options.name, step: step.id ?? n, answerUnread });
       const result = withoutImages(await withinDeadline(call, deadline));
       last = result;
-      report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step, result), ...(verbose ? { result } : {}) });
+      report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step.tool, args, result), ...(verbose ? { result } : {}) });
       if (step.return) {
         returned[step.id ?? `step${n}`] = result;
       }
@@ -119,15 +120,18 @@ function withoutImages(result: Record<string, unknown>): Record<string, unknown>
   return result;
 }
 
-function summarise(step: FlowStep, result: Record<string, unknown>): string {
+function summarise(tool: string, args: Record<string, unknown>, result: Record<string, unknown>): string {
   const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
   const short = (value: unknown) => {
     const s = text(value);
     return s.length > 80 ? `${s.slice(0, 80)}…` : s;
   };
-  switch (step.tool) {
-    case 'navigate':
-      return `went to ${text(result.url)}`;
+  switch (tool) {
+    case 'navigate': {
+      // A step whose page went unread names the address it was sent to; the run's url is read.
+      const where = result.url ?? args.url;
+      return where !== undefined ? `went to ${text(where)}` : args.action === 'refresh' ? 'refreshed' : `went ${text(args.action)}`;
+    }
     case 'write':
       return result.secret ? `typed secret ${text(result.secret)}` : 'typed';
     case 'extract':

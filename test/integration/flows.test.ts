@@ -115,6 +115,44 @@ describe('a flow', () => {
     await rest(running.url, '/browser/end-browser', {}, ws);
   });
 
+  it('types every write, and answers the value read back only where the report shows it', async () => {
+    const ws = { 'X-Workspace': 'flows-unread' };
+    await put('flows-unread', 'typed', {
+      steps: [
+        { tool: 'navigate', args: { url: `${site()}/login.html` } },
+        { tool: 'write', args: { selector: { css: '#email' }, text: 'first@example.com' } },
+        { id: 'typed', tool: 'extract', args: { selector: { css: '#email' }, what: 'value' }, return: true },
+        { id: 'retyped', tool: 'write', args: { selector: { css: '#email' }, text: 'second@example.com' }, return: true },
+        { tool: 'interact', args: { action: 'click', selector: { css: '#to-table' } } },
+        { tool: 'navigate', args: { action: 'back' } },
+        { tool: 'interact', args: { action: 'click', selector: { css: '#to-table' } } },
+      ],
+    });
+    const compact = await rest(running.url, '/flows/typed/run', {}, ws);
+    expect(compact.body).toMatchObject({
+      status: 'ok',
+      returned: { typed: { value: 'first@example.com' }, retyped: { value: 'second@example.com', url: `${site()}/login.html` } },
+      url: `${site()}/table.html`,
+      title: 'Data table',
+    });
+    expect((compact.body.steps as { summary: string }[]).map((s) => s.summary)).toEqual([
+      `went to ${site()}/login.html`,
+      'typed',
+      'read first@example.com',
+      'typed',
+      expect.stringMatching(/^click /),
+      'went back',
+      expect.stringMatching(/^click /),
+    ]);
+    const verbose = await rest(running.url, '/flows/typed/run', { verbose: true }, ws);
+    const results = (verbose.body.steps as { result: Record<string, unknown> }[]).map((s) => s.result);
+    expect(results[0]).toMatchObject({ url: `${site()}/login.html`, title: expect.any(String) });
+    expect(results[1]).toMatchObject({ value: 'first@example.com', url: `${site()}/login.html` });
+    expect(results[4]).toMatchObject({ url: `${site()}/table.html`, title: 'Data table' });
+    expect(results[5]).toMatchObject({ url: `${site()}/login.html` });
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
   it('goes on past a sometimes-absent cookie banner with onError: continue', async () => {
     const ws = { 'X-Workspace': 'flows-banner' };
     await put('flows-banner', 'banner', {
