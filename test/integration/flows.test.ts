@@ -146,7 +146,7 @@ describe('a flow', () => {
     ]);
     const verbose = await rest(running.url, '/flows/typed/run', { verbose: true }, ws);
     const results = (verbose.body.steps as { result: Record<string, unknown> }[]).map((s) => s.result);
-    expect(results[0]).toMatchObject({ url: `${site()}/login.html`, title: expect.any(String) });
+    expect(results[0]).toMatchObject({ url: `${site()}/login.html`, title: 'Login' });
     expect(results[1]).toMatchObject({ value: 'first@example.com', url: `${site()}/login.html` });
     expect(results[4]).toMatchObject({ url: `${site()}/table.html`, title: 'Data table' });
     expect(results[5]).toMatchObject({ url: `${site()}/login.html` });
