@@ -218,13 +218,27 @@ function flowToolbox(deps: CallDeps, caller: Caller, sessionId: string | undefin
       }
       return callTool(deps, capability, caller.key || !sessionId ? args : { ...args, session_id: sessionId }, caller, context);
     },
-    // A failure report names the page, unless a secret typed earlier in the run is in its address.
-    currentUrl: async () => {
-      const url = await deps.workspaces.currentUrl(caller, sessionId);
-      const scope = turnKeyOf(caller, sessionId);
-      return url === null ? null : (new SecretCall(deps.secrets, { workspace: caller.workspace }, scope).screen({ url }).shown.url ?? null);
+    currentUrl: async () => (await screenedPage(deps, caller, sessionId))?.shown.url ?? null,
+    // Steps skip reads nobody makes, so the record is behind until the run's end page is read:
+    // remembered like any call's page, in the browser's turn, unless a secret is in it.
+    endPage: async () => {
+      const turnKey = turnKeyOf(caller, sessionId);
+      const read = async () => {
+        const screened = await screenedPage(deps, caller, sessionId);
+        if (screened && caller.key) {
+          await deps.workspaces.touch(caller.key, screened.withheld ? undefined : screened.shown);
+        }
+        return screened?.shown ?? null;
+      };
+      return turnKey ? deps.turns.run(turnKey, read) : read();
     },
   };
+}
+
+/** Where the caller's browser is, as much of it as may be shown (a secret typed earlier may be in it). */
+async function screenedPage(deps: CallDeps, caller: Caller, sessionId: string | undefined): Promise<{ shown: PageState; withheld: boolean } | null> {
+  const page = await deps.workspaces.currentPage(caller, sessionId);
+  return page && new SecretCall(deps.secrets, { workspace: caller.workspace }, turnKeyOf(caller, sessionId)).screen(page);
 }
 
 function workspaceView(deps: CallDeps, caller: Caller, sessionId: string | undefined): WorkspaceView {

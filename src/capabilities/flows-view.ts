@@ -35,7 +35,10 @@ export interface FlowsView {
 export interface FlowToolbox {
   /** `step` names the flow step, for the audit of a secret it binds */
   call(tool: string, args: Record<string, unknown>, step: Required<CallContext>): Promise<Record<string, unknown>>;
+  /** where the browser is now, for the flows of this page */
   currentUrl(): Promise<string | null>;
+  /** where a run ended or failed: asked of the browser and remembered as the workspace's page */
+  endPage(): Promise<{ url: string; title: string } | null>;
 }
 
 export interface FlowsService {

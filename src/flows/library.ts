@@ -156,6 +156,7 @@ export class FlowLibraries implements FlowsService {
       timeoutMs: this.runTimeoutMs,
       call: (tool, args, step) => toolbox.call(tool, args, step),
       currentUrl: () => toolbox.currentUrl(),
+      endPage: () => toolbox.endPage(),
     });
     return { ...report } as Record<string, unknown>;
   }

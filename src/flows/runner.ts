@@ -35,8 +35,10 @@ export interface RunOptions {
   verbose: boolean;
   timeoutMs: number;
   call: StepCall;
-  /** where the browser is, for a failure report */
+  /** where the browser is, for a failure report (read only: a step that timed out still holds the turn) */
   currentUrl: () => Promise<string | null>;
+  /** where the browser is, for a run whose last step did not answer it */
+  endPage: () => Promise<{ url: string; title: string } | null>;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
   const report: RunReport = { flow: options.name, status: 'ok', steps_run: 0, steps_total: document.steps.length, steps: [] };
   const returned: Record<string, Record<string, unknown>> = {};
   let last: Record<string, unknown> | undefined;
+  let lastN = 0;
   for (const [index, step] of document.steps.entries()) {
     const n = index + 1;
     const id = step.id ?? null;
@@ -61,6 +64,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
       const call = options.call(step.tool, args, { flow: options.name, step: step.id ?? n, answerUnread });
       const result = withoutImages(await withinDeadline(call, deadline));
       last = result;
+      lastN = n;
       report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step.tool, args, result), ...(verbose ? { result } : {}) });
       if (step.return) {
         returned[step.id ?? `step${n}`] = result;
@@ -80,15 +84,24 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     report.returned = returned;
   }
   if (last) {
-    if (typeof last.url === 'string') {
-      report.url = last.url;
-    }
-    if (typeof last.title === 'string') {
-      report.title = last.title;
-    }
     report.result = last;
   }
+  const page = report.status === 'ok' ? await endPage(options, last, lastN === document.steps.length) : pageOf(last);
+  if (page) {
+    report.url = page.url;
+    report.title = page.title;
+  }
   return report;
+}
+
+/** The page a run ended on: the last step's answer, or asked of the browser (steps skip reads nobody makes). */
+async function endPage(options: RunOptions, last: Record<string, unknown> | undefined, lastStepAnswered: boolean) {
+  const answered = lastStepAnswered ? pageOf(last) : undefined;
+  return answered ?? (await options.endPage().catch(() => null));
+}
+
+function pageOf(result: Record<string, unknown> | undefined): { url: string; title: string } | undefined {
+  return typeof result?.url === 'string' && typeof result.title === 'string' ? { url: result.url, title: result.title } : undefined;
 }
 
 class TimedOutRun extends TimedOut {}

@@ -1,5 +1,5 @@
 import type { WebDriver } from 'selenium-webdriver';
-import type { PageState } from '../browser/page-state.js';
+import { readPageState, type PageState } from '../browser/page-state.js';
 import { NotFound } from '../errors.js';
 import type { BrowserKind } from '../grid/capabilities.js';
 import { type Grid, gridCall, sessionCapabilities } from '../grid/grid.js';
@@ -162,14 +162,15 @@ export class Workspaces {
   /**
    * Where the caller's browser is, asked of the browser: the remembered page can be behind (a
    * flow step skips reading the page nobody reads). The remembered page when the browser cannot
-   * answer (a dialog is open, it is gone).
+   * answer (a dialog is open, it is gone); null when there is neither.
    */
-  async currentUrl(caller: Caller, sessionId: string | undefined): Promise<string | null> {
+  async currentPage(caller: Caller, sessionId: string | undefined): Promise<PageState | null> {
     const record = caller.key ? await this.store.get(caller.key) : undefined;
-    const remembered = record?.url ?? null;
+    const remembered = record?.url === undefined ? null : { url: record.url, title: record.title ?? '' };
     try {
       const browser = record ? this.attachRecorded(record) : sessionId ? await this.attachById(sessionId) : undefined;
-      return browser ? await browser.driver.getCurrentUrl() : remembered;
+      const page = browser ? await readPageState(browser.driver) : undefined;
+      return page && !page.dialog ? page : remembered;
     } catch {
       return remembered;
     }

@@ -73,6 +73,9 @@ describe('a flow', () => {
       result: { value: 'Welcome, ada@example.com' },
     });
     expect((run.body.steps as { summary: string }[])[0]?.summary).toBe(`went to ${site()}/login.html`);
+    // The last step read without answering the page, so the run asked the browser, and remembered it.
+    expect(run.body).toMatchObject({ url: expect.stringContaining(`${site()}/welcome.html?`) as unknown, title: 'Welcome' });
+    expect((await rest(running.url, '/workspace', undefined, ws)).body).toMatchObject({ url: run.body.url, title: 'Welcome' });
     const read = await rest(running.url, '/flows/login', undefined, ws);
     expect(read.body).toMatchObject({ name: 'login', shared: false, text, revision: saved.body.revision });
     await rest(running.url, '/browser/end-browser', {}, ws);
