@@ -1,4 +1,4 @@
-import { Builder, By, type WebDriver } from 'selenium-webdriver';
+import { Builder, By, type WebDriver, until } from 'selenium-webdriver';
 import { browserCapabilities } from '../../src/grid/capabilities.js';
 import { EMAIL, PASSWORD, StepClock, WINDOW, pages, type Configuration, type StepObserver, type TaskRun } from './task.js';
 
@@ -33,7 +33,9 @@ export function rawConfiguration(gridUrl: string, siteUrl: string, rowRead: RowR
         await clock.step(() => d.findElement(By.css('#email')).sendKeys(EMAIL));
         await clock.step(() => d.findElement(By.css('#password')).sendKeys(PASSWORD));
         await clock.step(() => d.findElement(By.css('#submit')).click());
-        const greeting = await clock.step(() => d.findElement(By.css('#greeting')).getText());
+        // The submit's navigation can still be starting when the click returns (a round of the 12-03
+        // bench failed here); waiting costs one findElements when the heading is there, and our tools wait too.
+        const greeting = await clock.step(() => d.wait(until.elementLocated(By.css('#greeting')), 5000).getText());
         await clock.step(() => d.findElement(By.css('#to-table')).click());
         const rows = await clock.step(async () => {
           if (rowRead === 'script') {
