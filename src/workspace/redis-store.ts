@@ -94,10 +94,17 @@ export class RedisConnection {
     }
   }
 
-  /** While disconnected, the connection error says more than "Stream isn't writeable". */
+  /**
+   * While disconnected, the connection error says more than "Stream isn't writeable". ioredis
+   * says that too in the moment between Redis dropping the socket and its 'close' event, while
+   * the status still reads 'ready' (a CI run caught it): the socket is the witness then.
+   */
   private reasonOf(err: unknown): string {
     if (this.client.status !== 'ready') {
       return this.lastError ?? `not connected (${this.client.status})`;
+    }
+    if (this.client.stream?.writable === false) {
+      return this.lastError ?? 'Redis closed the connection';
     }
     const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     return this.scrub(text);
