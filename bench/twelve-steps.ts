@@ -38,6 +38,7 @@ const { values: options } = parseArgs({
     rounds: { type: 'string', default: '7' },
     'profile-rounds': { type: 'string', default: '3' },
     'cold-runs': { type: 'string', default: '5' },
+    pairs: { type: 'string', default: '10' },
     json: { type: 'string' },
     'timeout-minutes': { type: 'string', default: '30' },
   },
@@ -54,6 +55,7 @@ const positive = (name: string, value: string | undefined): number => {
 const ROUNDS = positive('rounds', options.rounds);
 const PROFILE_ROUNDS = positive('profile-rounds', options['profile-rounds']);
 const COLD_RUNS = positive('cold-runs', options['cold-runs']);
+const PAIRS = positive('pairs', options.pairs);
 const TIMEOUT_MINUTES = positive('timeout-minutes', options['timeout-minutes']);
 const RUN_TIMEOUT_MS = 120_000;
 
@@ -113,6 +115,37 @@ async function runRounds(configs: Configuration[], siteUrl: string): Promise<Res
   return { runs };
 }
 
+/**
+ * The flow's bar is against the raw script alone, so it is also measured head to head: raw and
+ * flow alternate with nothing between them, and which goes first alternates too. In a round,
+ * four other configurations run between the two, and the machine drifts meanwhile.
+ */
+async function runHeadToHead(configs: Configuration[], siteUrl: string): Promise<HeadToHead | undefined> {
+  const raw = configs.find((c) => c.id === 'raw');
+  const flow = configs.find((c) => c.id === 'flow');
+  if (!raw || !flow) {
+    return undefined;
+  }
+  const totals = { raw: [] as number[], flow: [] as number[] };
+  for (let pair = 0; pair < PAIRS; pair++) {
+    for (const config of pair % 2 ? [flow, raw] : [raw, flow]) {
+      const run = await withTimeout(`${config.label}, pair ${pair + 1}`, RUN_TIMEOUT_MS, config.run());
+      checkAnswers(config, run.answers, siteUrl);
+      totals[config.id === 'raw' ? 'raw' : 'flow'].push(run.totalMs);
+    }
+  }
+  const ratios = totals.flow.map((t, i) => t / (totals.raw[i] ?? Number.NaN));
+  progress(`head to head, ${PAIRS} pairs: flow / raw ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  return { raw: summarize(totals.raw), flow: summarize(totals.flow), paired: summarize(ratios) };
+}
+
+interface HeadToHead {
+  raw: Summary;
+  flow: Summary;
+  /** flow ÷ raw, pair by pair */
+  paired: Summary;
+}
+
 // ---------------------------------------------------------------- report
 
 interface TimingRow {
@@ -143,6 +176,22 @@ function timingRows(configs: Configuration[], results: Results): TimingRow[] {
       perStep: STEPS.map((_, i) => summarize(runs.map((r) => r.stepMs[i] ?? Number.NaN).filter(Number.isFinite))),
     };
   });
+}
+
+function printHeadToHead(h: HeadToHead): void {
+  out(`### Raw script and flow head to head, ${PAIRS} pairs (nothing between them, the first alternating), ms: min / **median** / max`);
+  out();
+  out(
+    markdownTable(
+      ['configuration', 'total', 'vs raw', 'paired (min–max)'],
+      [
+        ['raw selenium-webdriver (floor)', triple(h.raw), ratio(1), ratio(1)],
+        ['one flow (run_flow) + end_browser', triple(h.flow), ratio(h.flow.median / h.raw.median), `${ratio(h.paired.median)} (${ratio(h.paired.min)}–${ratio(h.paired.max)})`],
+      ],
+      ['l', 'r', 'r', 'r'],
+    ),
+  );
+  out();
 }
 
 function printTiming(rows: TimingRow[]): void {
@@ -360,7 +409,7 @@ interface Bar {
 
 const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : '**not met**');
 
-function bars(rows: TimingRow[], t: Tokens, list: ToolsListSize, o: OutlineSize, c: ColdStart | undefined): Bar[] {
+function bars(rows: TimingRow[], h2h: HeadToHead | undefined, t: Tokens, list: ToolsListSize, o: OutlineSize, c: ColdStart | undefined): Bar[] {
   const row = (id: string) => rows.find((r) => r.config.id === id);
   const http = row('mcp-http');
   const stdio = row('mcp-stdio');
@@ -383,12 +432,14 @@ function bars(rows: TimingRow[], t: Tokens, list: ToolsListSize, o: OutlineSize,
     {
       measure: 'one flow (run_flow) vs raw',
       bar: `≤ ${BARS.flowVsRaw.toFixed(2)}×`,
-      measured: flow
-        ? `${ratio(flow.ratio)} (paired ${ratio(flow.pairedRatio)}); one model turn (+ end_browser)`
-        : flowTool
-          ? 'run_flow exists: add its row'
-          : 'run_flow not shipped yet',
-      met: verdict(flow ? flow.ratio <= BARS.flowVsRaw : undefined),
+      measured:
+        flow && h2h
+          ? `head to head ${ratio(h2h.paired.median)} paired (${ratio(h2h.flow.median / h2h.raw.median)} medians); in the rounds ${ratio(flow.ratio)} (paired ${ratio(flow.pairedRatio)}); one model turn (+ end_browser)`
+          : flowTool
+            ? 'run_flow exists: add its row'
+            : 'run_flow not shipped yet',
+      // Read head to head: the rounds put four other configurations between raw and flow.
+      met: verdict(h2h ? h2h.paired.median <= BARS.flowVsRaw : undefined),
     },
     {
       measure: 'text tokens, 12-step task (bytes/4)',
@@ -450,6 +501,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   const results = await runRounds(configs, env.siteUrl);
   const rows = timingRows(configs, results);
   printTiming(rows);
+  progress(`raw script and flow head to head (${PAIRS} pairs)`);
+  const h2h = await runHeadToHead(configs, env.siteUrl);
+  if (h2h) {
+    printHeadToHead(h2h);
+  }
   const t = tokens(results, env.siteUrl);
   printTokens(t, env.siteUrl);
 
@@ -476,13 +532,13 @@ async function main(cleanup: Cleanup): Promise<void> {
   out();
   out('### Against the bars of performance.md');
   out();
-  const b = bars(rows, t, list, o, cold);
+  const b = bars(rows, h2h, t, list, o, cold);
   out(markdownTable(['measure', 'bar', 'measured', ''], b.map((x) => [x.measure, x.bar, x.measured, x.met])));
   out();
 
   if (options.json) {
     const runs = Object.fromEntries(results.runs);
-    writeFileSync(options.json, JSON.stringify({ versions: v, rounds: ROUNDS, runs, tokens: t, toolsList: list, outline: o, profile, cold, boot, bars: b }, replacer, 2));
+    writeFileSync(options.json, JSON.stringify({ versions: v, rounds: ROUNDS, runs, headToHead: h2h, tokens: t, toolsList: list, outline: o, profile, cold, boot, bars: b }, replacer, 2));
     progress(`wrote ${options.json}`);
   }
 }
