@@ -37,7 +37,7 @@ export interface FlowToolbox {
   call(tool: string, args: Record<string, unknown>, step: Required<CallContext>): Promise<Record<string, unknown>>;
   /** where the browser is now, for the flows of this page */
   currentUrl(): Promise<string | null>;
-  /** where a run ended or failed: asked of the browser and remembered as the workspace's page */
+  /** where a run ended, when its last step did not say: asked of the browser and remembered as the workspace's page */
   endPage(): Promise<{ url: string; title: string } | null>;
 }
 
