@@ -226,7 +226,7 @@ function flowToolbox(deps: CallDeps, caller: Caller, sessionId: string | undefin
       const read = async () => {
         const screened = await screenedPage(deps, caller, sessionId);
         if (screened && caller.key) {
-          await deps.workspaces.touch(caller.key, screened.withheld ? undefined : screened.shown);
+          await deps.workspaces.touch(caller.key, screened.withheld ? undefined : screened.shown, screened.record);
         }
         return screened?.shown ?? null;
       };
@@ -236,9 +236,9 @@ function flowToolbox(deps: CallDeps, caller: Caller, sessionId: string | undefin
 }
 
 /** Where the caller's browser is, as much of it as may be shown (a secret typed earlier may be in it). */
-async function screenedPage(deps: CallDeps, caller: Caller, sessionId: string | undefined): Promise<{ shown: PageState; withheld: boolean } | null> {
-  const page = await deps.workspaces.currentPage(caller, sessionId);
-  return page && new SecretCall(deps.secrets, { workspace: caller.workspace }, turnKeyOf(caller, sessionId)).screen(page);
+async function screenedPage(deps: CallDeps, caller: Caller, sessionId: string | undefined) {
+  const { page, record } = await deps.workspaces.currentPage(caller, sessionId);
+  return page && { ...new SecretCall(deps.secrets, { workspace: caller.workspace }, turnKeyOf(caller, sessionId)).screen(page), record };
 }
 
 function workspaceView(deps: CallDeps, caller: Caller, sessionId: string | undefined): WorkspaceView {

@@ -35,7 +35,7 @@ export interface FlowsView {
 export interface FlowToolbox {
   /** `step` names the flow step, for the audit of a secret it binds */
   call(tool: string, args: Record<string, unknown>, step: Required<CallContext>): Promise<Record<string, unknown>>;
-  /** where the browser is now, for the flows of this page */
+  /** where the browser is now: for the flows of this page, and the page a failed run names */
   currentUrl(): Promise<string | null>;
   /** where a run ended, when its last step did not say: asked of the browser and remembered as the workspace's page */
   endPage(): Promise<{ url: string; title: string } | null>;

@@ -51,7 +51,6 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
   const report: RunReport = { flow: options.name, status: 'ok', steps_run: 0, steps_total: document.steps.length, steps: [] };
   const returned: Record<string, Record<string, unknown>> = {};
   let last: Record<string, unknown> | undefined;
-  let lastN = 0;
   for (const [index, step] of document.steps.entries()) {
     const n = index + 1;
     const id = step.id ?? null;
@@ -64,7 +63,6 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
       const call = options.call(step.tool, args, { flow: options.name, step: step.id ?? n, answerUnread });
       const result = withoutImages(await withinDeadline(call, deadline));
       last = result;
-      lastN = n;
       report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step.tool, args, result), ...(verbose ? { result } : {}) });
       if (step.return) {
         returned[step.id ?? `step${n}`] = result;
@@ -86,7 +84,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
   if (last) {
     report.result = last;
   }
-  const page = report.status === 'ok' ? await endPage(options, last, lastN === document.steps.length) : pageOf(last);
+  const page = report.status === 'ok' ? await endPage(options, last, report.steps.at(-1)?.ok === true) : pageOf(last);
   if (page) {
     report.url = page.url;
     report.title = page.title;

@@ -100,11 +100,9 @@ export class RedisConnection {
    * the status still reads 'ready' (a CI run caught it): the socket is the witness then.
    */
   private reasonOf(err: unknown): string {
-    if (this.client.status !== 'ready') {
-      return this.lastError ?? `not connected (${this.client.status})`;
-    }
-    if (this.client.stream?.writable === false) {
-      return this.lastError ?? 'Redis closed the connection';
+    const { status, stream } = this.client;
+    if (status !== 'ready' || stream?.writable === false) {
+      return this.lastError ?? (status === 'ready' ? 'Redis closed the connection' : `not connected (${status})`);
     }
     const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     return this.scrub(text);

@@ -162,17 +162,18 @@ export class Workspaces {
   /**
    * Where the caller's browser is, asked of the browser: the remembered page can be behind (a
    * flow step skips reading the page nobody reads). The remembered page when the browser cannot
-   * answer (a dialog is open, it is gone); null when there is neither.
+   * answer (a dialog is open, it is gone); null when there is neither. With the record it read,
+   * for a caller that remembers the page (touch) without reading it again.
    */
-  async currentPage(caller: Caller, sessionId: string | undefined): Promise<PageState | null> {
+  async currentPage(caller: Caller, sessionId: string | undefined): Promise<{ page: PageState | null; record?: WorkspaceRecord }> {
     const record = caller.key ? await this.store.get(caller.key) : undefined;
     const remembered = record?.url === undefined ? null : { url: record.url, title: record.title ?? '' };
     try {
       const browser = record ? this.attachRecorded(record) : sessionId ? await this.attachById(sessionId) : undefined;
       const page = browser ? await readPageState(browser.driver) : undefined;
-      return page && !page.dialog ? page : remembered;
+      return { page: page && !page.dialog ? page : remembered, record };
     } catch {
-      return remembered;
+      return { page: remembered, record };
     }
   }
 
