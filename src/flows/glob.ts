@@ -1,3 +1,5 @@
+import { globMatches } from '../glob.js';
+
 /**
  * A flow's `urls` globs match the whole URL; `*` is any run of characters. A URL with no
  * path matches as if it ended in `/`, so `https://example.com/*` covers `https://example.com`.
@@ -7,10 +9,7 @@ export function urlMatches(globs: readonly string[] | undefined, url: string): b
     return true;
   }
   const candidates = [url, withSlash(url)];
-  return globs.some((glob) => {
-    const pattern = new RegExp(`^${glob.split('*').map(escapeRegExp).join('.*')}$`);
-    return candidates.some((candidate) => pattern.test(candidate));
-  });
+  return globs.some((glob) => candidates.some((candidate) => globMatches(glob, candidate)));
 }
 
 function withSlash(url: string): string {
@@ -20,8 +19,4 @@ function withSlash(url: string): string {
   } catch {
     return url;
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
