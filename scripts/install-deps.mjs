@@ -2,6 +2,7 @@
 // Installs what `npm start` and `npm test` need. Plain Node with no dependencies: it runs before `npm ci`.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +11,7 @@ const withRedis = process.argv.includes('--with-redis');
 
 installNpmDependencies();
 installSystemDependencies();
+installGeckodriver();
 
 function installNpmDependencies() {
   const lock = join(ROOT, 'package-lock.json');
@@ -33,26 +35,61 @@ function installSystemDependencies() {
   if (missing.length === 0) {
     return;
   }
-  const install = ['apt-get', 'install', '-y', ...missing];
+  const names = missing.map((m) => m.debianPackage);
+  const install = ['apt-get', 'install', '-y', ...names];
   if (process.getuid?.() !== 0) {
-    console.error(`Missing system packages. Run as root: apt-get update && ${install.join(' ')}`);
-    process.exit(1);
+    const required = missing.some((m) => !m.optional);
+    const say = required ? console.error : console.warn;
+    say(`Missing system packages. Run as root: apt-get update && ${install.join(' ')}`);
+    if (required) {
+      process.exit(1);
+    }
+    return;
   }
-  console.log(`Installing Debian packages: ${missing.join(' ')}`);
+  console.log(`Installing Debian packages: ${names.join(' ')}`);
   run('apt-get', ['update']);
   run(install[0], install.slice(1), { DEBIAN_FRONTEND: 'noninteractive' });
 }
 
+// Firefox is optional: a machine without it still serves Chromium, and Firefox is refused naming it.
 function missingDebianPackages() {
   const checks = [
     [isExecutable('/usr/bin/chromium'), 'chromium'],
     [isExecutable('/usr/bin/chromedriver'), 'chromium-driver'],
     [isOnPath('java'), 'openjdk-17-jre-headless'],
+    [isExecutable('/usr/bin/firefox-esr'), 'firefox-esr', true],
   ];
   if (withRedis) {
     checks.push([isOnPath('redis-server'), 'redis-server']);
   }
-  return checks.filter(([present]) => !present).map(([, debianPackage]) => debianPackage);
+  return checks
+    .filter(([present]) => !present)
+    .map(([, debianPackage, optional = false]) => ({ debianPackage, optional }));
+}
+
+// Debian 12 packages no geckodriver and this machine may not download binaries, so Mozilla's
+// driver is built from crates.io (a few minutes, once: cargo keeps it in ~/.cargo/bin). Firefox is
+// optional: without cargo, or when the build fails, everything Chromium still works.
+function installGeckodriver() {
+  if (findGeckodriver()) {
+    return;
+  }
+  const cargo = isOnPath('cargo') ? 'cargo' : [join(homedir(), '.cargo', 'bin', 'cargo')].find(isExecutable);
+  if (!cargo) {
+    console.warn('geckodriver is missing and cargo is not installed: Firefox will be refused (install Rust, then `cargo install geckodriver`).');
+    return;
+  }
+  console.log('Building geckodriver from crates.io for Firefox (a few minutes, once)...');
+  const result = spawnSync(cargo, ['install', '--locked', 'geckodriver'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.warn('`cargo install geckodriver` failed: Firefox will be refused; Chromium works as before.');
+  }
+}
+
+function findGeckodriver() {
+  return [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), join(homedir(), '.cargo', 'bin')]
+    .map((dir) => join(dir, 'geckodriver'))
+    .find(isExecutable);
 }
 
 function isOnPath(command) {
