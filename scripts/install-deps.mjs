@@ -68,7 +68,7 @@ function missingDebianPackages() {
 }
 
 // Debian 12 packages no geckodriver and this machine may not download binaries, so Mozilla's
-// driver is built from crates.io (a few minutes, once: cargo keeps it in ~/.cargo/bin). Firefox is
+// driver is built from crates.io (a few minutes, once). Firefox is
 // optional: without cargo, or when the build fails, everything Chromium still works.
 function installGeckodriver() {
   if (findGeckodriver()) {
@@ -80,7 +80,10 @@ function installGeckodriver() {
     return;
   }
   console.log('Building geckodriver from crates.io for Firefox (a few minutes, once)...');
-  const result = spawnSync(cargo, ['install', '--locked', 'geckodriver'], { cwd: ROOT, stdio: 'inherit' });
+  // As root it goes to /usr/local/bin: the embedded Grid runs its browsers as an unprivileged
+  // user, who cannot reach into /root/.cargo.
+  const into = process.getuid?.() === 0 ? ['--root', '/usr/local'] : [];
+  const result = spawnSync(cargo, ['install', '--locked', ...into, 'geckodriver'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) {
     console.warn('`cargo install geckodriver` failed: Firefox will be refused; Chromium works as before.');
   }
