@@ -95,10 +95,12 @@ async function runHandler(
     return secrets.screenAnswer(await capability.handler(args, ctx as BrowserContext & WorkspaceContext));
   }
   const browser = await deps.workspaces.attach(caller, sessionId, capability.browser === 'open');
+  await secrets.adopt(browser.record);
   const files = filesOf(deps.files, caller.workspace);
   const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, dataDir: deps.dataDir, files, secrets, answerUnread };
   try {
     const result = await capability.handler(args, ctx as BrowserContext & WorkspaceContext);
+    secrets.noteIn(browser.record);
     if (capability.kind !== 'act') {
       if (caller.key) {
         // A read given a url (extract) may have moved the browser: remember where it is now.

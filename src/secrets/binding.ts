@@ -2,7 +2,7 @@ import { Forbidden, NotFound, SeleniumFlowError } from '../errors.js';
 import type { BindAudit, BindEvent } from './audit.js';
 import type { Catalogue, ResolvedSecret, SecretListing } from './catalogue.js';
 import { allows, originOf } from './origins.js';
-import { carries, TypedValues } from './taint.js';
+import { carries, screenFor, TypedValues } from './taint.js';
 
 export interface SecretRef {
   name: string;
@@ -74,7 +74,7 @@ export class Secrets {
    */
   async type(context: BindContext, ref: SecretRef, page: ReceivingPage, scope: string, typer: (value: string) => Promise<TypeOutcome>): Promise<TypeOutcome> {
     const { value, event } = await this.prepare(context, ref, page);
-    this.typed.remember(scope, value);
+    this.typed.rememberRef(scope, refKey(ref), value);
     let outcome: TypeOutcome;
     try {
       outcome = await typer(value);
@@ -91,6 +91,24 @@ export class Secrets {
       this.audit.record({ ...event, allowed: true });
     }
     return outcome;
+  }
+
+  /**
+   * Takes in the values of secrets another replica typed into this browser (named in its
+   * workspace record), read fresh from the catalogue, so this process screens for them too.
+   * Each is read once per browser; one gone since is skipped (nothing to recognise).
+   */
+  async adopt(workspace: string | undefined, scope: string, refs: readonly SecretRef[]): Promise<void> {
+    for (const ref of refs) {
+      if (this.typed.knows(scope, refKey(ref))) {
+        continue;
+      }
+      const resolved = await this.catalogue.resolve(workspace, ref.name);
+      const value = resolved && resolved.entry.keys.includes(ref.key) ? await this.catalogue.read(resolved, ref.key) : undefined;
+      if (value !== undefined) {
+        this.typed.rememberRef(scope, refKey(ref), value);
+      }
+    }
   }
 
   /** Resolve, leash, and a fresh read of the value; refusals are audited here, the outcome by the caller. */
@@ -164,6 +182,10 @@ export class Secrets {
   }
 }
 
+function refKey(ref: SecretRef): string {
+  return `${ref.name}\u0000${ref.key}`;
+}
+
 function who(context: BindContext): Pick<BindEvent, 'workspace' | 'flow' | 'step'> {
   return { workspace: context.workspace ?? null, flow: context.flow ?? null, step: context.step ?? null };
 }
@@ -188,6 +210,8 @@ const MOVED = 'the page changed origin while a secret was being typed: its addre
 export class SecretCall {
   /** the page moved to another origin while this call typed: its state is not shown */
   private moved = false;
+  /** what this call typed, to be named in the workspace record */
+  private typedRefs: SecretRef[] = [];
 
   constructor(
     private readonly secrets: Secrets | undefined,
@@ -206,10 +230,34 @@ export class SecretCall {
 
   async type(ref: SecretRef, page: ReceivingPage, typer: (value: string) => Promise<TypeOutcome>): Promise<TypeOutcome> {
     const outcome = await this.configured().type(this.context, ref, page, this.scopeKey(), typer);
+    this.typedRefs.push({ name: ref.name, key: ref.key });
     if (outcome.typed && outcome.movedTo !== undefined) {
       this.moved = true;
     }
     return outcome;
+  }
+
+  /**
+   * A workspace record shared by replicas: take in what the others typed into its browser
+   * (before the call answers anything), and name what this call typed (before it is written).
+   */
+  async adopt(record: { typedSecrets?: SecretRef[] } | undefined): Promise<void> {
+    if (this.secrets && record?.typedSecrets?.length) {
+      await this.secrets.adopt(this.context.workspace, this.scopeKey(), record.typedSecrets);
+    }
+  }
+
+  noteIn(record: { typedSecrets?: SecretRef[] } | undefined): void {
+    if (!record || this.typedRefs.length === 0) {
+      return;
+    }
+    const named = record.typedSecrets ?? [];
+    for (const ref of this.typedRefs) {
+      if (!named.some((r) => r.name === ref.name && r.key === ref.key) && named.length < 32) {
+        named.push(ref);
+      }
+    }
+    record.typedSecrets = named;
   }
 
   /** Whether a text carries a value typed into this browser (for a reader that cuts text after). */
@@ -242,10 +290,11 @@ export class SecretCall {
    */
   screenAnswer(answer: Record<string, unknown>, pageWithheld = false): Record<string, unknown> {
     const values = this.values();
+    const carriesValue = screenFor(values);
     let hits = 0;
     const walk = (node: unknown, key?: string): unknown => {
       if (typeof node === 'string') {
-        if (!carries(node, values)) {
+        if (!carriesValue(node)) {
           return node;
         }
         hits += 1;
@@ -257,7 +306,7 @@ export class SecretCall {
       if (node !== null && typeof node === 'object') {
         return Object.fromEntries(
           Object.entries(node).map(([k, v], i) => {
-            if (carries(k, values)) {
+            if (carriesValue(k)) {
               hits += 1;
               return [`withheld-${i}`, null];
             }
@@ -287,6 +336,7 @@ export class SecretCall {
 
   end(): void {
     this.moved = false;
+    this.typedRefs = [];
   }
 
   private values(): readonly string[] {

@@ -15,11 +15,27 @@ const MIN_BASE64_CORE = 8;
  * the value some other way (reverses it, spells it out) is not recognised: see docs/security.md.
  */
 export function carries(text: string, values: readonly string[]): boolean {
-  if (text === '') {
-    return false;
+  return screenFor(values)(text);
+}
+
+/** `carries` for one set of values, with their encoded forms worked out once (an answer has many strings). */
+export function screenFor(values: readonly string[]): (text: string) => boolean {
+  const typed = values.filter((v) => v !== '');
+  if (typed.length === 0) {
+    return () => false;
   }
-  const decoded = safeDecode(text.replace(/\+/g, ' '));
-  return values.some((v) => v !== '' && (formsOf(v).some((form) => text.includes(form)) || decoded.includes(v) || carriesPart(text, v)));
+  const forms = typed.flatMap(formsOf);
+  const runs = typed.flatMap(runsOf);
+  return (text) => {
+    if (text === '') {
+      return false;
+    }
+    if (forms.some((form) => text.includes(form)) || runs.some((run) => text.includes(run))) {
+      return true;
+    }
+    const decoded = safeDecode(text.replace(/\+/g, ' '));
+    return decoded !== text && typed.some((v) => decoded.includes(v));
+  };
 }
 
 function formsOf(value: string): string[] {
@@ -48,16 +64,12 @@ function base64Cores(value: string): string[] {
   return cores;
 }
 
-function carriesPart(text: string, value: string): boolean {
-  if (value.length <= PARTIAL_RUN) {
-    return false;
+function runsOf(value: string): string[] {
+  const runs: string[] = [];
+  for (let i = 0; value.length > PARTIAL_RUN && i + PARTIAL_RUN <= value.length; i++) {
+    runs.push(value.slice(i, i + PARTIAL_RUN));
   }
-  for (let i = 0; i + PARTIAL_RUN <= value.length; i++) {
-    if (text.includes(value.slice(i, i + PARTIAL_RUN))) {
-      return true;
-    }
-  }
-  return false;
+  return runs;
 }
 
 function safeDecode(text: string): string {
@@ -75,7 +87,7 @@ function safeDecode(text: string): string {
  * Bounded: the least recently used scope goes first.
  */
 export class TypedValues {
-  private readonly scopes = new Map<string, { values: string[]; usedAt: number }>();
+  private readonly scopes = new Map<string, { values: string[]; usedAt: number; refs?: Set<string> }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -83,7 +95,7 @@ export class TypedValues {
     if (value === '') {
       return;
     }
-    const entry = this.touch(scope) ?? { values: [], usedAt: this.now() };
+    const entry: { values: string[]; usedAt: number; refs?: Set<string> } = this.touch(scope) ?? { values: [], usedAt: this.now() };
     if (!entry.values.includes(value)) {
       entry.values.push(value);
       if (entry.values.length > MAX_PER_SCOPE) {
@@ -105,11 +117,28 @@ export class TypedValues {
     return this.touch(scope)?.values ?? [];
   }
 
+  /** Whether this scope's value of a secret reference was taken in (typed here, or read for a record). */
+  knows(scope: string, ref: string): boolean {
+    return this.scopes.get(scope)?.refs?.has(ref) ?? false;
+  }
+
+  /** Remembers a value with the reference it came from (bounded with the scope's values). */
+  rememberRef(scope: string, ref: string, value: string): void {
+    this.remember(scope, value);
+    const entry = this.scopes.get(scope);
+    if (entry) {
+      entry.refs ??= new Set();
+      if (entry.refs.size < MAX_PER_SCOPE) {
+        entry.refs.add(ref);
+      }
+    }
+  }
+
   forget(scope: string): void {
     this.scopes.delete(scope);
   }
 
-  private touch(scope: string): { values: string[]; usedAt: number } | undefined {
+  private touch(scope: string): { values: string[]; usedAt: number; refs?: Set<string> } | undefined {
     const entry = this.scopes.get(scope);
     if (!entry) {
       return undefined;

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
+import { spawnReplica } from '../helpers/replica.js';
 import { secretsDir } from '../helpers/secrets.js';
 
 /**
@@ -21,14 +22,15 @@ let child: ChildProcess;
 let base: string;
 let output = '';
 let dataDir: string;
+let secretsDirs: string;
 let redis: RunningRedis;
 let a: FixtureSite;
 let b: FixtureSite;
 const answers: string[] = [];
 const secret = { name: 'canary', key: 'password' };
 
-async function call(path: string, body?: unknown, workspace = 'hostile'): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(base + path, {
+async function call(path: string, body?: unknown, workspace = 'hostile', server = base): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(server + path, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { 'x-workspace': workspace, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -48,6 +50,7 @@ beforeAll(async () => {
   b = await startFixtureSite();
   redis = await startRedis();
   const dir = await secretsDir({ canary: { password: CANARY, _allowed_urls: `${a.url}\n` } });
+  secretsDirs = dir;
   dataDir = await mkdtemp(join(tmpdir(), 'sf-hostile-data-'));
   child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
     env: {
@@ -265,6 +268,29 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     const failed = await call('/flows/hostile-fail/run', {});
     expect(failed.body).toMatchObject({ status: 'failed', failed: { n: 3 } });
     expect(JSON.stringify(failed.body.failed)).toMatch(/typed as a secret into this browser, so it is withheld/);
+  });
+
+  it('is screened by another replica too: the record names what was typed, never its value', async () => {
+    const replica = await spawnReplica({
+      GRID_URL: inject('gridUrl'),
+      REDIS_URL: redis.url,
+      SECRETS_DIRS: secretsDirs,
+      SECRETS_KUBERNETES: 'off',
+      SECRETS_TTL: '0',
+      FLOW_DATA_DIR: dataDir,
+    });
+    try {
+      const W = 'hostile-replicas';
+      await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=title` }, W);
+      expect((await call('/browser/write', { selector: { css: '#password' }, secret }, W)).status).toBe(200);
+      await delay(2000);
+      const there = await call('/browser/outline', {}, W, replica.url);
+      expect(there.body).toMatchObject({ url: a.url, title: '', withheld: true });
+      expect((await call('/browser/extract', { selector: { css: '#password' }, what: 'value' }, W, replica.url)).body).toMatchObject({ value: '', withheld: true });
+      await call('/browser/end-browser', {}, W, replica.url);
+    } finally {
+      await replica.kill('SIGTERM');
+    }
   });
 
   it('appears nowhere: 0 hits in every answer, the Redis records, stored flows and files, and the log', async () => {
