@@ -8,7 +8,7 @@ import { Catalogue } from '../../src/secrets/catalogue.js';
 import { FilesystemSource } from '../../src/secrets/filesystem.js';
 import { isKeyName, isSecretName } from '../../src/secrets/names.js';
 import { allows, originOf, parseAllowedUrls } from '../../src/secrets/origins.js';
-import { carries } from '../../src/secrets/taint.js';
+import { carries, TypedValues } from '../../src/secrets/taint.js';
 import { capturingLogger, projectedSecret, secretsDir } from '../helpers/secrets.js';
 
 const PAGE = (url: string) => ({ top: url, frame: url });
@@ -249,6 +249,22 @@ describe('withholding a page that carries a typed value', () => {
     expect(carries('label: Canary-7f3a91 "p', [value])).toBe(true);
     expect(carries('Canary-7f3a', [value])).toBe(false);
     expect(carries(Buffer.from('something else entirely').toString('base64'), [value])).toBe(false);
+  });
+
+  it('holds typed values per browser, bounded, and lets them go after a day without a call', () => {
+    let now = 0;
+    const typed = new TypedValues(() => now);
+    for (let i = 0; i < 40; i++) {
+      typed.remember('workspace:w', `value-${i}`);
+    }
+    expect(typed.of('workspace:w')).toHaveLength(32);
+    expect(typed.of('workspace:w')).not.toContain('value-0');
+    expect(typed.of('workspace:w')).toContain('value-39');
+    expect(typed.of('workspace:other')).toEqual([]);
+    now += 23 * 3600_000;
+    expect(typed.of('workspace:w')).toHaveLength(32);
+    now += 24 * 3600_000 + 1;
+    expect(typed.of('workspace:w')).toEqual([]);
   });
 
   it('screens every later answer about the browser it was typed into, and no other', async () => {
