@@ -56,6 +56,8 @@ export interface SecretsAccess {
   carries(text: string): boolean;
   /** whether any secret was typed into this browser (so a capture masks its fields) */
   typedHere(): boolean;
+  /** the browser is ending (or being replaced): what was typed into it need not be held any longer */
+  forgetBrowser(): void;
 }
 
 export interface WorkspaceContext {

@@ -269,6 +269,10 @@ export class SecretCall {
     return this.values().length > 0;
   }
 
+  forgetBrowser(): void {
+    this.secrets?.typed.forget(this.scopeKey());
+  }
+
   /**
    * The page's url and title, or only its origin when either carries a typed value (or the
    * page moved while this call typed).

@@ -293,6 +293,10 @@ describe('withholding a page that carries a typed value', () => {
     const elsewhere = new SecretCall(secrets, { workspace: 'other' }, 'workspace:other');
     expect(elsewhere.screen(landed).withheld).toBe(false);
     expect(log.lines.map((l) => [l.level, l.event.allowed])).toEqual([['info', true]]);
+    // the browser ends: nothing typed into it is held any longer
+    later.forgetBrowser();
+    expect(later.typedHere()).toBe(false);
+    expect(later.screen(landed).withheld).toBe(false);
   });
 
   it('audits a typing refused by the page (it moved) and a page that moved while typed into', async () => {
