@@ -209,6 +209,9 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     expect(typed.body).toMatchObject({ url: `${a.url}/hostile/redirect-while-typing.html?on=keys&b=${encodeURIComponent(b.url)}` });
   });
 
+  // The page's own input listener takes it to B with what the field holds: that is A's script
+  // sending a value it was given, which no typing can prevent (docs/security.md). What must hold:
+  // no keystroke reaches B, and the answer, the record and the audit do not show B's address.
   it('withholds and audits a page that moved to B as the value went in', async () => {
     b.received.length = 0;
     const start = `${a.url}/hostile/redirect-while-typing.html?on=input&b=${encodeURIComponent(b.url)}`;
