@@ -73,3 +73,54 @@ export async function printPdf(driver: WebDriver, options: { landscape: boolean;
     background: options.background,
   });
 }
+
+// Every document the capture shows that a script can reach: the top page's, when this frame
+// may read it, and each same-origin frame below. A frame on another origin is out of reach;
+// see docs/security.md.
+const DOCUMENTS = `const docs = [];
+const walk = (doc) => { if (docs.includes(doc)) return; docs.push(doc); for (const f of doc.querySelectorAll('iframe,frame')) { try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {} } };
+try { walk(top.document); } catch (e) {}
+walk(document);`;
+
+// Blanks each field a secret was typed into (through the native setter, so no listener and no
+// framework copy hears of it; the value stays in the page, on the element), and answers the
+// text a capture would show besides: the pages' text and the unmarked fields' values.
+const MASK = `${DOCUMENTS}
+const shown = [];
+for (const doc of docs) {
+  for (const el of doc.querySelectorAll('[data-selenium-flow-secret]')) {
+    const d = el.tagName === 'TEXTAREA' ? Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value') : Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
+    if (!('seleniumFlowMasked' in el)) { el.seleniumFlowMasked = d.get.call(el); d.set.call(el, ''); }
+  }
+  shown.push(doc.title, doc.body ? doc.body.innerText : '');
+  for (const el of doc.querySelectorAll('input:not([data-selenium-flow-secret]):not([type=password]),textarea:not([data-selenium-flow-secret])')) shown.push(el.value);
+}
+return shown.join('\\n');`;
+
+const UNMASK = `${DOCUMENTS}
+for (const doc of docs) {
+  for (const el of doc.querySelectorAll('[data-selenium-flow-secret]')) {
+    if (!('seleniumFlowMasked' in el)) continue;
+    const d = el.tagName === 'TEXTAREA' ? Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value') : Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
+    d.set.call(el, el.seleniumFlowMasked);
+    delete el.seleniumFlowMasked;
+  }
+}`;
+
+/**
+ * Runs a capture (screenshot, print) with the fields a secret was typed into blanked, and
+ * puts them back after. `carriesSecret` undefined: nothing was typed into this browser, and
+ * the capture runs as is. When the page shows a typed value anywhere else (its text, another
+ * field), pixels would too: nothing is captured, and the answer is undefined.
+ */
+export async function withSecretsMasked<T>(driver: WebDriver, carriesSecret: ((text: string) => boolean) | undefined, capture: () => Promise<T>): Promise<T | undefined> {
+  if (!carriesSecret) {
+    return capture();
+  }
+  const shown = await driver.executeScript<string>(MASK);
+  try {
+    return carriesSecret(shown) ? undefined : await capture();
+  } finally {
+    await driver.executeScript(UNMASK);
+  }
+}

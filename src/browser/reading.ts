@@ -11,6 +11,8 @@ export interface ExtractRequest {
   all: boolean;
   maxChars: number;
   waitSeconds: number;
+  /** a value this says carries a typed secret is blanked before any cut, which could leave part of it */
+  carriesSecret?: (text: string) => boolean;
 }
 
 // One round trip finds and reads the element(s) in the page, instead of a find plus a read
@@ -34,7 +36,7 @@ return nodes.map(read);`;
 
 export const TRUNCATION_MARK = '…[truncated: raise max_chars or narrow the selector]';
 
-export async function extract(driver: WebDriver, request: ExtractRequest): Promise<{ values: (string | null)[]; truncated: boolean }> {
+export async function extract(driver: WebDriver, request: ExtractRequest): Promise<{ values: (string | null)[]; truncated: boolean; withheld: boolean }> {
   if (request.what === 'attribute' && !request.attribute) {
     throw new BadRequest('what "attribute" needs attribute: the attribute name to read, e.g. "href".');
   }
@@ -44,11 +46,12 @@ export async function extract(driver: WebDriver, request: ExtractRequest): Promi
   for (;;) {
     const values = await runInPage<(string | null)[]>(driver, EXTRACT_SCRIPT, css, xpath, request.what, request.attribute ?? null, request.all);
     if (values.length > 0) {
-      return truncateAll(values, request.maxChars);
+      const screened = values.map((v) => (v !== null && request.carriesSecret?.(v) ? '' : v));
+      return { ...truncateAll(screened, request.maxChars), withheld: screened.some((v, i) => v !== values[i]) };
     }
     if (Date.now() >= deadline) {
       if (request.all) {
-        return { values: [], truncated: false };
+        return { values: [], truncated: false, withheld: false };
       }
       throw noElement(request.selector ?? { css: 'html' }, request.waitSeconds);
     }
@@ -154,15 +157,24 @@ if (links.length) { lines.push('links:'); for (const a of links) lines.push('  "
 for (const f of root.querySelectorAll('iframe')) lines.push('iframe ' + selectorFor(f) + (f.getAttribute('src') ? ' src=' + f.getAttribute('src') : ''));
 return lines.join('\\n');`;
 
-export async function outline(driver: WebDriver, scope: Selector | undefined, maxChars: number): Promise<{ outline: string; truncated: boolean }> {
+export async function outline(
+  driver: WebDriver,
+  scope: Selector | undefined,
+  maxChars: number,
+  carriesSecret: (text: string) => boolean = () => false,
+): Promise<{ outline: string; truncated: boolean; withheld: boolean }> {
   const css = scope && 'css' in scope ? scope.css : null;
   const xpath = scope && 'xpath' in scope ? scope.xpath : null;
   const text = await runInPage<string | null>(driver, OUTLINE_SCRIPT, css, xpath);
   if (text === null) {
     throw noElement(scope ?? { css: 'body' }, 0);
   }
-  if (text.length > maxChars) {
-    return { outline: text.slice(0, maxChars) + TRUNCATION_MARK, truncated: true };
+  // Screened line by line before any cut: a cut could leave part of a value, and the rest of the map is still worth having.
+  const lines = text.split('\n');
+  const shown = lines.filter((line) => !carriesSecret(line)).join('\n');
+  const withheld = shown.length !== text.length;
+  if (shown.length > maxChars) {
+    return { outline: shown.slice(0, maxChars) + TRUNCATION_MARK, truncated: true, withheld };
   }
-  return { outline: text, truncated: false };
+  return { outline: shown, truncated: false, withheld };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { takeScreenshot, printPdf } from '../browser/capture.js';
+import { takeScreenshot, printPdf, withSecretsMasked } from '../browser/capture.js';
 import { answerDialog, resizeWindow, switchFrame } from '../browser/context.js';
 import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey, typeText } from '../browser/elements.js';
 import { moveThroughHistory, navigateTo } from '../browser/navigation.js';
@@ -7,13 +7,19 @@ import { readPageState } from '../browser/page-state.js';
 import { extract, outline } from '../browser/reading.js';
 import { runScript, waitForCondition } from '../browser/script.js';
 import { DEFAULT_WAIT_SECONDS, describeSelector, findElement } from '../browser/selectors.js';
-import { fillElement, receivingPage } from '../browser/fill.js';
+import { fillSecret, receivingPage } from '../browser/fill.js';
+import { Key } from 'selenium-webdriver';
 import { uploadFile } from '../browser/upload.js';
-import { defineTool } from './define.js';
+import { defineTool, type SecretsAccess } from './define.js';
+import { CARRIED, SHOWN_ELSEWHERE } from '../secrets/binding.js';
 import { secretArgument } from './secret-tools.js';
 import { maxChars, selector, waitTimeout, webUrl } from './schemas.js';
 import { resolveUploadBytes } from '../files/upload-source.js';
 
+/** A reader that blanked what carried a secret before cutting its text says so, as the call path would. */
+const WITHHELD = { withheld: true as const, withheld_reason: CARRIED };
+/** Captures mask the fields of a browser a secret was typed into (and nothing else pays for it). */
+const masking = (secrets: SecretsAccess) => (secrets.typedHere() ? (text: string) => secrets.carries(text) : undefined);
 const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? DEFAULT_WAIT_SECONDS;
 const exactlyOne = (args: Record<string, unknown>, names: string[]) => names.filter((n) => args[n] !== undefined).length === 1;
 const windowSide = z.number().int().min(200).max(7680);
@@ -96,6 +102,7 @@ export const write = defineTool({
   output: z.object({
     value: z.string().nullable().describe('the field value read back; null for a password field or a secret, which are never read back'),
     secret: z.object({ name: z.string(), key: z.string() }).optional().describe('the secret that was typed'),
+    note: z.string().optional().describe('a secret typed into a field that shows it in clear (not a password field): who else can see it'),
   }),
   handler: async (args, { driver, secrets, answerUnread }) => {
     const options = { clear: args.clear ?? true, submit: args.submit ?? false, readBack: !answerUnread };
@@ -104,13 +111,31 @@ export const write = defineTool({
       // take a wait), and check the page it is on right now: that is where the keystrokes land.
       await secrets.check(args.secret, await receivingPage(driver));
       const element = await findElement(driver, args.selector, waitOf(args));
-      await fillElement(element, await secrets.use(args.secret, await receivingPage(driver)), options);
-      return { value: null, secret: { name: args.secret.name, key: args.secret.key } };
+      const page = await receivingPage(driver);
+      let field: string | undefined;
+      const outcome = await secrets.type(args.secret, page, async (value) => {
+        const filled = await fillSecret(driver, element, value, page, options.clear);
+        field = filled.typed ? filled.field : undefined;
+        return filled;
+      });
+      // Enter is one key with no value in it, and only on the page the secret was typed into.
+      if (options.submit && outcome.typed && outcome.movedTo === undefined) {
+        await element.sendKeys(Key.ENTER);
+      }
+      return { value: null, secret: { name: args.secret.name, key: args.secret.key }, ...(field && field !== 'password' ? { note: shownInClear(field) } : {}) };
     }
     const typed = await typeText(driver, args.selector, args.text ?? '', { ...options, waitSeconds: waitOf(args) });
     return { value: typed.value, ...typed.page };
   },
 });
+
+/**
+ * A secret in a field that is not a password field is allowed (a username, an account number
+ * are secrets too, and their fields are text), and the answer says what that means.
+ */
+function shownInClear(field: string): string {
+  return `typed into a ${field} field, which shows it in clear on the page: screenshots and prints from this server blank it, but a live view and the page's own scripts see it (prefer a password field for a password)`;
+}
 
 export const pressKeyTool = defineTool({
   name: 'press_key',
@@ -254,7 +279,7 @@ export const extractTool = defineTool({
     values: z.array(z.string().nullable()).optional().describe('every match (with all)'),
     truncated: z.boolean().optional(),
   }),
-  handler: async (args, { driver }) => {
+  handler: async (args, { driver, secrets }) => {
     if (args.url !== undefined && (await driver.getCurrentUrl()) !== args.url) {
       await navigateTo(driver, args.url);
     }
@@ -265,8 +290,9 @@ export const extractTool = defineTool({
       all: args.all ?? false,
       maxChars: args.max_chars ?? 4000,
       waitSeconds: waitOf(args),
+      carriesSecret: (text) => secrets.carries(text),
     });
-    const truncated = read.truncated ? { truncated: true } : {};
+    const truncated = { ...(read.truncated ? { truncated: true } : {}), ...(read.withheld ? WITHHELD : {}) };
     return args.all ? { values: read.values, ...truncated } : { value: read.values[0] ?? null, ...truncated };
   },
 });
@@ -281,9 +307,9 @@ export const outlineTool = defineTool({
   runnableInFlow: true,
   input: z.object({ selector: selector.optional(), max_chars: maxChars(10000) }),
   output: z.object({ url: z.string(), title: z.string(), outline: z.string(), truncated: z.boolean().optional() }),
-  handler: async (args, { driver }) => {
-    const [state, map] = await Promise.all([readPageState(driver), outline(driver, args.selector, args.max_chars ?? 10000)]);
-    return { url: state.url, title: state.title, outline: map.outline, ...(map.truncated ? { truncated: true } : {}) };
+  handler: async (args, { driver, secrets }) => {
+    const [state, map] = await Promise.all([readPageState(driver), outline(driver, args.selector, args.max_chars ?? 10000, (text) => secrets.carries(text))]);
+    return { url: state.url, title: state.title, outline: map.outline, ...(map.truncated ? { truncated: true } : {}), ...(map.withheld ? WITHHELD : {}) };
   },
 });
 
@@ -316,13 +342,18 @@ export const screenshot = defineTool({
     ...savedFile.shape,
   }),
   image: (result) => (result.data ? { data: result.data, mimeType: result.mime_type } : undefined),
-  handler: async (args, { driver, browserName, files }) => {
-    const data = await takeScreenshot(driver, browserName, {
-      selector: args.selector,
-      fullPage: args.full_page ?? false,
-      width: args.width,
-      waitSeconds: waitOf(args),
-    });
+  handler: async (args, { driver, browserName, files, secrets }) => {
+    const data = await withSecretsMasked(driver, masking(secrets), () =>
+      takeScreenshot(driver, browserName, {
+        selector: args.selector,
+        fullPage: args.full_page ?? false,
+        width: args.width,
+        waitSeconds: waitOf(args),
+      }),
+    );
+    if (data === undefined) {
+      return { mime_type: 'image/png' as const, bytes: 0, withheld: true, withheld_reason: SHOWN_ELSEWHERE };
+    }
     const png = Buffer.from(data, 'base64');
     const saved = args.save ? await files.saveScreenshot(args.filename, png) : undefined;
     return { mime_type: 'image/png' as const, bytes: png.byteLength, data, ...(saved ? { uri: saved.uri, name: saved.name, url: saved.url } : {}) };
@@ -341,9 +372,12 @@ export const print = defineTool({
     landscape: z.boolean().optional(),
     background: z.boolean().optional(),
   }),
-  output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), ...savedFile.required().shape }),
-  handler: async (args, { driver, files }) => {
-    const data = await printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false });
+  output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), ...savedFile.shape }),
+  handler: async (args, { driver, files, secrets }) => {
+    const data = await withSecretsMasked(driver, masking(secrets), () => printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false }));
+    if (data === undefined) {
+      return { mime_type: 'application/pdf' as const, bytes: 0, withheld: true, withheld_reason: SHOWN_ELSEWHERE };
+    }
     const pdf = Buffer.from(data, 'base64');
     const saved = await files.savePrint(args.filename, pdf);
     return { mime_type: 'application/pdf' as const, bytes: pdf.byteLength, uri: saved.uri, name: saved.name, url: saved.url };

@@ -55,13 +55,13 @@ export async function callTool(
   const sessionId = checkMode(capability, args, caller);
   const turnKey = turnKeyOf(caller, sessionId);
   const { answerUnread = false, ...step } = context;
-  // Holds the values this call types, so the page they land in is withheld; forgotten at the end.
+  // Binds with the call's context, and screens every answer and error against the values typed into this browser.
   const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
   const run = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
   try {
     return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
   } catch (err) {
-    throw explainWebDriverError(translateGridError(err));
+    throw secrets.screenError(explainWebDriverError(translateGridError(err)));
   } finally {
     secrets.end();
   }
@@ -92,39 +92,37 @@ async function runHandler(
       files: filesOf(deps.files, caller.workspace),
       secrets,
     };
-    return capability.handler(args, ctx as BrowserContext & WorkspaceContext);
+    return secrets.screenAnswer(await capability.handler(args, ctx as BrowserContext & WorkspaceContext));
   }
   const browser = await deps.workspaces.attach(caller, sessionId, capability.browser === 'open');
+  await secrets.adopt(browser.record);
   const files = filesOf(deps.files, caller.workspace);
   const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, dataDir: deps.dataDir, files, secrets, answerUnread };
   try {
     const result = await capability.handler(args, ctx as BrowserContext & WorkspaceContext);
+    secrets.noteIn(browser.record);
     if (capability.kind !== 'act') {
       if (caller.key) {
         // A read given a url (extract) may have moved the browser: remember where it is now.
         const page = args.url === undefined ? undefined : await readPageState(browser.driver);
         await deps.workspaces.touch(caller.key, page && !secrets.screen(page).withheld ? page : undefined, browser.record);
       }
-      return secrets.screen(result).shown;
+      const { shown, withheld } = secrets.screen(result);
+      return secrets.screenAnswer(shown, withheld);
     }
     const { page, rest } = await pageAfter(browser.driver, result, answerUnread);
     if (!page) {
       if (caller.key) {
         await deps.workspaces.touch(caller.key, undefined, browser.record);
       }
-      return rest;
+      return secrets.screenAnswer(rest);
     }
     // A page whose address or title carries a typed secret is neither answered nor remembered.
     const { shown, withheld } = secrets.screen(page);
     if (caller.key) {
       await deps.workspaces.touch(caller.key, withheld ? undefined : page, browser.record);
     }
-    return {
-      ...shown,
-      ...rest,
-      ...(withheld ? { withheld: true } : {}),
-      ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}),
-    };
+    return secrets.screenAnswer({ ...shown, ...rest, ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}) }, withheld);
   } catch (err) {
     const translated = translateGridError(err);
     if (translated instanceof BrowserGone && caller.key) {

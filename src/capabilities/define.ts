@@ -2,7 +2,7 @@ import type { WebDriver } from 'selenium-webdriver';
 import { z } from 'zod';
 import type { WorkspaceFiles } from '../files/files.js';
 import type { SecretListing } from '../secrets/catalogue.js';
-import type { ReceivingPage, SecretRef } from '../secrets/binding.js';
+import type { ReceivingPage, SecretRef, TypeOutcome } from '../secrets/binding.js';
 import type { Caller } from '../workspace/caller.js';
 import type { FlowsView } from './flows-view.js';
 import type { WorkspaceView } from './workspace-view.js';
@@ -47,8 +47,17 @@ export interface SecretsAccess {
   list(): Promise<SecretListing>;
   /** the secret and key exist here and may be used somewhere (a 404 or 403 saying why) */
   check(secret: SecretRef, page: ReceivingPage): Promise<void>;
-  /** resolves, checks the leash on `page`, audits; the value is for one keystroke sequence */
-  use(secret: SecretRef, page: ReceivingPage): Promise<string>;
+  /**
+   * resolves, checks the leash on `page`, hands the value to `typer` (which puts it into the
+   * page and nowhere else) and audits the outcome; a refused outcome is thrown as a 403
+   */
+  type(secret: SecretRef, page: ReceivingPage, typer: (value: string) => Promise<TypeOutcome>): Promise<TypeOutcome>;
+  /** whether a text carries a value typed into this browser: for a reader that cuts its text afterwards */
+  carries(text: string): boolean;
+  /** whether any secret was typed into this browser (so a capture masks its fields) */
+  typedHere(): boolean;
+  /** the browser is ending (or being replaced): what was typed into it need not be held any longer */
+  forgetBrowser(): void;
 }
 
 export interface WorkspaceContext {
@@ -133,11 +142,16 @@ export const pageState = z.object({
     .object({ message: z.string() })
     .optional()
     .describe('a page dialog is open: answer it with the dialog tool'),
+});
+
+/** Every answer may be screened (see SecretCall.screenAnswer): it then says so, and why. */
+const withheldShape = {
   withheld: z
     .literal(true)
     .optional()
-    .describe('the page address or title carried a typed secret: url is only its origin, and title is empty'),
-});
+    .describe('part of this answer carried a secret typed into this browser and is blanked (a url keeps only its origin)'),
+  withheld_reason: z.string().optional().describe('why, when withheld'),
+};
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   def: BrowserToolDefinition<I, O> | WorkspaceToolDefinition<I, O>,
@@ -149,7 +163,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     check,
   );
   const stepArgs = withCheck(z.strictObject(def.input.shape), check);
-  const output = def.kind === 'act' && def.browser !== 'none' ? pageState.extend(def.output.shape) : def.output;
+  const output = (def.kind === 'act' && def.browser !== 'none' ? pageState.extend(def.output.shape) : def.output).extend(withheldShape);
   return {
     name: def.name,
     title: def.title,

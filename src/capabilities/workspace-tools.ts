@@ -19,7 +19,9 @@ export const openSession = defineTool({
     height: windowSide.optional().describe('default 900'),
   }),
   output: z.object({ session_id: z.string().describe('the Grid id of the browser'), url: z.string(), title: z.string() }),
-  handler: async (args, { workspace }) => {
+  handler: async (args, { workspace, secrets }) => {
+    // A saved workspace's previous browser ends here: the values typed into it go with it.
+    secrets.forgetBrowser();
     const opened = await workspace.open(args.browser, { width: args.width, height: args.height });
     return { session_id: opened.sessionId, url: opened.url, title: opened.title };
   },
@@ -35,7 +37,11 @@ export const endBrowser = defineTool({
   runnableInFlow: false,
   input: z.object({}),
   output: z.object({ ended: z.boolean().describe('false when there was no browser to end') }),
-  handler: async (_args, { workspace }) => workspace.end(),
+  handler: async (_args, { workspace, secrets }) => {
+    const ended = await workspace.end();
+    secrets.forgetBrowser();
+    return ended;
+  },
 });
 
 export const currentWorkspace = defineTool({

@@ -1,8 +1,8 @@
-import { Forbidden, NotFound } from '../errors.js';
+import { Forbidden, NotFound, SeleniumFlowError } from '../errors.js';
 import type { BindAudit, BindEvent } from './audit.js';
 import type { Catalogue, ResolvedSecret, SecretListing } from './catalogue.js';
 import { allows, originOf } from './origins.js';
-import { carries, TaintedPages } from './taint.js';
+import { carries, screenFor, TypedValues } from './taint.js';
 
 export interface SecretRef {
   name: string;
@@ -26,11 +26,19 @@ export interface ReceivingPage {
 }
 
 /**
+ * What typing a value into the page came to. `refused`: nothing stayed in the field (the frame
+ * was no longer on the page the leash allowed), with the reason for the audit and the message
+ * for the caller. `movedTo`: the value went in, and then the page was on another origin before
+ * the call could answer (a page that navigates as it is typed into).
+ */
+export type TypeOutcome = { typed: true; movedTo?: string } | { typed: false; reason: string; message: string };
+
+/**
  * The secrets system as the call path uses it: list, bind (resolve + leash + audit + a fresh
- * read), and remember which pages carried a typed value.
+ * read), and remember what was typed into each browser so every later answer is screened.
  */
 export class Secrets {
-  readonly taints = new TaintedPages();
+  readonly typed = new TypedValues();
 
   constructor(
     readonly catalogue: Catalogue,
@@ -54,6 +62,57 @@ export class Secrets {
    * Every outcome is audited; nothing here ever puts the value in a message.
    */
   async bind(context: BindContext, ref: SecretRef, page: ReceivingPage): Promise<string> {
+    const { value, event } = await this.prepare(context, ref, page);
+    this.audit.record({ ...event, allowed: true });
+    return value;
+  }
+
+  /**
+   * Binds, hands the value to `typer` (the one place it goes: into the page) and audits what
+   * came of it. `scope` remembers the value for the browser's life before the page gets it,
+   * so whatever the page does with it later is recognised in every answer.
+   */
+  async type(context: BindContext, ref: SecretRef, page: ReceivingPage, scope: string, typer: (value: string) => Promise<TypeOutcome>): Promise<TypeOutcome> {
+    const { value, event } = await this.prepare(context, ref, page);
+    this.typed.rememberRef(scope, refKey(ref), value);
+    let outcome: TypeOutcome;
+    try {
+      outcome = await typer(value);
+    } catch (err) {
+      this.audit.record({ ...event, allowed: false, reason: 'typing failed' });
+      throw err;
+    }
+    if (!outcome.typed) {
+      this.refuse(context, { secret: event.secret, key: event.key, origin: event.origin, reason: outcome.reason }, new Forbidden(outcome.message));
+    }
+    if (outcome.movedTo !== undefined) {
+      this.audit.record({ ...event, origin: outcome.movedTo, allowed: false, reason: 'page changed origin while typing; its state is withheld' });
+    } else {
+      this.audit.record({ ...event, allowed: true });
+    }
+    return outcome;
+  }
+
+  /**
+   * Takes in the values of secrets another replica typed into this browser (named in its
+   * workspace record), read fresh from the catalogue, so this process screens for them too.
+   * Each is read once per browser; one gone since is skipped (nothing to recognise).
+   */
+  async adopt(workspace: string | undefined, scope: string, refs: readonly SecretRef[]): Promise<void> {
+    for (const ref of refs) {
+      if (this.typed.knows(scope, refKey(ref))) {
+        continue;
+      }
+      const resolved = await this.catalogue.resolve(workspace, ref.name);
+      const value = resolved && resolved.entry.keys.includes(ref.key) ? await this.catalogue.read(resolved, ref.key) : undefined;
+      if (value !== undefined) {
+        this.typed.rememberRef(scope, refKey(ref), value);
+      }
+    }
+  }
+
+  /** Resolve, leash, and a fresh read of the value; refusals are audited here, the outcome by the caller. */
+  private async prepare(context: BindContext, ref: SecretRef, page: ReceivingPage): Promise<{ value: string; event: Omit<BindEvent, 'allowed'> }> {
     const origin = originOf(page.frame);
     const topOrigin = originOf(page.top);
     const { resolved, key } = await this.resolveUsable(context, ref, origin);
@@ -77,8 +136,7 @@ export class Secrets {
         new NotFound(`Secret "${entry.name}" key "${key}" cannot be read now (removed, or its source is unreachable); call list_secrets to see what is there.`),
       );
     }
-    this.audit.record({ ...who(context), secret: entry.name, key, origin, allowed: true });
-    return value;
+    return { value, event: { ...who(context), secret: entry.name, key, origin } };
   }
 
   /** The secret and key from one snapshot, usable; every refusal audited and thrown. */
@@ -124,6 +182,10 @@ export class Secrets {
   }
 }
 
+function refKey(ref: SecretRef): string {
+  return `${ref.name}\u0000${ref.key}`;
+}
+
 function who(context: BindContext): Pick<BindEvent, 'workspace' | 'flow' | 'step'> {
   return { workspace: context.workspace ?? null, flow: context.flow ?? null, step: context.step ?? null };
 }
@@ -134,18 +196,27 @@ export interface PageText {
   title?: unknown;
 }
 
+export const CARRIED =
+  'a value this server typed as a secret into this browser was in it: those parts are blanked (an address keeps only its origin)';
+/** A capture refused because the page shows a typed value outside the field it went into. */
+export const SHOWN_ELSEWHERE =
+  'the page shows a value typed as a secret into this browser outside the field it went into, so nothing was captured: leave that page (or clear what shows it) first';
+const MOVED = 'the page changed origin while a secret was being typed: its address and title are not shown';
+
 /**
- * One call's view of the secrets: it binds with the call's context, holds the values it
- * typed until the call ends (so the page they may have landed in can be withheld), and
- * forgets them with `end`.
+ * One call's view of the secrets: it binds with the call's context and screens what the call
+ * answers against every value typed into this browser (its scope) so far.
  */
 export class SecretCall {
-  private typed: string[] = [];
+  /** the page moved to another origin while this call typed: its state is not shown */
+  private moved = false;
+  /** what this call typed, to be named in the workspace record */
+  private typedRefs: SecretRef[] = [];
 
   constructor(
     private readonly secrets: Secrets | undefined,
     private readonly context: BindContext,
-    /** the workspace or browser the call drives, for remembering tainted pages */
+    /** the workspace or browser the call drives: what was typed there is screened */
     private readonly scope: string | undefined,
   ) {}
 
@@ -154,44 +225,141 @@ export class SecretCall {
   }
 
   async check(ref: SecretRef, page: ReceivingPage): Promise<void> {
-    if (!this.secrets) {
-      throw new NotFound('This server has no secrets configured (SECRETS_DIRS, or a Kubernetes service account); ask its operator, or type text.');
-    }
-    await this.secrets.check(this.context, ref, page);
+    await this.configured().check(this.context, ref, page);
   }
 
-  async use(ref: SecretRef, page: ReceivingPage): Promise<string> {
-    if (!this.secrets) {
-      throw new NotFound('This server has no secrets configured (SECRETS_DIRS, or a Kubernetes service account); ask its operator, or type text.');
+  async type(ref: SecretRef, page: ReceivingPage, typer: (value: string) => Promise<TypeOutcome>): Promise<TypeOutcome> {
+    const outcome = await this.configured().type(this.context, ref, page, this.scopeKey(), typer);
+    this.typedRefs.push({ name: ref.name, key: ref.key });
+    if (outcome.typed && outcome.movedTo !== undefined) {
+      this.moved = true;
     }
-    const value = await this.secrets.bind(this.context, ref, page);
-    this.typed.push(value);
-    return value;
+    return outcome;
   }
 
   /**
-   * The page's url and title, or only its origin when either carries a value this call typed,
-   * or belongs to a page that was found carrying one earlier.
+   * A workspace record shared by replicas: take in what the others typed into its browser
+   * (before the call answers anything), and name what this call typed (before it is written).
+   */
+  async adopt(record: { typedSecrets?: SecretRef[] } | undefined): Promise<void> {
+    if (this.secrets && record?.typedSecrets?.length) {
+      await this.secrets.adopt(this.context.workspace, this.scopeKey(), record.typedSecrets);
+    }
+  }
+
+  noteIn(record: { typedSecrets?: SecretRef[] } | undefined): void {
+    if (!record || this.typedRefs.length === 0) {
+      return;
+    }
+    const named = record.typedSecrets ?? [];
+    for (const ref of this.typedRefs) {
+      if (!named.some((r) => r.name === ref.name && r.key === ref.key) && named.length < 32) {
+        named.push(ref);
+      }
+    }
+    record.typedSecrets = named;
+  }
+
+  /** Whether a text carries a value typed into this browser (for a reader that cuts text after). */
+  carries(text: string): boolean {
+    return carries(text, this.values());
+  }
+
+  typedHere(): boolean {
+    return this.values().length > 0;
+  }
+
+  forgetBrowser(): void {
+    this.secrets?.typed.forget(this.scopeKey());
+  }
+
+  /**
+   * The page's url and title, or only its origin when either carries a typed value (or the
+   * page moved while this call typed).
    */
   screen<T extends PageText>(page: T): { shown: T; withheld: boolean } {
     const url = typeof page.url === 'string' ? page.url : '';
     const title = typeof page.title === 'string' ? page.title : '';
-    if (!this.secrets || (url === '' && title === '')) {
+    const values = this.values();
+    if (!this.moved && !carries(url, values) && !carries(title, values)) {
       return { shown: page, withheld: false };
     }
-    const taints = this.secrets.taints;
-    const scope = this.scope ?? 'stateless';
-    if (carries(url, this.typed) || carries(title, this.typed)) {
-      taints.remember(scope, url);
-      taints.remember(scope, title);
-    } else if (!taints.has(scope, url) && !taints.has(scope, title)) {
-      return { shown: page, withheld: false };
+    return { shown: { ...page, ...(typeof page.url === 'string' ? { url: originShown(url) } : {}), ...(typeof page.title === 'string' ? { title: '' } : {}) }, withheld: true };
+  }
+
+  /**
+   * Every string of an answer (keys too), at any depth, screened: one that carries a typed
+   * value is blanked (a url keeps its origin), and the answer says so. `pageWithheld`: the
+   * page state in it was already screened and withheld.
+   */
+  screenAnswer(answer: Record<string, unknown>, pageWithheld = false): Record<string, unknown> {
+    const values = this.values();
+    const carriesValue = screenFor(values);
+    let hits = 0;
+    const walk = (node: unknown, key?: string): unknown => {
+      if (typeof node === 'string') {
+        if (!carriesValue(node)) {
+          return node;
+        }
+        hits += 1;
+        return key === 'url' ? originShown(node) : '';
+      }
+      if (Array.isArray(node)) {
+        return node.map((item) => walk(item));
+      }
+      if (node !== null && typeof node === 'object') {
+        return Object.fromEntries(
+          Object.entries(node).map(([k, v], i) => {
+            if (carriesValue(k)) {
+              hits += 1;
+              return [`withheld-${i}`, null];
+            }
+            return [k, walk(v, k)];
+          }),
+        );
+      }
+      return node;
+    };
+    const shown = values.length === 0 ? answer : (walk(answer) as Record<string, unknown>);
+    const reasons = [pageWithheld && this.moved ? MOVED : '', hits > 0 || (pageWithheld && !this.moved) ? CARRIED : ''].filter(Boolean);
+    return reasons.length === 0 ? shown : { ...shown, withheld: true, withheld_reason: reasons.join('; ') };
+  }
+
+  /** An error whose message carries a typed value says so instead of quoting it. */
+  screenError(err: unknown): unknown {
+    if (!(err instanceof Error) || !carries(err.message, this.values())) {
+      return err;
     }
-    const origin = originOf(url);
-    return { shown: { ...page, ...(typeof page.url === 'string' ? { url: origin === 'null' ? '' : origin } : {}), ...(typeof page.title === 'string' ? { title: '' } : {}) }, withheld: true };
+    const message = 'The answer to this call carried a value typed as a secret into this browser, so it is withheld; read the page another way (outline, or extract a narrower selector).';
+    if (err instanceof SeleniumFlowError) {
+      const Screened = err.constructor as new (message: string) => SeleniumFlowError;
+      return new Screened(message);
+    }
+    return new Error(message);
   }
 
   end(): void {
-    this.typed = [];
+    this.moved = false;
+    this.typedRefs = [];
   }
+
+  private values(): readonly string[] {
+    return this.secrets ? this.secrets.typed.of(this.scopeKey()) : [];
+  }
+
+  private scopeKey(): string {
+    return this.scope ?? 'stateless';
+  }
+
+  private configured(): Secrets {
+    if (!this.secrets) {
+      throw new NotFound('This server has no secrets configured (SECRETS_DIRS, or a Kubernetes service account); ask its operator, or type text.');
+    }
+    return this.secrets;
+  }
+}
+
+function originShown(url: string): string {
+  const origin = originOf(url);
+  return origin === 'null' ? '' : origin;
 }

@@ -10,6 +10,11 @@ export interface WorkspaceRecord {
   browserVersion?: string;
   url?: string;
   title?: string;
+  /**
+   * The secrets typed into this browser, by name and key (never a value): another replica reads
+   * their values to screen its answers about this browser too.
+   */
+  typedSecrets?: { name: string; key: string }[];
   openedAt?: string;
   touchedAt: string;
 }

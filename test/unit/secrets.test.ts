@@ -8,7 +8,7 @@ import { Catalogue } from '../../src/secrets/catalogue.js';
 import { FilesystemSource } from '../../src/secrets/filesystem.js';
 import { isKeyName, isSecretName } from '../../src/secrets/names.js';
 import { allows, originOf, parseAllowedUrls } from '../../src/secrets/origins.js';
-import { carries } from '../../src/secrets/taint.js';
+import { carries, TypedValues } from '../../src/secrets/taint.js';
 import { capturingLogger, projectedSecret, secretsDir } from '../helpers/secrets.js';
 
 const PAGE = (url: string) => ({ top: url, frame: url });
@@ -239,19 +239,80 @@ describe('withholding a page that carries a typed value', () => {
     expect(carries('https://x.example/', [''])).toBe(false);
   });
 
-  it('answers only the origin, and keeps withholding that page on later calls without keeping the value', async () => {
+  it('finds a value as HTML, JSON or base64 would carry it, and a long run of it', () => {
+    const value = 'Canary-7f3a91 "pw"&<x>';
+    expect(carries('<input value="Canary-7f3a91 &quot;pw&quot;&amp;&lt;x&gt;">', [value])).toBe(true);
+    expect(carries(JSON.stringify({ a: value }), [value])).toBe(true);
+    for (const prefix of ['', 'a', 'ab', 'abc']) {
+      expect(carries(`data:${Buffer.from(prefix + value + 'tail').toString('base64')}`, [value]), prefix).toBe(true);
+    }
+    expect(carries('label: Canary-7f3a91 "p', [value])).toBe(true);
+    expect(carries('Canary-7f3a', [value])).toBe(false);
+    expect(carries(Buffer.from('something else entirely').toString('base64'), [value])).toBe(false);
+  });
+
+  it('holds typed values per browser, bounded, and lets them go after a day without a call', () => {
+    let now = 0;
+    const typed = new TypedValues(() => now);
+    for (let i = 0; i < 40; i++) {
+      typed.remember('workspace:w', `value-${i}`);
+    }
+    expect(typed.of('workspace:w')).toHaveLength(32);
+    expect(typed.of('workspace:w')).not.toContain('value-0');
+    expect(typed.of('workspace:w')).toContain('value-39');
+    expect(typed.of('workspace:other')).toEqual([]);
+    now += 23 * 3600_000;
+    expect(typed.of('workspace:w')).toHaveLength(32);
+    now += 24 * 3600_000 + 1;
+    expect(typed.of('workspace:w')).toEqual([]);
+  });
+
+  it('screens every later answer about the browser it was typed into, and no other', async () => {
     const dir = await secretsDir({ admin: { password: 'p@ss word' } });
-    const { secrets } = await secretsOver([dir]);
+    const { secrets, log } = await secretsOver([dir]);
     const first = new SecretCall(secrets, { workspace: 'w' }, 'workspace:w');
-    await first.use({ name: 'admin', key: 'password' }, PAGE('http://127.0.0.1:9/login.html'));
+    let typed = '';
+    await first.type({ name: 'admin', key: 'password' }, PAGE('http://127.0.0.1:9/login.html'), async (value) => {
+      typed = value;
+      return { typed: true };
+    });
+    expect(typed).toBe('p@ss word');
     const landed = { url: 'http://127.0.0.1:9/welcome.html?password=p%40ss+word', title: 'Welcome' };
     expect(first.screen(landed)).toEqual({ shown: { url: 'http://127.0.0.1:9', title: '' }, withheld: true });
     first.end();
     const later = new SecretCall(secrets, { workspace: 'w' }, 'workspace:w');
     expect(later.screen(landed).withheld).toBe(true);
     expect(later.screen({ url: 'http://127.0.0.1:9/table.html', title: 'Table' }).withheld).toBe(false);
+    const screened = later.screenAnswer({ result: { list: ['ok', 'x p@ss word'], ['p@ss word']: 1 }, message: 'fine' });
+    expect(screened).toMatchObject({ result: { list: ['ok', ''], 'withheld-1': null }, message: 'fine', withheld: true });
+    expect(String(screened.withheld_reason)).toMatch(/typed as a secret/);
+    expect(later.screenAnswer({ value: 'nothing here' })).toEqual({ value: 'nothing here' });
+    const error = later.screenError(new NotFound('The script threw: p@ss word. Fix it.'));
+    expect(error).toBeInstanceOf(NotFound);
+    expect((error as Error).message).not.toContain('p@ss');
     const elsewhere = new SecretCall(secrets, { workspace: 'other' }, 'workspace:other');
     expect(elsewhere.screen(landed).withheld).toBe(false);
+    expect(log.lines.map((l) => [l.level, l.event.allowed])).toEqual([['info', true]]);
+    // the browser ends: nothing typed into it is held any longer
+    later.forgetBrowser();
+    expect(later.typedHere()).toBe(false);
+    expect(later.screen(landed).withheld).toBe(false);
+  });
+
+  it('audits a typing refused by the page (it moved) and a page that moved while typed into', async () => {
+    const dir = await secretsDir({ admin: { password: 'p@ss word' } });
+    const { secrets, log } = await secretsOver([dir]);
+    const call = new SecretCall(secrets, { workspace: 'w' }, 'workspace:w');
+    await expect(
+      call.type({ name: 'admin', key: 'password' }, PAGE('http://127.0.0.1:9/login.html'), async () => ({ typed: false, reason: 'page changed origin before typing', message: 'moved' })),
+    ).rejects.toThrow(Forbidden);
+    const moved = await call.type({ name: 'admin', key: 'password' }, PAGE('http://127.0.0.1:9/login.html'), async () => ({ typed: true, movedTo: 'http://127.0.0.1:10' }));
+    expect(moved).toEqual({ typed: true, movedTo: 'http://127.0.0.1:10' });
+    expect(call.screen({ url: 'http://127.0.0.1:10/landing', title: 'Landing' })).toEqual({ shown: { url: 'http://127.0.0.1:10', title: '' }, withheld: true });
+    expect(log.lines.map((l) => [l.level, l.event.allowed, l.event.origin, l.event.reason])).toEqual([
+      ['warn', false, 'http://127.0.0.1:9', 'page changed origin before typing'],
+      ['warn', false, 'http://127.0.0.1:10', 'page changed origin while typing; its state is withheld'],
+    ]);
   });
 });
 

@@ -1,0 +1,331 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+import { startRedis, type RunningRedis } from '../helpers/redis.js';
+import { spawnReplica } from '../helpers/replica.js';
+import { secretsDir } from '../helpers/secrets.js';
+
+/**
+ * Issue 20: a secret leashed to origin A, typed into hostile pages of A that embed, redirect
+ * to and post to origin B (a second fixture site on another loopback port). The canary must
+ * reach no answer, record (Redis), stored flow, file or log line, and no keystroke may reach B.
+ */
+const CANARY = 'Canary-7f3a91 pw!';
+const FORMS = [CANARY, encodeURIComponent(CANARY), encodeURIComponent(CANARY).replace(/%20/g, '+'), Buffer.from(CANARY).toString('base64'), 'Canary-7f3a91'];
+
+let child: ChildProcess;
+let base: string;
+let output = '';
+let dataDir: string;
+let secretsDirs: string;
+let redis: RunningRedis;
+let a: FixtureSite;
+let b: FixtureSite;
+const answers: string[] = [];
+const secret = { name: 'canary', key: 'password' };
+
+async function call(path: string, body?: unknown, workspace = 'hostile', server = base): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(server + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'x-workspace': workspace, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  answers.push(text);
+  return { status: response.status, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+const script = async (source: string) => (await call('/browser/execute-script', { script: source })).body;
+const fieldLength = async (css: string) => (await script(`return document.querySelector(${JSON.stringify(css)}).value.length`)).result;
+/** What B received that is not a frame merely taking focus: keys, input, a landing. */
+const fromB = () => b.received.filter((r) => r.event !== 'focused');
+
+beforeAll(async () => {
+  a = await startFixtureSite();
+  b = await startFixtureSite();
+  redis = await startRedis();
+  const dir = await secretsDir({ canary: { password: CANARY, _allowed_urls: `${a.url}\n` } });
+  secretsDirs = dir;
+  dataDir = await mkdtemp(join(tmpdir(), 'sf-hostile-data-'));
+  child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
+    env: {
+      ...process.env,
+      GRID_URL: inject('gridUrl'),
+      REDIS_URL: redis.url,
+      SECRETS_DIRS: dir,
+      SECRETS_KUBERNETES: 'off',
+      SECRETS_TTL: '0',
+      FLOW_DATA_DIR: dataDir,
+      LOG_LEVEL: 'trace',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  base = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(output);
+      if (match?.[1]) {
+        resolve(match[1]);
+      }
+    });
+    child.on('exit', () => reject(new Error(`the server stopped:\n${output}`)));
+  });
+});
+
+afterAll(async () => {
+  await call('/browser/end-browser', {}).catch(() => undefined);
+  child?.kill('SIGTERM');
+  await redis?.stop();
+  await a?.close();
+  await b?.close();
+});
+
+describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
+  it('lands only in its field: a frame from B that keeps stealing focus receives nothing', async () => {
+    for (let run = 0; run < 3; run++) {
+      await call('/browser/navigate', { url: `${a.url}/hostile/focus-thief-host.html?b=${encodeURIComponent(b.url)}` });
+      await delay(300);
+      b.received.length = 0;
+      const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
+      expect(typed.status, JSON.stringify(typed.body)).toBe(200);
+      expect(typed.body).toMatchObject({ value: null, secret, title: 'Sign in' });
+      await delay(300);
+      expect(fromB()).toEqual([]);
+      expect(await fieldLength('#password')).toBe(CANARY.length);
+    }
+  });
+
+  it('reaches a React-style controlled input as typing would, with a note that the field shows it', async () => {
+    await call('/browser/navigate', { url: `${a.url}/hostile/controlled.html` });
+    const typed = await call('/browser/write', { selector: { css: '#token' }, secret });
+    expect(typed.status).toBe(200);
+    expect(typed.body.note).toMatch(/^typed into a text field, which shows it in clear/);
+    expect(await script("const s = document.querySelector('#state').dataset; return [s.length, s.renders]")).toMatchObject({ result: [String(CANARY.length), '1'] });
+  });
+
+  it('is refused in a field that takes no text, auditing the refusal', async () => {
+    await call('/browser/navigate', { url: `${a.url}/login.html` });
+    const refused = await call('/browser/write', { selector: { css: '#remember' }, secret });
+    expect(refused.status).toBe(403);
+    expect((refused.body.error as { message: string }).message).toMatch(/only into a text field .* input\[type=checkbox\]; nothing was typed/);
+  });
+
+  it('does not come back in a dialog: not in write’s dialog.message, not from the dialog tool', async () => {
+    await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=alert` });
+    const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
+    expect(typed.status, JSON.stringify(typed.body)).toBe(200);
+    expect(typed.body).toMatchObject({ dialog: { message: '' }, withheld: true });
+    const answered = await call('/browser/dialog', { action: 'accept' });
+    expect(answered.body).toMatchObject({ message: '', answered: 'accept', withheld: true });
+    expect(String(answered.body.withheld_reason)).toMatch(/typed as a secret/);
+  });
+
+  it.each(['url', 'title', 'replace'])('is withheld when the page puts it in its %s 1.5 s later: the next call, and never the record', async (how) => {
+    await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=${how}` });
+    const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
+    expect(typed.body.withheld).toBeUndefined();
+    await delay(2000);
+    const next = await call('/browser/interact', { action: 'hover', selector: { css: 'body' } });
+    expect(next.status).toBe(200);
+    expect(next.body).toMatchObject({ url: a.url, title: '', withheld: true });
+    const outline = await call('/browser/outline', {});
+    expect(outline.body).toMatchObject({ url: a.url, title: '', withheld: true });
+    expect((await script('return location.href + " " + document.title')).withheld).toBe(true);
+    const record = (await call('/workspace')).body;
+    expect(record.url).toBe(`${a.url}/hostile/tell-later.html?how=${how}`);
+  });
+
+  it('does not come back from direct reads: extract (whole or cut), execute_script as is or encoded, a thrown error', async () => {
+    await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=echo` });
+    await call('/browser/write', { selector: { css: '#password' }, text: 'x'.repeat(90) });
+    await call('/browser/write', { selector: { css: '#password' }, secret, clear: false });
+    const read = await call('/browser/extract', { selector: { css: '#password' }, what: 'value' });
+    expect(read.body).toMatchObject({ value: '', withheld: true });
+    // cut after ten characters of the value: too few to recognise once cut, so screened before
+    const cut = await call('/browser/extract', { selector: { css: '#password' }, what: 'value', max_chars: 100 });
+    expect(cut.body).toMatchObject({ value: '', withheld: true });
+    const value = "document.querySelector('#password').value";
+    for (const source of [`return ${value}`, `return btoa(${value})`, `return [{k: ${value}}]`, `return JSON.stringify({v: ${value}})`, `return {[${value}]: 1}`]) {
+      const answer = await script(source);
+      expect(answer.withheld, source).toBe(true);
+    }
+    const thrown = await call('/browser/execute-script', { script: `throw new Error(${value})` });
+    expect(thrown.status).toBe(400);
+    expect((thrown.body.error as { message: string }).message).toMatch(/typed as a secret into this browser, so it is withheld/);
+    await delay(2000);
+    const html = await call('/browser/extract', { selector: { css: '#echo' }, what: 'html' });
+    expect(html.body).toMatchObject({ value: '', withheld: true });
+    const text = await call('/browser/extract', {});
+    expect(text.body.withheld).toBe(true);
+  });
+
+  it('is blanked in screenshots and prints, and the field holds it again after', async () => {
+    await call('/browser/navigate', { url: `${a.url}/hostile/controlled.html` });
+    const shot = async () => (await call('/browser/screenshot', { selector: { css: '#token' } })).body;
+    await call('/browser/write', { selector: { css: '#token' }, secret });
+    const masked = await shot();
+    expect(await fieldLength('#token')).toBe(CANARY.length);
+    // The same field, empty, and then with text of the canary's length typed as plain text.
+    await script("const e = document.querySelector('#token'); Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(e, '')");
+    const empty = await shot();
+    await script(
+      "const e = document.querySelector('#token'); e.removeAttribute('data-selenium-flow-secret'); Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(e, 'Xxxxxx-0000000 xx!')",
+    );
+    const plain = await shot();
+    expect(masked.bytes).toBeGreaterThan(0);
+    expect(masked.data).toBe(empty.data);
+    expect(plain.data).not.toBe(empty.data);
+    await call('/browser/write', { selector: { css: '#token' }, secret });
+    const printed = await call('/browser/print', { filename: 'hostile' });
+    expect(printed.body).toMatchObject({ mime_type: 'application/pdf', name: 'hostile.pdf' });
+    expect(await fieldLength('#token')).toBe(CANARY.length);
+    const saved = await call('/browser/screenshot', { save: true, filename: 'hostile' });
+    expect(saved.body.uri).toBeDefined();
+  });
+
+  it('is not captured at all when the page shows it outside its field', async () => {
+    await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=echo` });
+    await call('/browser/write', { selector: { css: '#visible' }, secret });
+    await delay(2000);
+    const shot = await call('/browser/screenshot', {});
+    expect(shot.body).toMatchObject({ bytes: 0, withheld: true });
+    expect(shot.body.data).toBeUndefined();
+    expect(String(shot.body.withheld_reason)).toMatch(/outside the field/);
+  });
+
+  it('sends no keystroke to B when the page redirects there while typed into', async () => {
+    b.received.length = 0;
+    await call('/browser/navigate', { url: `${a.url}/hostile/redirect-while-typing.html?on=keys&b=${encodeURIComponent(b.url)}` });
+    const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
+    expect(typed.status).toBe(200);
+    await delay(500);
+    expect(fromB()).toEqual([]);
+    expect(typed.body).toMatchObject({ url: `${a.url}/hostile/redirect-while-typing.html?on=keys&b=${encodeURIComponent(b.url)}` });
+  });
+
+  // The page's own input listener takes it to B with what the field holds: that is A's script
+  // sending a value it was given, which no typing can prevent (docs/security.md). What must hold:
+  // no keystroke reaches B, and the answer, the record and the audit do not show B's address.
+  it('withholds and audits a page that moved to B as the value went in', async () => {
+    b.received.length = 0;
+    const start = `${a.url}/hostile/redirect-while-typing.html?on=input&b=${encodeURIComponent(b.url)}`;
+    await call('/browser/navigate', { url: start });
+    const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
+    expect(typed.status).toBe(200);
+    expect(typed.body).toMatchObject({ url: b.url, title: '', withheld: true });
+    expect(String(typed.body.withheld_reason)).toMatch(/changed origin while a secret was being typed/);
+    expect((await call('/workspace')).body.url).toBe(start);
+    await delay(500);
+    expect(fromB().filter((r) => r.event === 'key')).toEqual([]);
+    const moved = output
+      .split('\n')
+      .filter((line) => line.includes('"secret_bind"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((e) => e.reason === 'page changed origin while typing; its state is withheld');
+    expect(moved).toMatchObject([{ allowed: false, origin: b.url, level: 40 }]);
+  });
+
+  it('stays out of a flow run report, its stored document and a failing run', async () => {
+    const flow = {
+      name: 'hostile-login',
+      document: {
+        steps: [
+          { tool: 'navigate', args: { url: `${a.url}/hostile/tell-later.html?how=title` } },
+          { tool: 'write', args: { selector: { css: '#password' }, secret } },
+          { tool: 'execute_script', args: { script: 'return new Promise((r) => setTimeout(() => r(document.title), 1800))' } },
+          { tool: 'extract', args: { selector: { css: '#password' }, what: 'value' } },
+        ],
+      },
+    };
+    expect((await call('/flows/hostile-login', undefined)).status).toBe(404);
+    const saved = await fetch(`${base}/flows/hostile-login`, {
+      method: 'PUT',
+      headers: { 'x-workspace': 'hostile', 'content-type': 'application/json' },
+      body: JSON.stringify(flow.document),
+    });
+    answers.push(await saved.text());
+    expect(saved.status).toBeLessThan(300);
+    const run = await call('/flows/hostile-login/run', { verbose: true });
+    expect(run.body).toMatchObject({ status: 'ok', title: '' });
+    const steps = run.body.steps as { result: Record<string, unknown> }[];
+    expect(steps[2]?.result).toMatchObject({ result: '', withheld: true });
+    expect(steps[3]?.result).toMatchObject({ value: '', withheld: true });
+    const failing = await fetch(`${base}/flows/hostile-fail`, {
+      method: 'PUT',
+      headers: { 'x-workspace': 'hostile', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        steps: [
+          { tool: 'navigate', args: { url: `${a.url}/hostile/tell-later.html?how=none` } },
+          { tool: 'write', args: { selector: { css: '#password' }, secret } },
+          { tool: 'execute_script', args: { script: "throw new Error(document.querySelector('#password').value)" } },
+        ],
+      }),
+    });
+    answers.push(await failing.text());
+    const failed = await call('/flows/hostile-fail/run', {});
+    expect(failed.body).toMatchObject({ status: 'failed', failed: { n: 3 } });
+    expect(JSON.stringify(failed.body.failed)).toMatch(/typed as a secret into this browser, so it is withheld/);
+  });
+
+  it('is screened by another replica too: the record names what was typed, never its value', async () => {
+    const replica = await spawnReplica({
+      GRID_URL: inject('gridUrl'),
+      REDIS_URL: redis.url,
+      SECRETS_DIRS: secretsDirs,
+      SECRETS_KUBERNETES: 'off',
+      SECRETS_TTL: '0',
+      FLOW_DATA_DIR: dataDir,
+    });
+    try {
+      const W = 'hostile-replicas';
+      await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=title` }, W);
+      expect((await call('/browser/write', { selector: { css: '#password' }, secret }, W)).status).toBe(200);
+      await delay(2000);
+      const there = await call('/browser/outline', {}, W, replica.url);
+      expect(there.body).toMatchObject({ url: a.url, title: '', withheld: true });
+      expect((await call('/browser/extract', { selector: { css: '#password' }, what: 'value' }, W, replica.url)).body).toMatchObject({ value: '', withheld: true });
+      await call('/browser/end-browser', {}, W, replica.url);
+    } finally {
+      await replica.kill('SIGTERM');
+    }
+  });
+
+  it('appears nowhere: 0 hits in every answer, the Redis records, stored flows and files, and the log', async () => {
+    const peek = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+    const records: string[] = [];
+    try {
+      for (const key of await peek.keys('*')) {
+        records.push(key, (await peek.get(key)) ?? '');
+      }
+    } finally {
+      peek.disconnect();
+    }
+    expect(records.join('\n')).toMatch(/hostile/);
+    const stored: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          await walk(path);
+        } else {
+          stored.push(path, (await readFile(path)).toString('latin1'));
+        }
+      }
+    };
+    await walk(dataDir);
+    expect(stored.join('\n')).toMatch(/hostile-login/);
+    expect(answers.length).toBeGreaterThan(40);
+    const haystacks = { answers: answers.join('\n'), records: records.join('\n'), stored: stored.join('\n'), log: output };
+    for (const [where, text] of Object.entries(haystacks)) {
+      for (const form of FORMS) {
+        expect(text.includes(form), `${where} carries ${JSON.stringify(form)}`).toBe(false);
+      }
+    }
+  });
+});
