@@ -9,6 +9,8 @@ import { LinkSigner } from './files/links.js';
 import { GridDownloads } from './grid/downloads.js';
 import { Grid } from './grid/grid.js';
 import { buildApp } from './http/app.js';
+import { RequestGuard } from './http/guard.js';
+import { TokenBook } from './workspace/tokens.js';
 import { StoreUnavailable } from './errors.js';
 import { pino } from 'pino';
 import { createSecrets } from './secrets/index.js';
@@ -130,6 +132,8 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
     version: VERSION,
     authToken: config.authToken,
     adminToken: config.adminToken,
+    tokens: TokenBook.from(config.authToken, config.tokensFile),
+    guard: new RequestGuard(config),
     gridUrl,
     mirrorTools: config.mirrorTools === 'on',
     maxBodyBytes: config.maxBodyBytes,

@@ -58,4 +58,28 @@ describe('selenium-flow serve', () => {
       expect(logs).not.toContain(forbidden);
     }
   });
+
+  it('never prints the bearer token in its banner', async () => {
+    const token = 'banner-token-that-must-not-be-printed';
+    const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
+      env: { ...env(), MCP_AUTH_TOKEN: token, LOG_LEVEL: 'trace' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output: string[] = [];
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output.push(chunk.toString());
+        if (/Token:.*\n/.test(output.join(''))) {
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`the server exited before serving:\n${output.join('')}`)));
+    });
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const printed = output.join('\n');
+    expect(printed).toMatch(/Token:\s+set/);
+    expect(printed).not.toContain(token);
+  });
 });
