@@ -78,7 +78,7 @@ function memoryBackends(config: Config): Backends {
 export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
   const grid = new Grid(gridUrl);
   const { store, turns } = backends ?? memoryBackends(config);
-  const workspaces = new Workspaces(grid, store);
+  const workspaces = new Workspaces(grid, store, { browsersPerCaller: config.browsersPerCaller, slotWaitSeconds: config.gridSlotWait });
   const deps: CallDeps = {
     workspaces,
     files: createFiles(config, grid, workspaces),

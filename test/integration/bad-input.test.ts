@@ -159,9 +159,9 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
   });
 
   it('a session_id in saved mode says to drop it', async () => {
-    await refused('navigate', { url: `${site}/table.html`, session_id: (before.browser as Answer).session_id }, 400, 'drop session_id');
+    await refused('navigate', { url: `${site}/table.html`, session_id: 'a-handle-from-elsewhere' }, 400, 'drop session_id');
     await refused('extract', { selector: { css: 'h1' }, session_id: 'whatever' }, 400, 'drop session_id');
-    await refused('end_browser', { session_id: (before.browser as Answer).session_id }, 400, 'drop session_id');
+    await refused('end_browser', { session_id: 'a-handle-from-elsewhere' }, 400, 'drop session_id');
   });
 });
 

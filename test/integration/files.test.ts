@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FileEntry } from '../../src/files/files.js';
 import { REPORT_CSV } from '../fixtures/site.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
 
 const site = inject('siteUrl');
 const TOKEN = 'files-test-bearer-token';
@@ -166,8 +166,8 @@ describe('downloads', () => {
 describe('a browser the Grid has reaped', () => {
   it('has no downloads, and keeping one says why', async () => {
     const ws = 'files-reaped';
-    const opened = await ok(ws, 'open_session');
-    await fetch(`${inject('gridUrl')}/session/${opened.session_id as string}`, { method: 'DELETE' });
+    await ok(ws, 'open_session');
+    await fetch(`${inject('gridUrl')}/session/${(await gridIdOf(server, ws)) ?? ''}`, { method: 'DELETE' });
     expect(await listing(ws, '/files/downloads')).toMatchObject({ browser: false, count: 0, files: [] });
     const kept = await call(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
     expect(kept.status).toBe(404);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TRUNCATION_MARK } from '../../src/browser/reading.js';
-import { connectMcp, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
+import { connectMcp, gridHas, gridIdOf, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
 
 const site = inject('siteUrl');
 const WORKSPACE = 'tools';
@@ -68,17 +68,19 @@ afterAll(async () => {
 
 describe('open_session and current_workspace', () => {
   it('opens a browser the workspace remembers, ending the one it held', async () => {
-    const held = (await workspace()).browser as Answer;
+    const held = await gridIdOf(running, WORKSPACE);
+    expect(held).toBeDefined();
     const opened = await ok('open_session', { width: 1024, height: 768 });
-    expect(opened.session_id).toEqual(expect.any(String));
-    expect(opened.session_id).not.toBe(held.session_id);
-    const old = await rest(running.url, '/browser/extract', { selector: { css: 'html' }, session_id: held.session_id });
-    expect(old.status).toBe(404);
+    expect(opened).not.toHaveProperty('session_id');
+    const now = await gridIdOf(running, WORKSPACE);
+    expect(now).toBeDefined();
+    expect(now).not.toBe(held);
+    expect(await gridHas(held ?? '')).toBe(false);
     const current = await workspace();
     expect(current).toMatchObject({
       workspace: WORKSPACE,
       mode: 'saved',
-      browser: { session_id: opened.session_id, kind: 'chrome', alive: true },
+      browser: { kind: 'chrome', alive: true },
       window: { width: 1024, height: 768 },
     });
     expect((current.browser as Answer).version).not.toBe('');
@@ -688,7 +690,8 @@ describe('end_browser', () => {
   const other = 'tools-end';
 
   it('ends the browser; the workspace stays, reads answer 404 with the remedy, acts open a new one', async () => {
-    const opened = await ok('open_session', {}, other);
+    await ok('open_session', {}, other);
+    const opened = await gridIdOf(running, other);
     await ok('navigate', { url: `${site}/login.html` }, other);
     expect(await ok('end_browser', {}, other)).toEqual({ ended: true });
     const after = await workspace(other);
@@ -702,8 +705,8 @@ describe('end_browser', () => {
 
     const went = await ok('navigate', { url: `${site}/table.html` }, other);
     expect(went.title).toBe('Data table');
-    const reopened = (await workspace(other)).browser as Answer;
-    expect(reopened.session_id).not.toBe(opened.session_id);
+    expect((await workspace(other)).browser).toMatchObject({ alive: true });
+    expect(await gridIdOf(running, other)).not.toBe(opened);
     expect(await ok('end_browser', {}, other)).toEqual({ ended: true });
   });
 });
@@ -742,12 +745,6 @@ describe('the same calls over HTTP and MCP', () => {
 
   function comparable(tool: string, answer: Answer): Answer {
     const copy = structuredClone(answer);
-    if (tool === 'open_session') {
-      copy.session_id = typeof copy.session_id;
-    }
-    if (tool === 'current_workspace' && copy.browser) {
-      (copy.browser as Answer).session_id = typeof (copy.browser as Answer).session_id;
-    }
     if (tool === 'screenshot') {
       delete copy.data;
       delete copy.bytes;
