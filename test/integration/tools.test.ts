@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -439,17 +439,32 @@ describe('upload_file', () => {
     await ok('navigate', { url: `${site}/upload.html` });
   });
 
-  it('sets a file input from a path under the data directory, and nowhere else', async () => {
+  it("sets a file input from the workspace's own Files, and never from another workspace or the global flows", async () => {
     await ok('navigate', { url: `${site}/upload.html` });
-    await writeFile(join(dataDir, 'from-disk.txt'), 'read from the data directory');
-    expect(await ok('upload_file', { selector: { css: '#file' }, path: 'from-disk.txt' })).toMatchObject({ uploaded: 'from-disk.txt' });
+    await mkdir(join(dataDir, WORKSPACE, 'files'), { recursive: true });
+    await writeFile(join(dataDir, WORKSPACE, 'files', 'from-disk.txt'), 'read from this workspace');
+    await mkdir(join(dataDir, 'someone-else', 'files'), { recursive: true });
+    await writeFile(join(dataDir, 'someone-else', 'files', 'theirs.txt'), 'another workspace');
+    await mkdir(join(dataDir, 'global', 'flows'), { recursive: true });
+    await writeFile(join(dataDir, 'global', 'flows', 'ops.yaml'), 'operator flow');
+    expect(await ok('upload_file', { selector: { css: '#file' }, file: 'workspace://files/from-disk.txt' })).toMatchObject({ uploaded: 'from-disk.txt' });
     await until("document.getElementById('file-content').textContent !== ''");
-    expect(await text('#file-content')).toBe('read from the data directory');
-    const outside = await call('upload_file', { selector: { css: '#file' }, path: '../../../../etc/hostname' });
-    expect(outside.status).toBe(400);
-    expect(JSON.stringify(outside.body)).toContain('inside the server data directory');
-    const missing = await call('upload_file', { selector: { css: '#file' }, path: 'no-such-file.txt' });
-    expect(missing.status).toBe(404);
+    expect(await text('#file-content')).toBe('read from this workspace');
+    // There is no path argument any more: nothing names a file outside the caller's workspace.
+    for (const path of ['from-disk.txt', '../someone-else/files/theirs.txt', 'someone-else/files/theirs.txt', 'global/flows/ops.yaml']) {
+      const refused = await call('upload_file', { selector: { css: '#file' }, path });
+      expect(refused.status, path).toBe(400);
+      expect((refused.body.error as Answer).message, path).toContain('Unknown argument "path"');
+    }
+    for (const file of [
+      'workspace://files/..%2Fsomeone-else%2Ffiles%2Ftheirs.txt',
+      'workspace://files/../../someone-else/files/theirs.txt',
+      'workspace://files/%2E%2E/%2E%2E/global/flows/ops.yaml',
+    ]) {
+      const refused = await call('upload_file', { selector: { css: '#file' }, file });
+      expect(refused.status, file).toBe(400);
+    }
+    expect(await text('#file-content')).toBe('read from this workspace');
   });
 });
 
