@@ -53,9 +53,18 @@ export async function gridIdOf(running: RunningServer, workspace: string): Promi
   return (await running.server.store.get(`named:${workspace}`))?.gridId;
 }
 
+/** The ids of every session the Grid runs now, from its /status (which touches no session). */
+export async function gridSessionIds(gridUrl: string = inject('gridUrl')): Promise<Set<string>> {
+  const status = (await (await fetch(`${gridUrl}/status`)).json()) as {
+    value: { nodes: { slots: { session: { sessionId: string } | null }[] }[] };
+  };
+  return new Set(status.value.nodes.flatMap((node) => node.slots.flatMap((slot) => (slot.session ? [slot.session.sessionId] : []))));
+}
+
 /** Whether the Grid still runs the browser with this id. */
 export async function gridHas(gridId: string, gridUrl: string = inject('gridUrl')): Promise<boolean> {
-  return (await fetch(`${gridUrl}/session/${gridId}/window`)).ok;
+  const ids = await gridSessionIds(gridUrl);
+  return ids.has(gridId);
 }
 
 /** A JSON POST/GET against the REST surface; answers status and parsed body. */
