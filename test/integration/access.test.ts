@@ -392,3 +392,29 @@ describe('agents never see a Grid id', () => {
     }
   });
 });
+
+describe('an MCP call abandoned while its browser opens', () => {
+  it('leaves no browser on the Grid', async () => {
+    const proxy = await startGridProxy(inject('gridUrl'));
+    const running = await startServer({}, proxy.url);
+    try {
+      proxy.holdNewSessionsMs = 1500;
+      const abort = new AbortController();
+      const call = fetch(`${running.url}/mcp?workspace=mcp-abandoned`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'open_session', arguments: {} } }),
+        signal: abort.signal,
+      });
+      setTimeout(() => abort.abort(), 400);
+      await expect(call).rejects.toThrow();
+      await until(async () => proxy.created.length > 0, 'the Grid created the session');
+      proxy.holdNewSessionsMs = 0;
+      await until(async () => !(await gridHas(proxy.created[0] ?? '')), 'the abandoned browser was ended');
+      expect((await rest(running.url, '/workspace', undefined, { 'x-workspace': 'mcp-abandoned' })).body).toMatchObject({ browser: null });
+    } finally {
+      await running.close();
+      await proxy.close();
+    }
+  });
+});
