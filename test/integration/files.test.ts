@@ -280,7 +280,7 @@ describe('upload_file by uri', () => {
   it('refuses two sources at once, and a uri that names no file', async () => {
     const both = await call(ws, 'upload_file', { selector: { css: '#file' }, text: 'x', file: 'workspace://files/report.csv' });
     expect(both.status).toBe(400);
-    expect(errorOf(both)).toContain('exactly one of text, content (base64), file');
+    expect(errorOf(both)).toContain('exactly one of text, content (base64) or file');
     const none = await call(ws, 'upload_file', { selector: { css: '#file' }, file: 'workspace://files/nope.csv' });
     expect(none.status).toBe(404);
     expect(errorOf(none)).toContain('workspace://files lists');
