@@ -38,7 +38,7 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
       name: 'selenium-flow',
       version: context.version,
       grid: withoutCredentials(context.gridUrl),
-      auth: context.authToken !== undefined,
+      auth: !context.tokens.open,
       features: context.features,
     }),
   },

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallDeps } from '../capabilities/call.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
-import type { Principal } from '../workspace/tokens.js';
+import type { Principal, TokenBook } from '../workspace/tokens.js';
 
 /**
  * Who may call a route: anyone (health checks, the API description), the bearer token (the
@@ -47,7 +47,8 @@ export interface PlainRoute {
 export interface RouteContext {
   deps: CallDeps;
   version: string;
-  authToken: string | undefined;
+  /** every bearer token; `open` when none is configured */
+  tokens: TokenBook;
   gridUrl: string;
   /** whether the Grid and the store answer */
   ready: () => Promise<{ grid: boolean; store: boolean }>;

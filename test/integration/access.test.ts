@@ -197,6 +197,7 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
       expect((await rest(running.url, '/files', undefined, as(token, workspace))).status).toBe(403);
     }
     expect((await rest(running.url, '/workspace', undefined, {})).status).toBe(401);
+    expect((await rest(running.url, '/info')).body).toMatchObject({ auth: true });
     expect((await rest(running.url, '/workspace', undefined, as(ADMIN, 'alice'))).status).toBe(401);
     expect((await rest(running.url, '/admin/api/workspaces/bob/files', undefined, as(ALICE))).status).toBe(401);
     expect((await rest(running.url, '/admin/api/workspaces/bob/files', undefined, as(ADMIN))).status).toBe(200);
