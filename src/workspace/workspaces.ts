@@ -51,13 +51,14 @@ export class Workspaces {
   /** Opens a browser; a saved workspace's previous browser is ended first. */
   async open(caller: Caller, kind: BrowserKind | undefined, window: { width?: number; height?: number }, known?: WorkspaceRecord): Promise<AttachedBrowser> {
     const record = caller.key ? (known ?? (await this.store.get(caller.key)) ?? newRecord()) : newRecord();
+    const owner = caller.owner ?? 'anonymous';
+    // Before the old browser ends: a refused caller keeps the one it had.
+    await this.checkCap(owner, caller.key);
     if (caller.key && record.gridId) {
       await this.grid.end(record.gridId).catch(() => undefined);
     }
     const browser = kind ?? record.browser;
     const size = { width: window.width ?? record.window.width, height: window.height ?? record.window.height };
-    const owner = caller.owner ?? 'anonymous';
-    await this.checkCap(owner, caller.key);
     this.opening.set(owner, (this.opening.get(owner) ?? 0) + 1);
     let opened: OpenedBrowser;
     try {

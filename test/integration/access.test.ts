@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startGridProxy, type GridProxy } from '../helpers/grid-proxy.js';
-import { connectMcp, gridHas, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { connectMcp, gridHas, gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 const site = inject('siteUrl');
 
@@ -251,6 +251,15 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
     expect((await rest(running.url, '/browser/open-session', {}, as(ALICE, 'alice-2'))).status).toBe(200);
     expect((await rest(running.url, '/browser/end-browser', {}, as(ALICE, 'alice-2'))).body).toEqual({ ended: true });
     expect((await rest(running.url, '/browser/end-browser', {}, as(BOB, 'bob'))).body).toEqual({ ended: true });
+  });
+
+  it('does not count a browser the Grid has reaped against the cap', async () => {
+    expect((await rest(running.url, '/browser/open-session', {}, as(ALICE, 'alice-3'))).status).toBe(200);
+    const reaped = (await gridIdOf(running, 'alice-3')) ?? '';
+    await fetch(`${inject('gridUrl')}/session/${reaped}`, { method: 'DELETE' });
+    expect((await rest(running.url, '/browser/open-session', {}, as(ALICE, 'alice-4'))).status).toBe(200);
+    expect((await rest(running.url, '/workspace', undefined, as(ALICE, 'alice-3'))).body).toMatchObject({ browser: null });
+    expect((await rest(running.url, '/browser/end-browser', {}, as(ALICE, 'alice-4'))).body).toEqual({ ended: true });
   });
 
   it('ends at once a browser whose caller went away while it was opening', async () => {
