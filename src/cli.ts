@@ -78,7 +78,9 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
       `  Grid:     ${embedded ? `${gridUrl} (embedded)` : gridUrl}`,
       `  Data:     ${config.dataDir ?? 'off (set FLOW_DATA_DIR for flows and files)'}`,
       `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
-      `  Token:    ${config.authToken ? config.authToken : 'none (loopback only)'}`,
+      // Never the token itself: banners end up in terminals, CI logs and screenshots.
+      `  Token:    ${config.authToken ? 'set' : 'none (loopback only)'}${config.tokensFile ? ` + TOKENS_FILE ${config.tokensFile}` : ''}`,
+      `  Admin:    ${config.adminToken ?? config.authToken ? 'token set' : 'closed (set ADMIN_TOKEN)'}`,
       '',
     ].join('\n'),
   );

@@ -16,7 +16,19 @@ function setting<T>(s: Setting<T>): Setting<T> {
 }
 
 const seconds = (min: number) => z.coerce.number().int().min(min);
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
+export const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function splitList(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function hostList(example: string) {
+  return z
+    .string()
+    .optional()
+    .transform((value) => splitList(value).map((host) => host.toLowerCase()))
+    .pipe(z.array(z.string().regex(/^[a-z0-9*][a-z0-9.*:[\]-]*$/, `must list ${example}, comma-separated`)));
+}
 
 export const SETTINGS = {
   gridUrl: setting({
@@ -76,8 +88,42 @@ export const SETTINGS = {
   adminToken: setting({
     env: 'ADMIN_TOKEN',
     flag: 'admin-token',
-    help: 'token for the admin API (/admin/api); default: MCP_AUTH_TOKEN',
+    help: 'token for the admin API (/admin/api); default: MCP_AUTH_TOKEN; with neither the admin API is closed',
     schema: z.string().min(16, 'must be at least 16 characters').optional(),
+  }),
+  allowedHosts: setting({
+    env: 'ALLOWED_HOSTS',
+    flag: 'allowed-hosts',
+    help: 'comma-separated host names (a * matches any run of characters) this server answers to, besides loopback, HOST and PUBLIC_URL',
+    schema: hostList('host names such as selenium-flow.internal or *.example.com'),
+  }),
+  allowedOrigins: setting({
+    env: 'ALLOWED_ORIGINS',
+    flag: 'allowed-origins',
+    help: 'comma-separated origins (scheme://host[:port]) whose pages may call this server, besides its own',
+    schema: z
+      .string()
+      .optional()
+      .transform((value) => splitList(value))
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must list origins such as https://agents.example.com (scheme://host[:port], no path)'))),
+  }),
+  tokensFile: setting({
+    env: 'TOKENS_FILE',
+    flag: 'tokens-file',
+    help: 'YAML or JSON file mapping each bearer token (or its SHA-256) to the workspaces it may use',
+    schema: z.string().min(1).optional(),
+  }),
+  browsersPerCaller: setting({
+    env: 'BROWSERS_PER_CALLER',
+    flag: 'browsers-per-caller',
+    help: 'browsers one caller (one token; all token-less callers together) may hold open at once',
+    schema: z.coerce.number().int().min(1).max(1000).default(4),
+  }),
+  gridSlotWait: setting({
+    env: 'GRID_SLOT_WAIT',
+    flag: 'grid-slot-wait',
+    help: 'seconds an open waits for a free Grid slot before answering 503',
+    schema: seconds(1).max(3600).default(30),
   }),
   mirrorTools: setting({
     env: 'MIRROR_TOOLS',
@@ -144,9 +190,9 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
     out[key] = parsed.data;
   }
   const config = resolveStore(out as Parsed);
-  if (!loopbackHosts.has(config.host) && !config.authToken) {
+  if (!loopbackHosts.has(config.host) && !config.authToken && !config.tokensFile) {
     throw new ConfigError(
-      `MCP_AUTH_TOKEN (--auth-token) is required when HOST is ${config.host}: set a token, or listen on 127.0.0.1.`,
+      `MCP_AUTH_TOKEN (--auth-token) or TOKENS_FILE (--tokens-file) is required when HOST is ${config.host}: set a token, or listen on 127.0.0.1.`,
     );
   }
   return config;

@@ -9,6 +9,8 @@ import { LinkSigner } from './files/links.js';
 import { GridDownloads } from './grid/downloads.js';
 import { Grid } from './grid/grid.js';
 import { buildApp } from './http/app.js';
+import { RequestGuard } from './http/guard.js';
+import { TokenBook } from './workspace/tokens.js';
 import { StoreUnavailable } from './errors.js';
 import { pino } from 'pino';
 import { createSecrets } from './secrets/index.js';
@@ -76,7 +78,7 @@ function memoryBackends(config: Config): Backends {
 export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
   const grid = new Grid(gridUrl);
   const { store, turns } = backends ?? memoryBackends(config);
-  const workspaces = new Workspaces(grid, store);
+  const workspaces = new Workspaces(grid, store, { browsersPerCaller: config.browsersPerCaller, slotWaitSeconds: config.gridSlotWait });
   const deps: CallDeps = {
     workspaces,
     files: createFiles(config, grid, workspaces),
@@ -130,6 +132,8 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
     version: VERSION,
     authToken: config.authToken,
     adminToken: config.adminToken,
+    tokens: TokenBook.from(config.authToken, config.tokensFile),
+    guard: new RequestGuard(config),
     gridUrl,
     mirrorTools: config.mirrorTools === 'on',
     maxBodyBytes: config.maxBodyBytes,

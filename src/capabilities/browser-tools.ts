@@ -214,7 +214,7 @@ export const uploadFileTool = defineTool({
   name: 'upload_file',
   title: 'Set a file input',
   description:
-    'Put a file into an <input type=file>, from exactly one of text, content (base64), file (a file, screenshot or download by its URI) or path. filename defaults to upload.txt or the file\'s name.',
+    'Put a file into an <input type=file>, from exactly one of text, content (base64) or file (a file, screenshot or download of this workspace, by its URI). filename defaults to upload.txt or the file\'s name.',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
@@ -224,19 +224,18 @@ export const uploadFileTool = defineTool({
     selector,
     text: z.string().optional().describe('file content as text'),
     content: z.base64().optional(),
-    file: z.string().min(1).optional().describe('a workspace://files… URI'),
-    path: z.string().min(1).optional().describe('under the server data directory'),
+    file: z.string().min(1).optional().describe("a workspace://files… URI of this workspace's Files, screenshots or downloads"),
     filename: z.string().min(1).max(255).optional().describe('the name the page sees'),
     mime_type: z.string().optional(),
     wait_timeout: waitTimeout,
   }),
   check: (args) =>
-    exactlyOne(args, ['text', 'content', 'file', 'path'])
+    exactlyOne(args, ['text', 'content', 'file'])
       ? undefined
-      : 'Pass exactly one of text, content (base64), file (a workspace://files… URI) or path.',
+      : 'Pass exactly one of text, content (base64) or file (a workspace://files… URI).',
   output: z.object({ uploaded: z.string().describe('the file name the page received'), bytes: z.number() }),
-  handler: async (args, { driver, dataDir, files }) => {
-    const file = await resolveUploadBytes(args, dataDir, (uri) => files.readUri(uri));
+  handler: async (args, { driver, files }) => {
+    const file = await resolveUploadBytes(args, (uri) => files.readUri(uri));
     await uploadFile(driver, args.selector, file, waitOf(args));
     return { uploaded: file.name, bytes: file.bytes.byteLength };
   },

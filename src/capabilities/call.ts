@@ -245,7 +245,8 @@ function workspaceView(deps: CallDeps, caller: Caller, sessionId: string | undef
     open: async (kind, window) => {
       const opened = await workspaces.open(caller, kind, window);
       const page = await readPageState(opened.driver);
-      return { sessionId: opened.gridId, url: page.url, title: page.title };
+      // The opaque handle, never the Grid id; a saved workspace answers none (it remembers its browser).
+      return { sessionId: opened.handle, url: page.url, title: page.title };
     },
     end: async () => ({ ended: await workspaces.end(caller, sessionId) }),
     describe: () => describeWorkspace(deps, caller, sessionId),
@@ -257,11 +258,11 @@ async function describeWorkspace(deps: CallDeps, caller: Caller, sessionId: stri
   const flowsHere = async () =>
     deps.flows ? (await deps.flows.view(caller, flowToolbox(deps, caller, sessionId)).list(false)).map((f) => f.name) : [];
   if (!caller.key) {
-    const alive = sessionId ? await workspaces.isAlive(sessionId) : false;
+    const held = sessionId ? await workspaces.describeHandle(caller, sessionId) : undefined;
     return {
       workspace: null,
       mode: 'stateless',
-      browser: sessionId && alive ? { session_id: sessionId, ...(await workspaces.kindOf(sessionId)), alive } : null,
+      browser: sessionId && held?.alive ? { session_id: sessionId, ...held } : null,
       window: null,
       url: null,
       title: null,
@@ -278,7 +279,7 @@ async function describeWorkspace(deps: CallDeps, caller: Caller, sessionId: stri
     mode: 'saved',
     browser:
       record?.gridId && alive
-        ? { session_id: record.gridId, kind: record.browser, version: record.browserVersion ?? '', alive }
+        ? { kind: record.browser, version: record.browserVersion ?? '', alive }
         : null,
     window: record ? record.window : null,
     url: record?.url ?? null,

@@ -8,7 +8,7 @@ export const openSession = defineTool({
   name: 'open_session',
   title: 'Open a browser',
   description:
-    'Open a browser (ending the one this workspace held). Answers session_id, which stateless callers pass to later calls; a named workspace remembers its browser.',
+    'Open a browser (ending the one this workspace held). Stateless callers get session_id, an opaque handle to pass to later calls; a named workspace remembers its browser and gets none.',
   kind: 'act',
   destructive: false,
   browser: 'none',
@@ -18,12 +18,16 @@ export const openSession = defineTool({
     width: windowSide.optional().describe('default 1280'),
     height: windowSide.optional().describe('default 900'),
   }),
-  output: z.object({ session_id: z.string().describe('the Grid id of the browser'), url: z.string(), title: z.string() }),
+  output: z.object({
+    session_id: z.string().optional().describe('stateless mode only: an opaque handle for this browser, valid for the caller that opened it'),
+    url: z.string(),
+    title: z.string(),
+  }),
   handler: async (args, { workspace, secrets }) => {
     // A saved workspace's previous browser ends here: the values typed into it go with it.
     secrets.forgetBrowser();
     const opened = await workspace.open(args.browser, { width: args.width, height: args.height });
-    return { session_id: opened.sessionId, url: opened.url, title: opened.title };
+    return { ...(opened.sessionId === undefined ? {} : { session_id: opened.sessionId }), url: opened.url, title: opened.title };
   },
 });
 
@@ -60,7 +64,12 @@ export const currentWorkspace = defineTool({
     workspace: z.string().nullable(),
     mode: z.enum(['saved', 'stateless']),
     browser: z
-      .object({ session_id: z.string(), kind: z.enum(['chrome', 'firefox']), version: z.string(), alive: z.boolean() })
+      .object({
+        session_id: z.string().optional().describe('stateless mode only: the handle passed'),
+        kind: z.enum(['chrome', 'firefox']),
+        version: z.string(),
+        alive: z.boolean(),
+      })
       .nullable(),
     window: z.object({ width: z.number(), height: z.number() }).nullable(),
     url: z.string().nullable(),

@@ -2,7 +2,7 @@ import type { BrowserKind } from '../grid/capabilities.js';
 
 /** What workspace-level tools may do, and nothing more: handlers see a narrow context. */
 export interface WorkspaceView {
-  open(kind: BrowserKind | undefined, window: { width?: number; height?: number }): Promise<{ sessionId: string; url: string; title: string }>;
+  open(kind: BrowserKind | undefined, window: { width?: number; height?: number }): Promise<{ sessionId?: string; url: string; title: string }>;
   end(): Promise<{ ended: boolean }>;
   describe(): Promise<CurrentWorkspace>;
 }
@@ -11,7 +11,8 @@ export interface CurrentWorkspace {
   workspace: string | null;
   mode: 'saved' | 'stateless';
   browser: null | {
-    session_id: string;
+    /** stateless only: the handle the caller passed */
+    session_id?: string;
     kind: BrowserKind;
     version: string;
     alive: boolean;

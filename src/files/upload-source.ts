@@ -1,11 +1,8 @@
-import { readFile, realpath } from 'node:fs/promises';
-import { basename, resolve, sep } from 'node:path';
-import { BadRequest, NotFound } from '../errors.js';
+import { BadRequest } from '../errors.js';
 
 export interface UploadSource {
   text?: string;
   content?: string;
-  path?: string;
   /** a workspace://files… URI */
   file?: string;
   filename?: string;
@@ -17,14 +14,12 @@ export type ReadFileUri = (uri: string) => Promise<{ name: string; bytes: Uint8A
 const SAFE_FILENAME = /^[^/\\\0]{1,255}$/;
 
 /**
- * The bytes an upload_file call names. A path is confined to the data directory: an agent
- * must not be able to hand any file on this machine to a web page.
+ * The bytes an upload_file call names. A file on the server comes only through a
+ * workspace://files… URI, which the Files service reads from the caller's own workspace: there
+ * is no path argument, so no caller can hand a page another workspace's files, the global
+ * flows, or anything else on this machine.
  */
-export async function resolveUploadBytes(
-  source: UploadSource,
-  dataDir: string | undefined,
-  readFileUri?: ReadFileUri,
-): Promise<{ name: string; bytes: Uint8Array }> {
+export async function resolveUploadBytes(source: UploadSource, readFileUri?: ReadFileUri): Promise<{ name: string; bytes: Uint8Array }> {
   if (source.file !== undefined) {
     if (!readFileUri) {
       throw new BadRequest('file needs a workspace with files; pass the file as text or content instead.');
@@ -32,14 +27,11 @@ export async function resolveUploadBytes(
     const file = await readFileUri(source.file);
     return { name: checkedName(source.filename ?? file.name), bytes: file.bytes };
   }
-  const name = checkedName(source.filename ?? (source.path ? basename(source.path) : 'upload.txt'));
+  const name = checkedName(source.filename ?? 'upload.txt');
   if (source.text !== undefined) {
     return { name, bytes: Buffer.from(source.text, 'utf8') };
   }
-  if (source.content !== undefined) {
-    return { name, bytes: Buffer.from(source.content, 'base64') };
-  }
-  return { name, bytes: await readConfined(source.path ?? '', dataDir) };
+  return { name, bytes: Buffer.from(source.content ?? '', 'base64') };
 }
 
 function checkedName(name: string): string {
@@ -47,21 +39,4 @@ function checkedName(name: string): string {
     throw new BadRequest('filename must be a plain file name without "/" or "\\", e.g. "report.csv".');
   }
   return name;
-}
-
-async function readConfined(path: string, dataDir: string | undefined): Promise<Uint8Array> {
-  if (!dataDir) {
-    throw new BadRequest('path needs the server to have a data directory (FLOW_DATA_DIR); pass the file as text or content instead.');
-  }
-  const root = await realpath(dataDir);
-  let real: string;
-  try {
-    real = await realpath(resolve(root, path));
-  } catch {
-    throw new NotFound('No file at that path under the data directory; check the name, or pass the file as text or content.');
-  }
-  if (!real.startsWith(root + sep)) {
-    throw new BadRequest('path must name a file inside the server data directory; pass the file as text or content instead.');
-  }
-  return readFile(real);
 }

@@ -5,20 +5,26 @@ import { timingSafeEqual } from 'node:crypto';
 import { callTool, type CallDeps } from '../capabilities/call.js';
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/define.js';
-import { BadRequest, errorBody, SeleniumFlowError, PayloadTooLarge, Unauthorized } from '../errors.js';
+import { BadRequest, errorBody, Forbidden, SeleniumFlowError, PayloadTooLarge, Unauthorized } from '../errors.js';
 import { buildMcpServer } from '../mcp/server.js';
 import { listedTools } from '../mcp/tools.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
+import type { TokenBook } from '../workspace/tokens.js';
+import type { RequestGuard } from './guard.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
 import { PROBE_ROUTES } from './operation-routes.js';
-import { fastifyPath, registerPlainRoutes, type RouteContext } from './routes.js';
+import { callerOfRequest, fastifyPath, registerPlainRoutes, type RouteContext } from './routes.js';
 
 export interface AppOptions {
   version: string;
   authToken: string | undefined;
-  /** the admin API's token (ADMIN_TOKEN); the bearer token when unset */
+  /** the admin API's token (ADMIN_TOKEN); the bearer token when unset; neither: the admin API is closed */
   adminToken?: string;
+  /** every bearer token (MCP_AUTH_TOKEN and TOKENS_FILE) and who each stands for */
+  tokens: TokenBook;
+  /** Host and Origin: who may address this server by which name */
+  guard: RequestGuard;
   gridUrl: string;
   mirrorTools: boolean;
   maxBodyBytes: number;
@@ -44,17 +50,26 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
       error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}; see ${options.routePrefix ?? ''}/openapi.json for the routes.` },
     }),
   );
+  app.decorateRequest('principal', undefined);
+  // The one place every request is checked: by name (Host, Origin), then by token.
   app.addHook('onRequest', async (request) => {
+    const { access = 'bearer', anyHost = false } = request.routeOptions.config;
+    options.guard.check(request, anyHost);
     // A route nobody matched (a 404) asks for the bearer token like any other.
-    const access = request.routeOptions.config.access ?? 'bearer';
-    const adminToken = options.adminToken ?? options.authToken;
     if (access === 'admin') {
-      if (adminToken) {
-        checkBearer(request, adminToken, 'Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
+      const adminToken = options.adminToken ?? options.authToken;
+      if (!adminToken) {
+        throw new Forbidden('The admin API is closed because no admin token is set; set ADMIN_TOKEN (or MCP_AUTH_TOKEN, which it defaults to) and send it as Authorization: Bearer <token>.');
       }
-    } else if (access === 'bearer' && options.authToken) {
+      checkBearer(request, adminToken, 'Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
+    } else if (access === 'bearer') {
       // A signed link carries its own proof (an HMAC with an expiry), checked by its route.
-      checkBearer(request, options.authToken);
+      const header = request.headers.authorization ?? '';
+      const principal = options.tokens.principalOf(header.startsWith('Bearer ') ? header.slice(7) : undefined);
+      if (!principal) {
+        throw new Unauthorized('Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN, or a token of TOKENS_FILE>.');
+      }
+      request.principal = principal;
     }
   });
   // A flow document may be PUT as YAML text, the form people write it in.
@@ -95,8 +110,8 @@ function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: App
     app.route({
       method: capability.http.method,
       url: fastifyPath(capability.http.path),
-      handler: async (request) => {
-        const caller = resolveCaller({ header: request.headers['x-workspace'] });
+      handler: async (request, reply) => {
+        const caller = { ...callerOfRequest(request), abandoned: abandonment(reply) };
         return callTool(deps, capability, httpArguments(capability.http, request), caller);
       },
     });
@@ -128,13 +143,15 @@ function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions):
   const tools = listedTools(options.mirrorTools);
   const log = (err: unknown) => app.log.error({ err: errorSummary(err) }, 'tool call failed');
   const handler = createMcpHandler(
-    (ctx) => buildMcpServer(deps, callerOfMcpRequest(ctx.requestInfo), { version: options.version, tools, log }),
+    (ctx) => buildMcpServer(deps, callerOfMcpRequest(ctx), { version: options.version, tools, log }),
     { maxRequestBodySize: options.maxBodyBytes },
   );
   const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes });
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-    // Validate the workspace before the SDK takes the socket, so a bad name is a plain 400.
-    callerOfNodeRequest(request);
+    // Resolved before the SDK takes the socket, so a bad or forbidden workspace is a plain 4xx.
+    const caller = callerOfNodeRequest(request);
+    // The SDK hands authInfo through to the server factory untouched; the token itself stays here.
+    (request.raw as { auth?: AuthInfo }).auth = { token: '', clientId: caller.owner ?? '', scopes: [], extra: { caller } };
     reply.hijack();
     await node(request.raw, reply.raw, request.body);
   };
@@ -143,30 +160,42 @@ function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions):
   app.delete('/mcp', serve);
 }
 
+type AuthInfo = { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> };
+
 function callerOfNodeRequest(request: FastifyRequest): Caller {
   const query = (request.query as Record<string, unknown>).workspace;
   return resolveCaller({
     header: request.headers['x-workspace'],
     query: typeof query === 'string' ? query : null,
     mcpSessionId: request.headers['mcp-session-id'],
+    principal: request.principal,
   });
 }
 
-function callerOfMcpRequest(request: Request | undefined): Caller {
-  if (!request) {
-    return {};
+/** The caller serve() resolved, and the signal the SDK aborts when the HTTP exchange closes early. */
+function callerOfMcpRequest(ctx: { authInfo?: { extra?: Record<string, unknown> }; requestInfo?: Request }): Caller {
+  const caller = ctx.authInfo?.extra?.caller as Caller | undefined;
+  if (!caller) {
+    throw new Error('An MCP request reached the server factory without the caller serve() resolved.');
   }
-  return resolveCaller({
-    header: request.headers.get('x-workspace') ?? undefined,
-    query: new URL(request.url).searchParams.get('workspace'),
-    mcpSessionId: request.headers.get('mcp-session-id') ?? undefined,
+  return { ...caller, abandoned: ctx.requestInfo?.signal };
+}
+
+/** Aborted when the client goes away before its answer is sent. */
+function abandonment(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) {
+      abort.abort();
+    }
   });
+  return abort.signal;
 }
 
 function checkBearer(
   request: FastifyRequest,
   token: string,
-  refusal = 'Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN>.',
+  refusal: string,
 ): void {
   const header = request.headers.authorization ?? '';
   const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');

@@ -8,10 +8,9 @@ import type { FileBytes } from '../files/files.js';
 import { SIGNED_PREFIX } from '../files/links.js';
 import { FOLDERS, isFolder, servedInline, type Folder, type Section } from '../files/names.js';
 import { uriOf } from '../files/uris.js';
-import { resolveCaller } from '../workspace/caller.js';
-import { pathParams, type PlainRoute } from './routes.js';
+import { callerOfRequest, pathParams, type PlainRoute } from './routes.js';
 
-const workspaceOf = (request: FastifyRequest) => resolveCaller({ header: request.headers['x-workspace'] }).workspace;
+const workspaceOf = (request: FastifyRequest) => callerOfRequest(request).workspace;
 const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
 const listing = { json: jsonSchemaOf(fileListing, 'output') };
 const agent = { tag: 'files', access: 'bearer' } as const;
@@ -69,7 +68,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     summary: 'Keep a screenshot (moved) or a download (copied) in Files',
     answers: { json: jsonSchemaOf(keepFile.output, 'output') },
     handler: async (request, _reply, { deps }) => {
-      const caller = resolveCaller({ header: request.headers['x-workspace'] });
+      const caller = callerOfRequest(request);
       return callTool(deps, keepFile, { uri: uriOf(keptFolder(param(request, 'folder')), param(request, 'name')) }, caller);
     },
   },

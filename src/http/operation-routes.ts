@@ -5,15 +5,17 @@ import type { PlainRoute } from './routes.js';
 const OK = { json: { type: 'object', properties: { status: { const: 'ok' } } } };
 const ANY_OBJECT = { json: { type: 'object' } };
 const open = { tag: 'operations', access: 'public' } as const;
+/** Probes answer a Host-less or IP-addressed request; the Origin check still applies to them. */
+const probe = { ...open, anyHost: true } as const;
 
 let flowSchema: Record<string, unknown> | undefined;
 
 /** Health checks for supervisors and load balancers; with ROUTE_PREFIX they also answer at the root. */
 export const PROBE_ROUTES: readonly PlainRoute[] = [
-  { ...open, method: 'GET', path: '/health', summary: 'The process answers (liveness)', answers: OK, handler: async () => ({ status: 'ok' }) },
-  { ...open, method: 'GET', path: '/started', summary: 'The server has started', answers: OK, handler: async () => ({ status: 'ok' }) },
+  { ...probe, method: 'GET', path: '/health', summary: 'The process answers (liveness)', answers: OK, handler: async () => ({ status: 'ok' }) },
+  { ...probe, method: 'GET', path: '/started', summary: 'The server has started', answers: OK, handler: async () => ({ status: 'ok' }) },
   {
-    ...open,
+    ...probe,
     method: 'GET',
     path: '/ready',
     summary: 'The Grid and the workspace store answer (otherwise 503, saying which does not)',
@@ -27,7 +29,7 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
     },
   },
   {
-    ...open,
+    ...probe,
     method: 'GET',
     path: '/info',
     summary: 'The version, the Grid (without credentials) and the enabled features',
@@ -36,7 +38,7 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
       name: 'selenium-flow',
       version: context.version,
       grid: withoutCredentials(context.gridUrl),
-      auth: context.authToken !== undefined,
+      auth: !context.tokens.open,
       features: context.features,
     }),
   },

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallDeps } from '../capabilities/call.js';
+import { resolveCaller, type Caller } from '../workspace/caller.js';
+import type { Principal, TokenBook } from '../workspace/tokens.js';
 
 /**
  * Who may call a route: anyone (health checks, the API description), the bearer token (the
@@ -9,8 +11,14 @@ import type { CallDeps } from '../capabilities/call.js';
 export type Access = 'public' | 'bearer' | 'admin' | 'signed';
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** who the bearer token says is asking (set for bearer routes) */
+    principal?: Principal;
+  }
   interface FastifyContextConfig {
     access?: Access;
+    /** answers whatever the Host header says (probes: kubelets and load balancers address a pod by IP) */
+    anyHost?: boolean;
   }
 }
 
@@ -26,6 +34,8 @@ export interface PlainRoute {
   summary: string;
   tag: 'operations' | 'files' | 'admin';
   access: Access;
+  /** see FastifyContextConfig.anyHost */
+  anyHost?: boolean;
   /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, or YAML text */
   answers: { json: Record<string, unknown> } | 'file' | 'yaml';
   /** query parameters and what each means */
@@ -37,7 +47,8 @@ export interface PlainRoute {
 export interface RouteContext {
   deps: CallDeps;
   version: string;
-  authToken: string | undefined;
+  /** every bearer token; `open` when none is configured */
+  tokens: TokenBook;
   gridUrl: string;
   /** whether the Grid and the store answer */
   ready: () => Promise<{ grid: boolean; store: boolean }>;
@@ -51,7 +62,7 @@ export function registerPlainRoutes(app: FastifyInstance, routes: readonly Plain
     app.route({
       method: route.method,
       url: fastifyPath(route.path),
-      config: { access: route.access },
+      config: { access: route.access, anyHost: route.anyHost === true },
       handler: (request, reply) => route.handler(request, reply, context),
     });
   }
@@ -70,4 +81,9 @@ export function fastifyPath(path: string): string {
 /** A route's path parameters, which Fastify always sets (as strings) for a matched route. */
 export function pathParams(request: FastifyRequest): Record<string, string> {
   return request.params as Record<string, string>;
+}
+
+/** The caller of a REST request: its X-Workspace header, under what its bearer token allows. */
+export function callerOfRequest(request: FastifyRequest): Caller {
+  return resolveCaller({ header: request.headers['x-workspace'], principal: request.principal });
 }

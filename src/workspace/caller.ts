@@ -1,5 +1,6 @@
 import { BadRequest } from '../errors.js';
 import { WORKSPACE_NAME_RULE, workspaceName } from './names.js';
+import { checkWorkspaceAllowed, type Principal } from './tokens.js';
 
 /**
  * Who is calling. `key` is the store key of a saved workspace; a caller without one is
@@ -10,10 +11,13 @@ export interface Caller {
   key?: string;
   /** The workspace's name where it has one a person can read (named or stdio). */
   workspace?: string;
+  /** who holds the browsers this caller opens (a Principal's id): stateless handles answer only to it */
+  owner?: string;
+  /** aborted when the caller went away (its HTTP request closed): a browser opened for it is ended */
+  abandoned?: AbortSignal;
 }
 
 export const STDIO_CALLER: Caller = { key: 'stdio', workspace: '_stdio' };
-export const STATELESS_CALLER: Caller = {};
 
 /** The caller a workspace name stands for (the admin API and signed links address workspaces by name). */
 export function callerOfWorkspace(name: string): Caller & { key: string } {
@@ -24,22 +28,28 @@ export interface CallerSources {
   header?: string | string[];
   query?: string | null;
   mcpSessionId?: string | string[];
+  /** who the bearer token says is asking; a workspace it may not use is a 403 */
+  principal?: Principal;
 }
 
 export function resolveCaller(sources: CallerSources): Caller {
+  const owner = sources.principal?.id;
   const named = first(sources.header) ?? sources.query ?? undefined;
   if (named !== undefined) {
     const parsed = workspaceName.safeParse(named);
     if (!parsed.success) {
       throw new BadRequest(`Invalid workspace name: ${WORKSPACE_NAME_RULE}; rename it and call again.`);
     }
-    return { key: `named:${parsed.data}`, workspace: parsed.data };
+    checkWorkspaceAllowed(sources.principal, parsed.data);
+    return { key: `named:${parsed.data}`, workspace: parsed.data, owner };
   }
   const mcpSession = first(sources.mcpSessionId);
   if (mcpSession) {
-    return { key: `mcp:${mcpSession}` };
+    // The client sends this id: scoped by token, so no token reaches another's by sending it.
+    const scope = sources.principal?.workspaces ? `${owner}:` : '';
+    return { key: `mcp:${scope}${mcpSession}`, owner };
   }
-  return STATELESS_CALLER;
+  return { owner };
 }
 
 function first(value: string | string[] | undefined): string | undefined {

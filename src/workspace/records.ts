@@ -17,6 +17,8 @@ export interface WorkspaceRecord {
   typedSecrets?: { name: string; key: string }[];
   openedAt?: string;
   touchedAt: string;
+  /** who opened the browser (a Principal's id): counts against BROWSERS_PER_CALLER, owns a stateless handle */
+  owner?: string;
 }
 
 export const DEFAULT_WINDOW = { width: 1280, height: 900 };

@@ -1,8 +1,9 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { readPageState, type PageState } from '../browser/page-state.js';
-import { NotFound } from '../errors.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { BadRequest, GridUnavailable, NotFound, TooManyRequests } from '../errors.js';
 import type { BrowserKind } from '../grid/capabilities.js';
-import { type Grid, gridCall, sessionCapabilities } from '../grid/grid.js';
+import { type Grid, gridCall, type OpenedBrowser } from '../grid/grid.js';
 import type { Caller } from './caller.js';
 import { newRecord, type RecordStore, type WorkspaceRecord } from './records.js';
 
@@ -12,19 +13,35 @@ export interface AttachedBrowser {
   browserName: string;
   /** a saved workspace's record as this call found (or wrote) it: calls on it take turns, so it stays current */
   record?: WorkspaceRecord;
+  /** stateless: the opaque handle the caller holds instead of the Grid id */
+  handle?: string;
 }
+
+export interface WorkspaceLimits {
+  /** BROWSERS_PER_CALLER */
+  browsersPerCaller: number;
+  /** GRID_SLOT_WAIT, in seconds */
+  slotWaitSeconds: number;
+}
+
+const DEFAULT_LIMITS: WorkspaceLimits = { browsersPerCaller: 4, slotWaitSeconds: 30 };
+const NO_SUCH_HANDLE = 'No browser with that session_id (ended, expired, or not opened by you); call open_session for a new one.';
 
 /**
  * Workspaces and the browsers they hold. The server holds no browser: a record says which
- * Grid id a workspace has, and a driver is bound to it locally for each call.
+ * Grid id a workspace has, and a driver is bound to it locally for each call. A stateless
+ * caller holds an opaque handle; its record (stored under the handle's digest, so the store
+ * never holds the handle itself) names the Grid id, which no caller ever sees: a page that
+ * learned its own session id could speak to its browser through the Grid's DevTools proxy.
  */
 export class Workspaces {
-  // Stateless callers carry only an id; what the Grid told us about it saves a lookup per call.
-  private readonly knownCapabilities = new Map<string, Record<string, unknown>>();
+  /** opens in flight in this process, per owner, so parallel opens cannot all slip under the cap */
+  private readonly opening = new Map<string, number>();
 
   constructor(
     readonly grid: Grid,
     readonly store: RecordStore,
+    private readonly limits: WorkspaceLimits = DEFAULT_LIMITS,
   ) {}
 
   async record(key: string): Promise<WorkspaceRecord | undefined> {
@@ -34,13 +51,26 @@ export class Workspaces {
   /** Opens a browser; a saved workspace's previous browser is ended first. */
   async open(caller: Caller, kind: BrowserKind | undefined, window: { width?: number; height?: number }, known?: WorkspaceRecord): Promise<AttachedBrowser> {
     const record = caller.key ? (known ?? (await this.store.get(caller.key)) ?? newRecord()) : newRecord();
+    const owner = caller.owner ?? 'anonymous';
+    // Before the old browser ends: a refused caller keeps the one it had.
+    await this.checkCap(owner, caller.key);
     if (caller.key && record.gridId) {
       await this.grid.end(record.gridId).catch(() => undefined);
     }
     const browser = kind ?? record.browser;
     const size = { width: window.width ?? record.window.width, height: window.height ?? record.window.height };
-    const opened = await this.grid.open(browser, size);
-    this.remember(opened.gridId, opened.capabilities);
+    this.opening.set(owner, (this.opening.get(owner) ?? 0) + 1);
+    let opened: OpenedBrowser;
+    try {
+      opened = await this.openWhileWanted(browser, size, caller.abandoned);
+    } finally {
+      const left = (this.opening.get(owner) ?? 1) - 1;
+      if (left > 0) {
+        this.opening.set(owner, left);
+      } else {
+        this.opening.delete(owner);
+      }
+    }
     const now = new Date().toISOString();
     const saved: WorkspaceRecord = {
       browser,
@@ -50,33 +80,112 @@ export class Workspaces {
       browserVersion: opened.version,
       openedAt: now,
       touchedAt: now,
+      owner,
     };
-    if (caller.key) {
-      await this.store.put(caller.key, saved);
+    const handle = caller.key ? undefined : randomBytes(24).toString('base64url');
+    const key = caller.key ?? handleKey(handle ?? '');
+    try {
+      await this.store.put(key, saved);
+      if (caller.abandoned?.aborted) {
+        throw abandonedError();
+      }
+    } catch (err) {
+      // Nobody will ever hold this browser: end it now rather than when the Grid reaps it.
+      await this.grid.end(opened.gridId).catch(() => undefined);
+      await (caller.key ? this.detach(caller.key, saved) : this.store.delete(key)).catch(() => undefined);
+      throw err;
     }
     const driver = this.grid.attach(opened.gridId, opened.capabilities);
-    return { driver, gridId: opened.gridId, browserName: browserNameOf(opened.capabilities), ...(caller.key ? { record: saved } : {}) };
+    return { driver, gridId: opened.gridId, browserName: browserNameOf(opened.capabilities), ...(caller.key ? { record: saved } : { handle }) };
+  }
+
+  /**
+   * The Grid's new-session queue can hold a request for minutes: the wait is bounded
+   * (GRID_SLOT_WAIT), and a browser that arrives after the caller stopped waiting, or went
+   * away, is ended as soon as it arrives.
+   */
+  private openWhileWanted(kind: BrowserKind, size: { width: number; height: number }, abandoned: AbortSignal | undefined): Promise<OpenedBrowser> {
+    const pending = this.grid.open(kind, size);
+    const seconds = this.limits.slotWaitSeconds;
+    return new Promise<OpenedBrowser>((resolve, reject) => {
+      let settled = false;
+      const settle = (finish: () => void): boolean => {
+        if (settled) {
+          return false;
+        }
+        settled = true;
+        clearTimeout(timer);
+        abandoned?.removeEventListener('abort', onAbort);
+        finish();
+        return true;
+      };
+      const onAbort = () => settle(() => reject(abandonedError()));
+      const timer = setTimeout(
+        () =>
+          settle(() =>
+            reject(
+              new GridUnavailable(
+                `No Grid slot came free within ${seconds} s (GRID_SLOT_WAIT); end a browser you no longer need and retry, or raise GRID_SLOT_WAIT or the Grid's capacity.`,
+              ),
+            ),
+          ),
+        seconds * 1000,
+      );
+      abandoned?.addEventListener('abort', onAbort, { once: true });
+      if (abandoned?.aborted) {
+        onAbort();
+      }
+      pending.then(
+        (opened) => {
+          if (!settle(() => resolve(opened))) {
+            void this.grid.end(opened.gridId).catch(() => undefined);
+          }
+        },
+        (err: Error) => settle(() => reject(err)),
+      );
+    });
+  }
+
+  /**
+   * BROWSERS_PER_CALLER, counted over the shared store (so it holds across replicas). Records
+   * can outlive browsers the Grid reaped: only live ones count before a caller is refused.
+   */
+  private async checkCap(owner: string, replacing: string | undefined): Promise<void> {
+    const cap = this.limits.browsersPerCaller;
+    const inFlight = this.opening.get(owner) ?? 0;
+    const held: [string, WorkspaceRecord & { gridId: string }][] = [];
+    for (const key of await this.store.keys()) {
+      const record = key === replacing ? undefined : await this.store.get(key);
+      if (record?.gridId && record.owner === owner) {
+        held.push([key, { ...record, gridId: record.gridId }]);
+      }
+    }
+    if (held.length + inFlight < cap) {
+      return;
+    }
+    let alive = 0;
+    for (const [key, record] of held) {
+      if (await this.grid.isAlive(record.gridId).catch(() => true)) {
+        alive += 1;
+      } else {
+        await (key.startsWith(HANDLE_PREFIX) ? this.store.delete(key) : this.detach(key, record));
+      }
+    }
+    if (alive + inFlight >= cap) {
+      throw new TooManyRequests(
+        `You already hold ${alive + inFlight} open browsers, the most BROWSERS_PER_CALLER (${cap}) allows; end one with end_browser and call again.`,
+      );
+    }
   }
 
   async end(caller: Caller, sessionId: string | undefined): Promise<boolean> {
-    if (!caller.key) {
-      if (!sessionId) {
-        return false;
-      }
-      // The Grid answers a DELETE of an id it never had as if it had ended it: ask first.
-      if (!this.knownCapabilities.has(sessionId) && !(await sessionCapabilities(this.grid.url, sessionId))) {
-        return false;
-      }
-      this.knownCapabilities.delete(sessionId);
-      await this.grid.end(sessionId);
-      return true;
-    }
-    const record = await this.store.get(caller.key);
-    if (!record?.gridId) {
+    const key = caller.key ?? (sessionId === undefined ? undefined : handleKey(sessionId));
+    const record = key === undefined ? undefined : await this.store.get(key);
+    if (!key || !record?.gridId || (!caller.key && record.owner !== (caller.owner ?? 'anonymous'))) {
       return false;
     }
     await this.grid.end(record.gridId);
-    await this.detach(caller.key, record);
+    await (caller.key ? this.detach(caller.key, record) : this.store.delete(key));
     return true;
   }
 
@@ -86,7 +195,11 @@ export class Workspaces {
    */
   async attach(caller: Caller, sessionId: string | undefined, openOnDemand: boolean): Promise<AttachedBrowser> {
     if (!caller.key) {
-      return this.attachById(sessionId ?? '');
+      const browser = await this.attachByHandle(caller, sessionId ?? '');
+      if (!browser) {
+        throw new NotFound(NO_SUCH_HANDLE);
+      }
+      return browser;
     }
     const record = await this.store.get(caller.key);
     if (!record?.gridId && openOnDemand) {
@@ -109,25 +222,35 @@ export class Workspaces {
     return { driver: this.grid.attach(record.gridId, capabilities), gridId: record.gridId, browserName: browserNameOf(capabilities), record };
   }
 
-  private async attachById(gridId: string): Promise<AttachedBrowser> {
-    const capabilities = await this.capabilitiesOf(gridId);
-    if (!capabilities) {
-      throw new NotFound('No browser with that session_id on the Grid (ended, reaped, or never opened); call open_session for a new one.');
+  /**
+   * The browser a stateless handle names, for the caller that opened it only (another's
+   * handle is as unknown as a guessed one). Each use slides the handle's TTL.
+   */
+  private async attachByHandle(caller: Caller, handle: string): Promise<AttachedBrowser | undefined> {
+    const record = await this.handleRecord(caller, handle);
+    if (!record) {
+      return undefined;
     }
-    return { driver: this.grid.attach(gridId, capabilities), gridId, browserName: browserNameOf(capabilities) };
+    await this.store.put(handleKey(handle), record);
+    const browser = this.attachRecorded(record);
+    return browser && { ...browser, record: undefined, handle };
   }
 
-  /** What the Grid told us about a browser known only by its id, asked once; undefined: no such browser. */
-  private async capabilitiesOf(gridId: string): Promise<Record<string, unknown> | undefined> {
-    const known = this.knownCapabilities.get(gridId);
-    if (known) {
-      return known;
+  private async handleRecord(caller: Caller, handle: string): Promise<WorkspaceRecord | undefined> {
+    if (handle === '') {
+      return undefined;
     }
-    const capabilities = await sessionCapabilities(this.grid.url, gridId);
-    if (capabilities) {
-      this.remember(gridId, capabilities);
+    const record = await this.store.get(handleKey(handle));
+    return record?.gridId && record.owner === (caller.owner ?? 'anonymous') ? record : undefined;
+  }
+
+  /** What a stateless caller's handle names, for current_workspace: kind, version, and whether it lives. */
+  async describeHandle(caller: Caller, handle: string): Promise<{ kind: BrowserKind; version: string; alive: boolean } | undefined> {
+    const record = await this.handleRecord(caller, handle);
+    if (!record?.gridId) {
+      return undefined;
     }
-    return capabilities;
+    return { kind: record.browser, version: record.browserVersion ?? '', alive: await this.isAlive(record.gridId) };
   }
 
   /** Records the last page and slides the TTL; a touch without a page keeps the last one. */
@@ -149,9 +272,6 @@ export class Workspaces {
     if (!record) {
       return;
     }
-    if (record.gridId) {
-      this.knownCapabilities.delete(record.gridId);
-    }
     delete record.gridId;
     delete record.capabilities;
     delete record.browserVersion;
@@ -169,7 +289,7 @@ export class Workspaces {
     const record = caller.key ? await this.store.get(caller.key) : undefined;
     const remembered = record?.url === undefined ? null : { url: record.url, title: record.title ?? '' };
     try {
-      const browser = record ? this.attachRecorded(record) : sessionId ? await this.attachById(sessionId) : undefined;
+      const browser = record ? this.attachRecorded(record) : sessionId ? await this.attachByHandle(caller, sessionId) : undefined;
       const page = browser ? await readPageState(browser.driver) : undefined;
       return { page: page && !page.dialog ? page : remembered, record };
     } catch {
@@ -177,29 +297,22 @@ export class Workspaces {
     }
   }
 
-  /** What a browser known only by its id is, from what the Grid told us about it. */
-  async kindOf(gridId: string): Promise<{ kind: BrowserKind; version: string }> {
-    const capabilities = (await this.capabilitiesOf(gridId)) ?? {};
-    const version = typeof capabilities.browserVersion === 'string' ? capabilities.browserVersion : '';
-    return { kind: browserNameOf(capabilities) === 'firefox' ? 'firefox' : 'chrome', version };
-  }
-
   async isAlive(gridId: string): Promise<boolean> {
     return gridCall(() => this.grid.isAlive(gridId));
-  }
-
-  private remember(gridId: string, capabilities: Record<string, unknown>): void {
-    // Bounded: an id that stops being used falls out after a while.
-    if (this.knownCapabilities.size > 1000) {
-      const oldest = this.knownCapabilities.keys().next().value;
-      if (oldest !== undefined) {
-        this.knownCapabilities.delete(oldest);
-      }
-    }
-    this.knownCapabilities.set(gridId, capabilities);
   }
 }
 
 function browserNameOf(capabilities: Record<string, unknown>): string {
   return typeof capabilities.browserName === 'string' ? capabilities.browserName : 'chrome';
+}
+
+/** Store keys of stateless handles: the handle's digest, never the handle (a store dump opens nothing). */
+const HANDLE_PREFIX = 'handle:';
+
+function handleKey(handle: string): string {
+  return HANDLE_PREFIX + createHash('sha256').update(handle).digest('hex');
+}
+
+function abandonedError(): BadRequest {
+  return new BadRequest('The caller went away while its browser was opening, so the browser was ended; call open_session again.');
 }

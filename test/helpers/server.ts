@@ -45,6 +45,28 @@ export async function startServer(env: Record<string, string> = {}, gridUrl: str
   return { server, url, close: () => server.close() };
 }
 
+/**
+ * The Grid's id of a named workspace's browser, read from the server's own store: no answer
+ * carries it (agents never learn a Grid id), but a test may need to ask the Grid about it.
+ */
+export async function gridIdOf(running: RunningServer, workspace: string): Promise<string | undefined> {
+  return (await running.server.store.get(`named:${workspace}`))?.gridId;
+}
+
+/** The ids of every session the Grid runs now, from its /status (which touches no session). */
+export async function gridSessionIds(gridUrl: string = inject('gridUrl')): Promise<Set<string>> {
+  const status = (await (await fetch(`${gridUrl}/status`)).json()) as {
+    value: { nodes: { slots: { session: { sessionId: string } | null }[] }[] };
+  };
+  return new Set(status.value.nodes.flatMap((node) => node.slots.flatMap((slot) => (slot.session ? [slot.session.sessionId] : []))));
+}
+
+/** Whether the Grid still runs the browser with this id. */
+export async function gridHas(gridId: string, gridUrl: string = inject('gridUrl')): Promise<boolean> {
+  const ids = await gridSessionIds(gridUrl);
+  return ids.has(gridId);
+}
+
 /** A JSON POST/GET against the REST surface; answers status and parsed body. */
 export async function rest(
   base: string,

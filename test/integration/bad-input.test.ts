@@ -138,7 +138,7 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
     await refused('press_key', { key: 'NoSuchKey' }, 400, 'W3C key name');
     await refused('upload_file', { selector: { css: '#file' }, content: 'not base64!' }, 400, /content/);
     await refused('upload_file', { selector: { css: '#file' }, text: 'x', filename: '../evil.txt' }, 400, 'plain file name');
-    await refused('upload_file', { selector: { css: '#file' }, path: 'report.csv' }, 400, 'data directory');
+    await refused('upload_file', { selector: { css: '#file' }, path: 'report.csv' }, 400, 'Unknown argument "path"');
     await refused('execute_script', { script: '' }, 400, /script/);
     await refused('assert', { selector: { css: 'h1' } }, 400, 'Missing argument message');
   });
@@ -159,9 +159,9 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
   });
 
   it('a session_id in saved mode says to drop it', async () => {
-    await refused('navigate', { url: `${site}/table.html`, session_id: (before.browser as Answer).session_id }, 400, 'drop session_id');
+    await refused('navigate', { url: `${site}/table.html`, session_id: 'a-handle-from-elsewhere' }, 400, 'drop session_id');
     await refused('extract', { selector: { css: 'h1' }, session_id: 'whatever' }, 400, 'drop session_id');
-    await refused('end_browser', { session_id: (before.browser as Answer).session_id }, 400, 'drop session_id');
+    await refused('end_browser', { session_id: 'a-handle-from-elsewhere' }, 400, 'drop session_id');
   });
 });
 

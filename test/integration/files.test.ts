@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FileEntry } from '../../src/files/files.js';
 import { REPORT_CSV } from '../fixtures/site.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
 
 const site = inject('siteUrl');
 const TOKEN = 'files-test-bearer-token';
@@ -166,8 +166,8 @@ describe('downloads', () => {
 describe('a browser the Grid has reaped', () => {
   it('has no downloads, and keeping one says why', async () => {
     const ws = 'files-reaped';
-    const opened = await ok(ws, 'open_session');
-    await fetch(`${inject('gridUrl')}/session/${opened.session_id as string}`, { method: 'DELETE' });
+    await ok(ws, 'open_session');
+    await fetch(`${inject('gridUrl')}/session/${(await gridIdOf(server, ws)) ?? ''}`, { method: 'DELETE' });
     expect(await listing(ws, '/files/downloads')).toMatchObject({ browser: false, count: 0, files: [] });
     const kept = await call(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
     expect(kept.status).toBe(404);
@@ -280,7 +280,7 @@ describe('upload_file by uri', () => {
   it('refuses two sources at once, and a uri that names no file', async () => {
     const both = await call(ws, 'upload_file', { selector: { css: '#file' }, text: 'x', file: 'workspace://files/report.csv' });
     expect(both.status).toBe(400);
-    expect(errorOf(both)).toContain('exactly one of text, content (base64), file');
+    expect(errorOf(both)).toContain('exactly one of text, content (base64) or file');
     const none = await call(ws, 'upload_file', { selector: { css: '#file' }, file: 'workspace://files/nope.csv' });
     expect(none.status).toBe(404);
     expect(errorOf(none)).toContain('workspace://files lists');

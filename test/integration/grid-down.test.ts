@@ -20,12 +20,16 @@ describe('a Grid that is down', () => {
     const calls = [
       rest(base, '/browser/open-session', {}, { 'X-Workspace': 'down' }),
       rest(base, '/browser/navigate', { url: 'https://example.com/' }, { 'X-Workspace': 'down' }),
-      rest(base, '/browser/extract', { session_id: 'abc' }),
+      rest(base, '/browser/open-session', {}),
     ];
     for (const answer of await Promise.all(calls)) {
       expect(answer.status).toBe(503);
       expect(answer.body.error).toMatchObject({ code: 'grid_unavailable', message: expect.stringContaining('GRID_URL') as string });
     }
+    // A handle this server never handed out names no browser, whatever the Grid's state.
+    const unknown = await rest(base, '/browser/extract', { session_id: 'abc' });
+    expect(unknown.status).toBe(404);
+    expect(JSON.stringify(unknown.body)).toContain('open_session');
   });
 
   it('makes /ready answer 503 while /health stays 200', async () => {

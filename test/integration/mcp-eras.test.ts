@@ -20,7 +20,9 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('an official MCP client
       expect(tools.map((t) => t.inputSchema)).toEqual(table.map((t) => t.inputSchema));
       const opened = await mcp.call('open_session');
       expect(opened.isError).toBe(false);
-      expect(opened.structured?.session_id).toMatch(/^[0-9a-f-]+$/);
+      // A named workspace remembers its browser: no handle, and never the Grid's id.
+      expect(opened.structured).toMatchObject({ url: expect.any(String) as string });
+      expect(opened.structured).not.toHaveProperty('session_id');
       const went = await mcp.call('navigate', { url: `${inject('siteUrl')}/table.html` });
       expect(went.structured).toMatchObject({ title: 'Data table' });
       const rows = await mcp.call('extract', { selector: { css: '#data tbody tr' }, all: true });

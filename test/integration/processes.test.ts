@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn } from 'node:child_process';
 import { describe, expect, it, inject } from 'vitest';
+import { startGridProxy } from '../helpers/grid-proxy.js';
 import { rest } from '../helpers/server.js';
 
 const env = () => ({ ...(process.env as Record<string, string>), GRID_URL: inject('gridUrl'), SE_OFFLINE: 'true' });
@@ -27,7 +28,12 @@ describe('selenium-flow stdio', () => {
 
 describe('selenium-flow serve', () => {
   it('never logs a Grid id, a page URL, a title or typed text, even at trace level', async () => {
-    const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'trace'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    // Through a pass-through proxy, to learn the Grid ids this server's browsers really had.
+    const proxy = await startGridProxy(inject('gridUrl'));
+    const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'trace'], {
+      env: { ...env(), GRID_URL: proxy.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const output: string[] = [];
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -50,12 +56,40 @@ describe('selenium-flow serve', () => {
     await rest(base, '/browser/extract', { selector: { css: '#nope' }, wait_timeout: 0, session_id: sessionId });
     await rest(base, `/workspace?session_id=${sessionId}`);
     await rest(base, '/browser/end-browser', { session_id: sessionId });
+    await rest(base, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, { 'x-workspace': 'logged' });
+    await rest(base, '/browser/end-browser', {}, { 'x-workspace': 'logged' });
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
+    await proxy.close();
     const logs = output.join('\n');
     expect(logs).toContain('Server listening');
-    for (const forbidden of [sessionId, `${inject('siteUrl')}/login.html`, 'Login', secretText]) {
+    expect(proxy.created).toHaveLength(2);
+    for (const forbidden of [sessionId, ...proxy.created, `${inject('siteUrl')}/login.html`, 'Login', secretText]) {
       expect(logs).not.toContain(forbidden);
     }
+  });
+
+  it('never prints the bearer token in its banner', async () => {
+    const token = 'banner-token-that-must-not-be-printed';
+    const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
+      env: { ...env(), MCP_AUTH_TOKEN: token, LOG_LEVEL: 'trace' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output: string[] = [];
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output.push(chunk.toString());
+        if (/Token:.*\n/.test(output.join(''))) {
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`the server exited before serving:\n${output.join('')}`)));
+    });
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const printed = output.join('\n');
+    expect(printed).toMatch(/Token:\s+set/);
+    expect(printed).not.toContain(token);
   });
 });

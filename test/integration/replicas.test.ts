@@ -52,9 +52,23 @@ describe('two replicas sharing Redis', () => {
       body: { value: 'Data table' },
     });
     const seenFromA = await rest(a.url, '/workspace', undefined, ws('shared'));
-    expect(seenFromA.body).toMatchObject({ url: `${site}/table.html`, browser: { session_id: opened.body.session_id, alive: true } });
+    expect(seenFromA.body).toMatchObject({ url: `${site}/table.html`, browser: { alive: true } });
     expect((await rest(b.url, '/browser/end-browser', {}, ws('shared'))).body).toEqual({ ended: true });
     expect((await rest(a.url, '/workspace', undefined, ws('shared'))).body).toMatchObject({ browser: null });
+  });
+
+  it('honours a stateless handle opened through replica A on replica B, until it is ended', async () => {
+    const opened = await rest(a.url, '/browser/open-session', {});
+    expect(opened.status).toBe(200);
+    const handle = opened.body.session_id as string;
+    const went = await rest(b.url, '/browser/navigate', { url: `${site}/table.html`, session_id: handle });
+    expect(went.body).toMatchObject({ title: 'Data table' });
+    expect((await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle })).body).toEqual({ value: 'Data table' });
+    // Redis holds the handle's digest, never the handle itself.
+    expect((await peek.keys('*')).join(' ')).not.toContain(handle);
+    expect((await rest(b.url, '/browser/end-browser', { session_id: handle })).body).toEqual({ ended: true });
+    const gone = await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle });
+    expect(gone.status).toBe(404);
   });
 
   it('makes concurrent calls through both replicas take turns on one browser', async () => {

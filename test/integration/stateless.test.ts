@@ -73,7 +73,7 @@ afterAll(async () => {
 describe('stateless mode over HTTP (no X-Workspace)', () => {
   it('open_session answers the session_id that later calls pass', async () => {
     const answer = await ok('open_session');
-    expect(answer.session_id).toMatch(/^[0-9a-f-]+$/);
+    expect(answer.session_id).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const id = answer.session_id as string;
     opened.add(id);
     const went = await ok('navigate', { url: `${site}/login.html`, session_id: id });
@@ -140,21 +140,26 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
     const headers = { 'X-Workspace': 'stateless-saved' };
     const saved = await rest(running.url, '/browser/open-session', {}, headers);
     expect(saved.status).toBe(200);
+    // A named workspace remembers its browser: it is handed no handle at all.
+    expect(saved.body).not.toHaveProperty('session_id');
+    const handle = await openBrowser();
     await rest(running.url, '/browser/navigate', { url: `${site}/login.html` }, headers);
     const before = await rest(running.url, '/workspace', undefined, headers);
 
     for (const [tool, args] of [...BROWSER_CALLS, ['navigate', { url: `${site}/table.html` }] as [string, Answer]]) {
-      const refused = await rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, { ...args, session_id: saved.body.session_id }, headers);
+      const refused = await rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, { ...args, session_id: handle }, headers);
       expect(refused.status, tool).toBe(400);
       expect(messageOf(refused.body), tool).toContain('drop session_id');
     }
-    const current = await rest(running.url, `/workspace?session_id=${String(saved.body.session_id)}`, undefined, headers);
+    const current = await rest(running.url, `/workspace?session_id=${handle}`, undefined, headers);
     expect(current.status).toBe(400);
     expect(messageOf(current.body)).toContain('drop session_id');
 
     expect(await rest(running.url, '/workspace', undefined, headers)).toEqual(before);
-    expect(before.body).toMatchObject({ url: `${site}/login.html`, browser: { session_id: saved.body.session_id } });
+    expect(before.body).toMatchObject({ url: `${site}/login.html`, browser: { kind: 'chrome', alive: true } });
+    expect(before.body.browser).not.toHaveProperty('session_id');
     expect((await rest(running.url, '/browser/end-browser', {}, headers)).body).toEqual({ ended: true });
+    await endBrowser(handle);
   });
 });
 
@@ -165,7 +170,7 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('stateless mode over MC
       const answer = await mcp.call('open_session');
       expect(answer.isError).toBe(false);
       const id = answer.structured?.session_id as string;
-      expect(id).toMatch(/^[0-9a-f-]+$/);
+      expect(id).toMatch(/^[A-Za-z0-9_-]{32}$/);
       opened.add(id);
 
       for (const [tool, args] of BROWSER_CALLS) {

@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TRUNCATION_MARK } from '../../src/browser/reading.js';
-import { connectMcp, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
+import { connectMcp, gridHas, gridIdOf, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
 
 const site = inject('siteUrl');
 const WORKSPACE = 'tools';
@@ -68,17 +68,19 @@ afterAll(async () => {
 
 describe('open_session and current_workspace', () => {
   it('opens a browser the workspace remembers, ending the one it held', async () => {
-    const held = (await workspace()).browser as Answer;
+    const held = await gridIdOf(running, WORKSPACE);
+    expect(held).toBeDefined();
     const opened = await ok('open_session', { width: 1024, height: 768 });
-    expect(opened.session_id).toEqual(expect.any(String));
-    expect(opened.session_id).not.toBe(held.session_id);
-    const old = await rest(running.url, '/browser/extract', { selector: { css: 'html' }, session_id: held.session_id });
-    expect(old.status).toBe(404);
+    expect(opened).not.toHaveProperty('session_id');
+    const now = await gridIdOf(running, WORKSPACE);
+    expect(now).toBeDefined();
+    expect(now).not.toBe(held);
+    expect(await gridHas(held ?? '')).toBe(false);
     const current = await workspace();
     expect(current).toMatchObject({
       workspace: WORKSPACE,
       mode: 'saved',
-      browser: { session_id: opened.session_id, kind: 'chrome', alive: true },
+      browser: { kind: 'chrome', alive: true },
       window: { width: 1024, height: 768 },
     });
     expect((current.browser as Answer).version).not.toBe('');
@@ -437,17 +439,32 @@ describe('upload_file', () => {
     await ok('navigate', { url: `${site}/upload.html` });
   });
 
-  it('sets a file input from a path under the data directory, and nowhere else', async () => {
+  it("sets a file input from the workspace's own Files, and never from another workspace or the global flows", async () => {
     await ok('navigate', { url: `${site}/upload.html` });
-    await writeFile(join(dataDir, 'from-disk.txt'), 'read from the data directory');
-    expect(await ok('upload_file', { selector: { css: '#file' }, path: 'from-disk.txt' })).toMatchObject({ uploaded: 'from-disk.txt' });
+    await mkdir(join(dataDir, WORKSPACE, 'files'), { recursive: true });
+    await writeFile(join(dataDir, WORKSPACE, 'files', 'from-disk.txt'), 'read from this workspace');
+    await mkdir(join(dataDir, 'someone-else', 'files'), { recursive: true });
+    await writeFile(join(dataDir, 'someone-else', 'files', 'theirs.txt'), 'another workspace');
+    await mkdir(join(dataDir, 'global', 'flows'), { recursive: true });
+    await writeFile(join(dataDir, 'global', 'flows', 'ops.yaml'), 'operator flow');
+    expect(await ok('upload_file', { selector: { css: '#file' }, file: 'workspace://files/from-disk.txt' })).toMatchObject({ uploaded: 'from-disk.txt' });
     await until("document.getElementById('file-content').textContent !== ''");
-    expect(await text('#file-content')).toBe('read from the data directory');
-    const outside = await call('upload_file', { selector: { css: '#file' }, path: '../../../../etc/hostname' });
-    expect(outside.status).toBe(400);
-    expect(JSON.stringify(outside.body)).toContain('inside the server data directory');
-    const missing = await call('upload_file', { selector: { css: '#file' }, path: 'no-such-file.txt' });
-    expect(missing.status).toBe(404);
+    expect(await text('#file-content')).toBe('read from this workspace');
+    // There is no path argument any more: nothing names a file outside the caller's workspace.
+    for (const path of ['from-disk.txt', '../someone-else/files/theirs.txt', 'someone-else/files/theirs.txt', 'global/flows/ops.yaml']) {
+      const refused = await call('upload_file', { selector: { css: '#file' }, path });
+      expect(refused.status, path).toBe(400);
+      expect((refused.body.error as Answer).message, path).toContain('Unknown argument "path"');
+    }
+    for (const file of [
+      'workspace://files/..%2Fsomeone-else%2Ffiles%2Ftheirs.txt',
+      'workspace://files/../../someone-else/files/theirs.txt',
+      'workspace://files/%2E%2E/%2E%2E/global/flows/ops.yaml',
+    ]) {
+      const refused = await call('upload_file', { selector: { css: '#file' }, file });
+      expect(refused.status, file).toBe(400);
+    }
+    expect(await text('#file-content')).toBe('read from this workspace');
   });
 });
 
@@ -688,7 +705,8 @@ describe('end_browser', () => {
   const other = 'tools-end';
 
   it('ends the browser; the workspace stays, reads answer 404 with the remedy, acts open a new one', async () => {
-    const opened = await ok('open_session', {}, other);
+    await ok('open_session', {}, other);
+    const opened = await gridIdOf(running, other);
     await ok('navigate', { url: `${site}/login.html` }, other);
     expect(await ok('end_browser', {}, other)).toEqual({ ended: true });
     const after = await workspace(other);
@@ -702,8 +720,8 @@ describe('end_browser', () => {
 
     const went = await ok('navigate', { url: `${site}/table.html` }, other);
     expect(went.title).toBe('Data table');
-    const reopened = (await workspace(other)).browser as Answer;
-    expect(reopened.session_id).not.toBe(opened.session_id);
+    expect((await workspace(other)).browser).toMatchObject({ alive: true });
+    expect(await gridIdOf(running, other)).not.toBe(opened);
     expect(await ok('end_browser', {}, other)).toEqual({ ended: true });
   });
 });
@@ -742,12 +760,6 @@ describe('the same calls over HTTP and MCP', () => {
 
   function comparable(tool: string, answer: Answer): Answer {
     const copy = structuredClone(answer);
-    if (tool === 'open_session') {
-      copy.session_id = typeof copy.session_id;
-    }
-    if (tool === 'current_workspace' && copy.browser) {
-      (copy.browser as Answer).session_id = typeof (copy.browser as Answer).session_id;
-    }
     if (tool === 'screenshot') {
       delete copy.data;
       delete copy.bytes;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { rest, startServer, type RunningServer } from '../helpers/server.js';
+import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 let a: RunningServer;
 beforeAll(async () => {
@@ -29,27 +29,27 @@ async function spawnServer(): Promise<{ url: string; child: ChildProcess }> {
 }
 
 describe('a workspace and its browser', () => {
-  it('is driven from a second server process by its Grid id, without a new Grid session', async () => {
+  it('is held by a handle only its own server (or replicas on its Redis) knows, not by any Grid id', async () => {
     const opened = await rest(a.url, '/browser/open-session', {});
-    const sessionId = opened.body.session_id as string;
-    await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html`, session_id: sessionId });
+    const handle = opened.body.session_id as string;
+    await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html`, session_id: handle });
     const second = await spawnServer();
     try {
-      const read = await rest(second.url, '/browser/extract', { selector: { css: 'h1' }, session_id: sessionId });
-      expect(read).toEqual({ status: 200, body: { value: 'Data table' } });
-      // What B does, A sees: one browser on the Grid, driven from two processes.
-      await rest(second.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html`, session_id: sessionId });
-      expect((await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: sessionId })).body).toEqual({ value: 'Login' });
+      // Another server on the same Grid, with its own store: the handle names nothing there.
+      const read = await rest(second.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle });
+      expect(read.status).toBe(404);
+      expect(JSON.stringify(read.body)).toContain('open_session');
+      expect((await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle })).body).toEqual({ value: 'Data table' });
     } finally {
       second.child.kill('SIGTERM');
-      await rest(a.url, '/browser/end-browser', { session_id: sessionId });
+      await rest(a.url, '/browser/end-browser', { session_id: handle });
     }
   });
 
   it('answers 404 with the remedy once the Grid has reaped its browser, and detaches the workspace', async () => {
     const ws = { 'X-Workspace': 'reaped' };
-    const opened = await rest(a.url, '/browser/open-session', {}, ws);
-    await fetch(`${inject('gridUrl')}/session/${opened.body.session_id as string}`, { method: 'DELETE' });
+    await rest(a.url, '/browser/open-session', {}, ws);
+    await fetch(`${inject('gridUrl')}/session/${(await gridIdOf(a, 'reaped')) ?? ''}`, { method: 'DELETE' });
     const after = await rest(a.url, '/browser/extract', { selector: { css: 'body' } }, ws);
     expect(after.status).toBe(404);
     expect(after.body.error).toMatchObject({ code: 'not_found' });
@@ -88,10 +88,12 @@ describe('a workspace and its browser', () => {
   it('remembers the window size when a workspace reopens its browser', async () => {
     const ws = { 'X-Workspace': 'reopen' };
     await rest(a.url, '/browser/open-session', { width: 900, height: 700 }, ws);
+    const first = await gridIdOf(a, 'reopen');
     const again = await rest(a.url, '/browser/open-session', {}, ws);
     expect(again.status).toBe(200);
     const current = await rest(a.url, '/workspace', undefined, ws);
-    expect(current.body).toMatchObject({ window: { width: 900, height: 700 }, browser: { session_id: again.body.session_id } });
+    expect(current.body).toMatchObject({ window: { width: 900, height: 700 }, browser: { alive: true } });
+    expect(await gridIdOf(a, 'reopen')).not.toBe(first);
     await rest(a.url, '/browser/end-browser', {}, ws);
   });
 });

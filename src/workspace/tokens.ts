@@ -1,0 +1,165 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { ConfigError } from '../config.js';
+import { Forbidden } from '../errors.js';
+import { globMatches } from '../glob.js';
+
+/**
+ * Who is asking, as far as the bearer token says: the one MCP_AUTH_TOKEN (every workspace), an
+ * entry of TOKENS_FILE (the workspaces it names), or nobody when no token is configured. `id`
+ * owns the stateless browsers it opens and counts against BROWSERS_PER_CALLER; it is never a token.
+ */
+export interface Principal {
+  id: string;
+  /** globs of the workspaces it may name; undefined: any */
+  workspaces?: string[];
+}
+
+export const MAIN_PRINCIPAL: Principal = { id: 'main' };
+export const ANONYMOUS: Principal = { id: 'anonymous' };
+
+interface Entry {
+  name: string;
+  digest: Buffer;
+  workspaces: string[];
+}
+
+const LIMITS = { entries: 1000, globs: 100, fileBytes: 1024 * 1024 };
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const GLOB = /^[A-Za-z0-9._*-]{1,64}$/;
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * The bearer tokens a request may carry, and what each may use. Every token is compared as its
+ * SHA-256, in constant time, so a file may hold digests only (sha256: …) and never the tokens.
+ */
+export class TokenBook {
+  private constructor(
+    private readonly main: Buffer | undefined,
+    private readonly entries: Entry[],
+  ) {}
+
+  static from(mainToken: string | undefined, tokensFile: string | undefined): TokenBook {
+    return new TokenBook(mainToken === undefined ? undefined : digestOf(mainToken), tokensFile ? readTokensFile(tokensFile) : []);
+  }
+
+  /** No token configured at all: loopback only, everyone is the same anonymous caller. */
+  get open(): boolean {
+    return this.main === undefined && this.entries.length === 0;
+  }
+
+  /** The principal a bearer token stands for; undefined for a missing or unknown one. */
+  principalOf(token: string | undefined): Principal | undefined {
+    if (this.open) {
+      return ANONYMOUS;
+    }
+    if (!token) {
+      return undefined;
+    }
+    const digest = digestOf(token);
+    if (this.main && timingSafeEqual(digest, this.main)) {
+      return MAIN_PRINCIPAL;
+    }
+    // Every entry is compared, so the time taken says nothing about which one matched.
+    let found: Entry | undefined;
+    for (const entry of this.entries) {
+      if (timingSafeEqual(digest, entry.digest)) {
+        found = entry;
+      }
+    }
+    return found && { id: `token:${found.name}`, workspaces: found.workspaces };
+  }
+}
+
+/** A 403 naming the rule, when a principal may not use the workspace it named. */
+export function checkWorkspaceAllowed(principal: Principal | undefined, workspace: string): void {
+  const globs = principal?.workspaces;
+  if (globs && !globs.some((glob) => globMatches(glob, workspace))) {
+    throw new Forbidden(
+      `This token (${principal.id} in TOKENS_FILE) may not use workspace "${workspace}"; it may use workspaces matching ${globs.join(', ')}: name one of those.`,
+    );
+  }
+}
+
+function digestOf(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/**
+ * Reads and checks TOKENS_FILE. Any fault stops the boot naming the file and the entry (its
+ * number and name, or the YAML line), never quoting a token.
+ */
+export function readTokensFile(path: string): Entry[] {
+  const fail = (where: string, rule: string) => new ConfigError(`TOKENS_FILE (--tokens-file) ${path}: ${where}${rule}; fix the file and start again.`);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw fail('', `cannot be read (${(err as { code?: string }).code ?? 'error'})`);
+  }
+  if (text.length > LIMITS.fileBytes) {
+    throw fail('', `is larger than ${LIMITS.fileBytes} bytes`);
+  }
+  // YAML reads JSON too. Its own messages quote the source line, which may hold a token: only its position is said.
+  const document = parseDocument(text, { uniqueKeys: true });
+  const syntax = document.errors[0];
+  if (syntax) {
+    throw fail(syntax.linePos ? `line ${syntax.linePos[0].line}: ` : '', 'is not valid YAML or JSON');
+  }
+  let root: unknown;
+  try {
+    root = document.toJS({ maxAliasCount: 0 });
+  } catch {
+    throw fail('', 'uses YAML aliases; write each entry out in full');
+  }
+  const list = root !== null && typeof root === 'object' && !Array.isArray(root) ? (root as Record<string, unknown>).tokens : undefined;
+  if (!Array.isArray(list) || list.length === 0 || list.length > LIMITS.entries) {
+    throw fail('', `must be an object with "tokens": a list of 1 to ${LIMITS.entries} entries {name, token or sha256, workspaces}`);
+  }
+  const names = new Set<string>();
+  const digests = new Set<string>();
+  return list.map((raw: unknown, index): Entry => {
+    const at = `entry ${index + 1}`;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      throw fail(`${at}: `, 'must be an object {name, token or sha256, workspaces}');
+    }
+    const item = raw as Record<string, unknown>;
+    const unknown = Object.keys(item).filter((k) => !['name', 'token', 'sha256', 'workspaces'].includes(k));
+    if (unknown.length > 0) {
+      throw fail(`${at}: `, `unknown field ${JSON.stringify(unknown[0]?.slice(0, 40))} (the fields are name, token, sha256, workspaces)`);
+    }
+    const { name, token, sha256, workspaces } = item;
+    if (typeof name !== 'string' || !NAME.test(name)) {
+      throw fail(`${at}: `, 'name must be 1-64 letters, digits, ".", "_" or "-" (it labels the token in messages)');
+    }
+    const where = `${at} (${name}): `;
+    if (names.has(name)) {
+      throw fail(where, 'another entry has the same name');
+    }
+    names.add(name);
+    if ((token === undefined) === (sha256 === undefined)) {
+      throw fail(where, 'needs exactly one of token (the token itself) or sha256 (its SHA-256, 64 hex digits)');
+    }
+    if (token !== undefined && (typeof token !== 'string' || token.length < 16)) {
+      throw fail(where, 'token must be a string of at least 16 characters');
+    }
+    if (sha256 !== undefined && (typeof sha256 !== 'string' || !SHA256.test(sha256.toLowerCase()))) {
+      throw fail(where, 'sha256 must be 64 hex digits (sha256sum of the token, without a newline)');
+    }
+    const digest = typeof token === 'string' ? digestOf(token) : Buffer.from(String(sha256).toLowerCase(), 'hex');
+    if (digests.has(digest.toString('hex'))) {
+      throw fail(where, 'holds the same token as an earlier entry');
+    }
+    digests.add(digest.toString('hex'));
+    if (
+      !Array.isArray(workspaces) ||
+      workspaces.length === 0 ||
+      workspaces.length > LIMITS.globs ||
+      !workspaces.every((w) => typeof w === 'string' && GLOB.test(w))
+    ) {
+      throw fail(where, `workspaces must list 1 to ${LIMITS.globs} workspace names or globs (letters, digits, ".", "_", "-", and * for any run)`);
+    }
+    return { name, digest, workspaces: workspaces as string[] };
+  });
+}
