@@ -123,7 +123,7 @@ export interface Capability {
   handler: (args: Record<string, unknown>, ctx: BrowserContext & WorkspaceContext) => Promise<Record<string, unknown>>;
 }
 
-const sessionIdArgument = z.string().describe("stateless mode only: open_session's id");
+const sessionIdArgument = z.string().max(256).describe("stateless mode only: open_session's id");
 
 /** The answer of every acting tool: where the browser is now. */
 export const pageState = z.object({

@@ -1,6 +1,8 @@
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
+import { MAX_UPLOAD_BYTES } from '../limits.js';
 import { BadRequest, NotFound } from '../errors.js';
+import { FILE_NAME_RULE, isFileName } from './names.js';
 
 export interface UploadSource {
   text?: string;
@@ -13,8 +15,6 @@ export interface UploadSource {
 
 /** Reads the file a workspace://files… URI names (the Files service, bound to the caller). */
 export type ReadFileUri = (uri: string) => Promise<{ name: string; bytes: Uint8Array }>;
-
-const SAFE_FILENAME = /^[^/\\\0]{1,255}$/;
 
 /**
  * The bytes an upload_file call names. A path is confined to the data directory: an agent
@@ -30,6 +30,9 @@ export async function resolveUploadBytes(
       throw new BadRequest('file needs a workspace with files; pass the file as text or content instead.');
     }
     const file = await readFileUri(source.file);
+    if (file.bytes.byteLength > MAX_UPLOAD_BYTES) {
+      throw new BadRequest(`That file is ${file.bytes.byteLength} bytes, over the ${MAX_UPLOAD_BYTES}-byte upload limit; upload a smaller file.`);
+    }
     return { name: checkedName(source.filename ?? file.name), bytes: file.bytes };
   }
   const name = checkedName(source.filename ?? (source.path ? basename(source.path) : 'upload.txt'));
@@ -43,8 +46,9 @@ export async function resolveUploadBytes(
 }
 
 function checkedName(name: string): string {
-  if (!SAFE_FILENAME.test(name) || name === '.' || name === '..') {
-    throw new BadRequest('filename must be a plain file name without "/" or "\\", e.g. "report.csv".');
+  // The name travels to the Grid node, which writes it to its disk: the rule every saved file keeps.
+  if (!isFileName(name)) {
+    throw new BadRequest(`filename is not a valid file name: ${FILE_NAME_RULE}; pass filename to name it.`);
   }
   return name;
 }
@@ -62,6 +66,13 @@ async function readConfined(path: string, dataDir: string | undefined): Promise<
   }
   if (!real.startsWith(root + sep)) {
     throw new BadRequest('path must name a file inside the server data directory; pass the file as text or content instead.');
+  }
+  const info = await stat(real);
+  if (!info.isFile()) {
+    throw new BadRequest('path names a directory (or something else that is not a file); name one file under the data directory.');
+  }
+  if (info.size > MAX_UPLOAD_BYTES) {
+    throw new BadRequest(`The file at path is ${info.size} bytes, over the ${MAX_UPLOAD_BYTES}-byte upload limit; upload a smaller file.`);
   }
   return readFile(real);
 }
