@@ -1,0 +1,77 @@
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { rest, startServer, type RunningServer } from '../helpers/server.js';
+
+/** Issue 23: every size has a limit, and past it a 4xx that names it — never a 500. */
+const site = inject('siteUrl');
+const WS = 'limits';
+const HEADERS = { 'X-Workspace': WS };
+
+let running: RunningServer;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'limits-'));
+  await mkdir(join(dataDir, 'a-directory'));
+  running = await startServer({ FLOW_DATA_DIR: dataDir, MAX_BODY_BYTES: String(2 * 1024 * 1024) });
+  expect((await rest(running.url, '/browser/navigate', { url: `${site}/upload.html` }, HEADERS)).status).toBe(200);
+});
+afterAll(async () => {
+  await rest(running.url, '/browser/end-browser', {}, HEADERS);
+  await running.close();
+});
+
+const message = (body: Record<string, unknown>) => (body.error as { message?: string } | undefined)?.message ?? '';
+
+async function refused(path: string, body: unknown, status: number, says: RegExp) {
+  const answer = await rest(running.url, path, body, HEADERS);
+  expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(status);
+  expect(message(answer.body)).toMatch(says);
+}
+
+describe('limits over REST, on a real browser', () => {
+  it('refuses text, scripts, selectors and URLs past their limits, naming them', async () => {
+    await refused('/browser/write', { selector: { css: '#file' }, text: 'x'.repeat(1024 * 1024) }, 400, /text: text is at most 20000 characters/);
+    await refused('/browser/execute-script', { script: `return 1;${' '.repeat(100_001)}` }, 400, /at most 100000 characters/);
+    await refused('/browser/extract', { selector: { css: `#${'a'.repeat(5000)}` } }, 400, /at most 4096 characters/);
+    await refused('/browser/navigate', { url: `${site}/?${'a'.repeat(9000)}` }, 400, /a URL is at most 8192 characters/);
+  });
+
+  it('refuses an execute_script answer over 1 MB, and answers one under it', async () => {
+    await refused('/browser/execute-script', { script: "return 'x'.repeat(1100000)" }, 400, /over the 1000000-byte limit of execute_script/);
+    const fine = await rest(running.url, '/browser/execute-script', { script: "return 'x'.repeat(900000).length" }, HEADERS);
+    expect(fine.body.result).toBe(900000);
+  });
+
+  it('refuses a body over MAX_BODY_BYTES with a 413 naming it', async () => {
+    await refused('/browser/execute-script', { script: 'return 1', args: ['x'.repeat(3 * 1024 * 1024)] }, 413, /larger than 2097152 bytes \(MAX_BODY_BYTES\)/);
+  });
+
+  it('refuses upload names with a newline or over 255 bytes, and a directory as path; a 255-byte name uploads', async () => {
+    await refused('/browser/upload-file', { selector: { css: '#file' }, text: 'hi', filename: 'a\nb.txt' }, 400, /filename: A file name is 1-255 bytes without .* control characters/);
+    await refused('/browser/upload-file', { selector: { css: '#file' }, text: 'hi', filename: `${'é'.repeat(128)}.txt` }, 400, /1-255 bytes/);
+    await refused('/browser/upload-file', { selector: { css: '#file' }, path: 'a-directory' }, 400, /path names a directory/);
+    const longest = `${'n'.repeat(251)}.txt`;
+    const uploaded = await rest(running.url, '/browser/upload-file', { selector: { css: '#file' }, text: 'hi', filename: longest }, HEADERS);
+    expect(uploaded.status, JSON.stringify(uploaded.body).slice(0, 300)).toBe(200);
+    expect(uploaded.body.uploaded).toBe(longest);
+  });
+
+  it('saves, lists, fetches and links a file named with 255 bytes', async () => {
+    const name = `${'é'.repeat(125)}.png`;
+    expect(Buffer.byteLength(name)).toBe(254);
+    const shot = await rest(running.url, '/browser/screenshot', { save: true, filename: name }, HEADERS);
+    expect(shot.status, JSON.stringify(shot.body).slice(0, 300)).toBe(200);
+    expect(shot.body.name).toBe(name);
+    const listing = await rest(running.url, '/files/screenshots', undefined, HEADERS);
+    const entry = (listing.body.files as { name: string; url: string }[]).find((f) => f.name === name);
+    expect(entry).toBeDefined();
+    const fetched = await fetch(`${running.url}/files/screenshots/${encodeURIComponent(name)}`, { headers: HEADERS });
+    expect(fetched.status).toBe(200);
+    const linked = await fetch(running.url + (entry?.url ?? ''));
+    expect(linked.status).toBe(200);
+    await refused('/browser/screenshot', { save: true, filename: `${'é'.repeat(128)}` }, 400, /1-255 bytes/);
+  });
+});
