@@ -126,7 +126,7 @@ export function checkSize(text: string): void {
   }
 }
 
-const tooDeep = () => new BadRequest(`The flow nests deeper than ${MAX_DEPTH} levels (the depth limit); flatten it.`);
+const tooDeep = (what = 'The flow') => new BadRequest(`${what} nests deeper than ${MAX_DEPTH} levels (the depth limit); flatten it.`);
 
 /**
  * Unclosed `[` and `{` counted before the parser sees them, since the parser is where the
@@ -147,7 +147,7 @@ function checkBrackets(text: string): void {
 }
 
 /** Without recursion, so a hostile depth cannot overflow the stack that measures it. */
-export function checkDepth(value: unknown): void {
+export function checkDepth(value: unknown, what?: string): void {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [item, depth] = stack.pop() as [unknown, number];
@@ -155,7 +155,7 @@ export function checkDepth(value: unknown): void {
       continue;
     }
     if (depth > MAX_DEPTH) {
-      throw tooDeep();
+      throw tooDeep(what);
     }
     for (const child of Object.values(item)) {
       stack.push([child, depth + 1]);
@@ -240,6 +240,7 @@ function checkArguments(capability: Capability, args: Record<string, unknown>, n
 
 /** Defaults applied, then the params checked against `parameters`, before step one. */
 export function prepareParams(parameters: JsonSchemaObject | undefined, given: Record<string, unknown>): Record<string, unknown> {
+  checkDepth(given, 'params');
   const params = structuredClone(given);
   if (!parameters) {
     const extra = Object.keys(params);

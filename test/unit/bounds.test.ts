@@ -103,6 +103,7 @@ describe('YAML and document bounds', () => {
       deep = { deep };
     }
     expect(refusal(() => parse({ steps: [{ tool: 'navigate', args: deep }] }))).toMatch(/deeper than 32 levels/);
+    expect(refusal(() => prepareParams({ type: 'object' }, { deep }))).toMatch(/deeper than 32 levels/);
   });
 
   it('refuses a document over 256 KiB before parsing it', async () => {
