@@ -59,6 +59,20 @@ describe('limits over REST, on a real browser', () => {
     expect(uploaded.body.uploaded).toBe(longest);
   });
 
+  it('runs flows whose parameters share one $id, each many times, never a 500', async () => {
+    const step = { tool: 'execute_script', args: { script: "return typeof '${p}'" } };
+    for (const [name, type] of [['id-string', 'string'], ['id-enum', 'string']] as const) {
+      const parameters = { $id: 'https://limits.example/params', type: 'object', properties: { p: { type, ...(name === 'id-enum' ? { enum: ['x'] } : {}) } } };
+      const saved = await fetch(`${running.url}/flows/${name}`, { method: 'PUT', headers: { ...HEADERS, 'content-type': 'application/json' }, body: JSON.stringify({ parameters, steps: [step] }) });
+      expect(saved.status).toBe(200);
+    }
+    for (let i = 0; i < 5; i++) {
+      expect((await rest(running.url, '/flows/id-string/run', { params: { p: 'y' } }, HEADERS)).status).toBe(200);
+      expect((await rest(running.url, '/flows/id-enum/run', { params: { p: 'x' } }, HEADERS)).status).toBe(200);
+      await refused('/flows/id-enum/run', { params: { p: 'y' } }, 400, /Invalid params: p must be equal to one of the allowed values/);
+    }
+  });
+
   it('saves, lists, fetches and links a file named with 255 bytes', async () => {
     const name = `${'é'.repeat(125)}.png`;
     expect(Buffer.byteLength(name)).toBe(254);
