@@ -13,7 +13,18 @@ export const COMPILED_SCHEMAS_KEPT = 64;
  * with each one), RE2 matches in time linear in the text. Its syntax lacks lookaround and
  * backreferences, the constructs that need backtracking; a pattern using them is refused at save.
  */
-const linearRegExp: RegExpEngine = Object.assign((pattern: string) => RE2JS.compile(pattern), { code: 'RE2JS.compile' });
+const linearRegExp: RegExpEngine = Object.assign((pattern: string) => RE2JS.compile(re2Syntax(pattern)), { code: 'RE2JS.compile' });
+
+/**
+ * JSON Schema patterns are ECMA-262, where a code point is written `\u00e9` or `\u{1F600}`; RE2
+ * writes both `\x{…}`. Everything else is passed through, escapes included.
+ */
+export function re2Syntax(pattern: string): string {
+  return pattern.replace(/\\(?:u([0-9A-Fa-f]{4})|u\{([0-9A-Fa-f]{1,6})\}|[^])/g, (escape, four?: string, braced?: string) => {
+    const hex = four ?? braced;
+    return hex === undefined ? escape : `\\x{${hex}}`;
+  });
+}
 
 const options = { allErrors: false, strict: false, useDefaults: true, logger: false, code: { regExp: linearRegExp } } as const;
 

@@ -8,7 +8,7 @@ import { MAX_URL_CHARS } from '../../src/limits.js';
 import { parseFlow, prepareParams, type JsonSchemaObject } from '../../src/flows/document.js';
 import { urlMatches } from '../../src/flows/glob.js';
 import { FlowLibraries } from '../../src/flows/library.js';
-import { COMPILED_SCHEMAS_KEPT, compiledSchemaCount } from '../../src/flows/parameters.js';
+import { COMPILED_SCHEMAS_KEPT, compiledSchemaCount, re2Syntax } from '../../src/flows/parameters.js';
 import { DirectoryFlowStore } from '../../src/flows/store.js';
 
 const parse = (document: unknown) => parseFlow(document as Record<string, unknown>, CAPABILITIES);
@@ -46,6 +46,14 @@ describe('flow parameters never run a backtracking regex', () => {
     const schema = { type: 'object', patternProperties: { '^(x+)+$': { type: 'number' } } } as unknown as JsonSchemaObject;
     expect(refusal(() => prepareParams(schema, { [`${'x'.repeat(36)}`]: 'no' }))).toMatch(/must be number/);
     expect(prepareParams(schema, { [`${'x'.repeat(36)}y`]: 'fine' })).toBeTruthy();
+  });
+
+  it('reads ECMA-262 code point escapes as JSON Schema writes them, and leaves an escaped backslash alone', () => {
+    const schema = (pattern: string) => ({ type: 'object', properties: { p: { type: 'string', pattern } } }) as JsonSchemaObject;
+    expect(prepareParams(schema('^\\u00e9+\\u{1F600}$'), { p: 'éé😀' })).toEqual({ p: 'éé😀' });
+    expect(refusal(() => prepareParams(schema('^\\u00e9$'), { p: 'e' }))).toMatch(/must match pattern/);
+    expect(re2Syntax('\\\\u0041')).toBe('\\\\u0041');
+    expect(prepareParams(schema('^\\\\u0041$'), { p: '\\u0041' })).toEqual({ p: '\\u0041' });
   });
 
   it('refuses at save a pattern only a backtracking engine can run (lookaround, backreference)', async () => {
