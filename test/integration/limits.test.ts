@@ -45,6 +45,20 @@ describe('limits over REST, on a real browser', () => {
     expect(fine.body.result).toBe(900000);
   });
 
+  it('cuts extract of every match at max_chars in the page, nulls counted too', async () => {
+    const made = await rest(running.url, '/browser/execute-script', {
+      script: "const box = document.createElement('div'); box.id = 'many'; box.innerHTML = '<p>0123456789</p>'.repeat(100000); document.body.append(box); return box.children.length",
+    }, HEADERS);
+    expect(made.body.result).toBe(100000);
+    const texts = await rest(running.url, '/browser/extract', { selector: { css: '#many p' }, all: true, max_chars: 1000 }, HEADERS);
+    expect(texts.body.truncated).toBe(true);
+    expect((texts.body.values as string[]).length).toBe(100);
+    const nulls = await rest(running.url, '/browser/extract', { selector: { css: '#many p' }, all: true, what: 'attribute', attribute: 'data-none', max_chars: 1000 }, HEADERS);
+    expect(nulls.body.truncated).toBe(true);
+    expect((nulls.body.values as null[]).length).toBe(250);
+    await rest(running.url, '/browser/execute-script', { script: "document.getElementById('many').remove()" }, HEADERS);
+  });
+
   it('refuses a body over MAX_BODY_BYTES with a 413 naming it', async () => {
     await refused('/browser/execute-script', { script: 'return 1', args: ['x'.repeat(3 * 1024 * 1024)] }, 413, /larger than 2097152 bytes \(MAX_BODY_BYTES\)/);
   });
