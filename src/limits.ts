@@ -28,3 +28,5 @@ export const MAX_PROMPT_CHARS = 10_000;
 export const MAX_URI_CHARS = 1024;
 /** a path under the data directory */
 export const MAX_PATH_CHARS = 4096;
+/** a flow run's report: step results past it are left out and named (200 steps of 1 MB each would be 200 MB) */
+export const MAX_REPORT_BYTES = 4_000_000;

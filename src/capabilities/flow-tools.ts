@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BadRequest } from '../errors.js';
 import { defineTool } from './define.js';
 import type { FlowsView } from './flows-view.js';
-import { MAX_DOCUMENT_BYTES } from '../limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_REPORT_BYTES } from '../limits.js';
 
 const flowName = z.string().min(1).max(64).describe('letters, digits, ".", "_", "-"');
 const revision = z.string().min(1).max(64).describe('the revision you read (get_flow); refused when stale');
@@ -45,6 +45,10 @@ const runReport = z.object({
       url: z.string().nullable(),
     })
     .optional(),
+  omitted: z
+    .array(z.string())
+    .optional()
+    .describe(`steps whose results were left out: the report holds at most ${MAX_REPORT_BYTES} bytes of them; return fewer or smaller`),
 });
 
 /** Flows are off without a data directory: say how to turn them on. */

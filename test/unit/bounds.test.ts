@@ -8,6 +8,7 @@ import { MAX_URL_CHARS } from '../../src/limits.js';
 import { parseFlow, prepareParams, type JsonSchemaObject } from '../../src/flows/document.js';
 import { urlMatches } from '../../src/flows/glob.js';
 import { FlowLibraries } from '../../src/flows/library.js';
+import { runFlow } from '../../src/flows/runner.js';
 import { COMPILED_SCHEMAS_KEPT, compiledSchemaCount, re2Syntax } from '../../src/flows/parameters.js';
 import { DirectoryFlowStore } from '../../src/flows/store.js';
 
@@ -132,6 +133,27 @@ describe('YAML and document bounds', () => {
     const long = `https://a.example/${'a'.repeat(MAX_URL_CHARS)}`;
     expect(urlMatches(['https://a.example/*'], long)).toBe(false);
     expect(urlMatches(['*'], long)).toBe(true);
+  });
+});
+
+describe('a flow run report', () => {
+  it('holds at most 4 MB of step results, and names the steps it left out', async () => {
+    const steps = Array.from({ length: 10 }, (_, i) => ({ tool: 'execute_script', args: { script: 'return 1' }, id: `s${i}`, return: true }));
+    const report = await runFlow({
+      name: 'big',
+      document: { steps },
+      params: {},
+      verbose: true,
+      timeoutMs: 60_000,
+      call: async () => ({ result: 'x'.repeat(1_000_000) }),
+      currentUrl: async () => null,
+      endPage: async () => null,
+    });
+    expect(report.status).toBe('ok');
+    expect(Object.keys(report.returned ?? {})).toEqual(['s0']);
+    expect(report.steps.filter((s) => s.result !== undefined).map((s) => s.id)).toEqual(['s0']);
+    expect(report.omitted).toEqual(['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 's9']);
+    expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThan(6_000_000);
   });
 });
 
