@@ -260,13 +260,41 @@ export const executeScript = defineTool({
  * which chromedriver bounds; what is bounded here is what reaches the caller and the model.
  */
 function withinAnswerLimit(result: unknown): unknown {
-  const bytes = Buffer.byteLength(JSON.stringify(result) ?? '');
-  if (bytes > MAX_SCRIPT_ANSWER_BYTES) {
+  // A lower bound first, which stops as soon as it passes the limit: serialising a 50 MB answer
+  // only to measure it held the event loop again.
+  const over = atLeastChars(result, MAX_SCRIPT_ANSWER_BYTES) > MAX_SCRIPT_ANSWER_BYTES;
+  if (over || Buffer.byteLength(JSON.stringify(result) ?? '') > MAX_SCRIPT_ANSWER_BYTES) {
     throw new BadRequest(
-      `The script's answer is ${bytes} bytes as JSON, over the ${MAX_SCRIPT_ANSWER_BYTES}-byte limit of execute_script; return less (a slice, a count, or only the fields you need).`,
+      `The script's answer is over the ${MAX_SCRIPT_ANSWER_BYTES}-byte limit of execute_script (as JSON); return less (a slice, a count, or only the fields you need).`,
     );
   }
   return result;
+}
+
+/** Characters the value's JSON has at least (strings and keys), counted until past `limit`. */
+function atLeastChars(value: unknown, limit: number): number {
+  let chars = 0;
+  const stack = [value];
+  while (stack.length > 0 && chars <= limit) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      chars += item.length + 2;
+    } else if (Array.isArray(item)) {
+      chars += item.length + 1;
+      // Past the limit already: do not walk (a spread of millions of elements would overflow).
+      for (let i = 0; i < item.length && chars <= limit; i++) {
+        stack.push(item[i]);
+      }
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) {
+        chars += key.length + 3;
+        stack.push(child);
+      }
+    } else {
+      chars += 1;
+    }
+  }
+  return chars;
 }
 
 export const extractTool = defineTool({

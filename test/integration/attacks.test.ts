@@ -142,7 +142,7 @@ describe('attacks on a running server (issue 23)', () => {
   it('huge script answer: 50 MB returned by execute_script', async () => {
     const answer = await underAttack(() => send('POST', '/browser/execute-script', { script: "return 'x'.repeat(50 * 1024 * 1024)" }));
     expect(answer.status).toBe(400);
-    expect(errorMessage(answer)).toMatch(/over the 1000000-byte limit of execute_script; return less/);
+    expect(errorMessage(answer)).toMatch(/over the 1000000-byte limit of execute_script \(as JSON\); return less/);
     expect((await send('POST', '/browser/execute-script', { script: 'return 1 + 1' })).body.result).toBe(2);
   });
 });

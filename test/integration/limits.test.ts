@@ -41,8 +41,11 @@ describe('limits over REST, on a real browser', () => {
 
   it('refuses an execute_script answer over 1 MB, and answers one under it', async () => {
     await refused('/browser/execute-script', { script: "return 'x'.repeat(1100000)" }, 400, /over the 1000000-byte limit of execute_script/);
-    const fine = await rest(running.url, '/browser/execute-script', { script: "return 'x'.repeat(900000).length" }, HEADERS);
-    expect(fine.body.result).toBe(900000);
+    await refused('/browser/execute-script', { script: 'return Array.from({length: 3000000}, (_, i) => i % 10)' }, 400, /over the 1000000-byte limit/);
+    await refused('/browser/execute-script', { script: "return {a: 'é'.repeat(600000)}" }, 400, /over the 1000000-byte limit/);
+    const fine = await rest(running.url, '/browser/execute-script', { script: "return ['x'.repeat(900000), {k: [1, 2]}]" }, HEADERS);
+    expect(fine.status).toBe(200);
+    expect((fine.body.result as string[])[0]).toHaveLength(900000);
   });
 
   it('cuts extract of every match at max_chars in the page, nulls counted too', async () => {
