@@ -16,9 +16,10 @@ export interface ExtractRequest {
 }
 
 // One round trip finds and reads the element(s) in the page, instead of a find plus a read
-// per element over WebDriver.
+// per element over WebDriver. It stops one character past the budget (so the cut is seen): a page
+// of a million elements must not send them all to be cut here.
 const EXTRACT_SCRIPT = `
-const [css, xpath, what, attribute, all] = arguments;
+const [css, xpath, what, attribute, all, budget] = arguments;
 let nodes;
 if (css !== null) nodes = Array.from(document.querySelectorAll(css));
 else if (xpath !== null) {
@@ -32,7 +33,20 @@ const read = (n) => {
   if (what === 'attribute') return n.getAttribute ? n.getAttribute(attribute) : null;
   return n === document.documentElement ? document.body.innerText : (n.innerText ?? n.textContent ?? '');
 };
-return nodes.map(read);`;
+const out = [];
+let used = 0;
+for (const n of nodes) {
+  if (used > budget) break;
+  let v = read(n);
+  if (v !== null && v.length > budget - used + 1) v = v.slice(0, budget - used + 1);
+  out.push(v);
+  used += v === null ? 4 : v.length;
+}
+return out;`;
+
+// The page reads this far past max_chars: a caller that screens the text (for a typed secret,
+// by runs of a dozen characters) must see enough of a value the cut would split to recognise it.
+const READ_PAST_CUT = 64;
 
 export const TRUNCATION_MARK = '…[truncated: raise max_chars or narrow the selector]';
 
@@ -44,7 +58,7 @@ export async function extract(driver: WebDriver, request: ExtractRequest): Promi
   const xpath = request.selector && 'xpath' in request.selector ? request.selector.xpath : null;
   const deadline = Date.now() + request.waitSeconds * 1000;
   for (;;) {
-    const values = await runInPage<(string | null)[]>(driver, EXTRACT_SCRIPT, css, xpath, request.what, request.attribute ?? null, request.all);
+    const values = await runInPage<(string | null)[]>(driver, EXTRACT_SCRIPT, css, xpath, request.what, request.attribute ?? null, request.all, request.maxChars + READ_PAST_CUT);
     if (values.length > 0) {
       const screened = values.map((v) => (v !== null && request.carriesSecret?.(v) ? '' : v));
       return { ...truncateAll(screened, request.maxChars), withheld: screened.some((v, i) => v !== values[i]) };
@@ -80,13 +94,15 @@ function truncateAll(values: (string | null)[], maxChars: number): { values: (st
   let truncated = false;
   const out: (string | null)[] = [];
   for (const value of values) {
-    if (value === null) {
-      out.push(null);
-      continue;
-    }
     if (budget <= 0) {
       truncated = true;
       break;
+    }
+    if (value === null) {
+      // A null costs what it costs in the answer's JSON, so a page of nulls is bounded too.
+      out.push(null);
+      budget -= 4;
+      continue;
     }
     if (value.length > budget) {
       out.push(value.slice(0, budget) + TRUNCATION_MARK);

@@ -14,6 +14,19 @@ import { defineTool, type SecretsAccess } from './define.js';
 import { CARRIED, SHOWN_ELSEWHERE } from '../secrets/binding.js';
 import { secretArgument } from './secret-tools.js';
 import { maxChars, selector, waitTimeout, webUrl } from './schemas.js';
+import { BadRequest } from '../errors.js';
+import { isFileName, FILE_NAME_RULE } from '../files/names.js';
+import {
+  MAX_LINE_CHARS,
+  MAX_PROMPT_CHARS,
+  MAX_SCRIPT_ANSWER_BYTES,
+  MAX_SCRIPT_CHARS,
+  MAX_TEXT_CHARS,
+  MAX_UPLOAD_BASE64_CHARS,
+  MAX_UPLOAD_BYTES,
+  MAX_URI_CHARS,
+  MAX_WORD_CHARS,
+} from '../limits.js';
 import { resolveUploadBytes } from '../files/upload-source.js';
 
 /** A reader that blanked what carried a secret before cutting its text says so, as the call path would. */
@@ -23,8 +36,10 @@ const masking = (secrets: SecretsAccess) => (secrets.typedHere() ? (text: string
 const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? DEFAULT_WAIT_SECONDS;
 const exactlyOne = (args: Record<string, unknown>, names: string[]) => names.filter((n) => args[n] !== undefined).length === 1;
 const windowSide = z.number().int().min(200).max(7680);
+/** One rule for every name a file gets, so a name saved can always be listed, fetched and linked. */
+const fileNameArgument = z.string().min(1).max(255).refine(isFileName, FILE_NAME_RULE);
 const savedName = (extension: string) =>
-  z.string().min(1).max(255).optional().describe(`save as (${extension} added; default: dated); a clash becomes "name (1)"`);
+  fileNameArgument.optional().describe(`save as (${extension} added; default: dated); a clash becomes "name (1)"`);
 const savedFile = z.object({
   uri: z.string().optional().describe('the saved file: read it, keep_file it, or upload_file it by this uri'),
   name: z.string().optional().describe('the name it was saved under'),
@@ -68,7 +83,7 @@ export const interactTool = defineTool({
   input: z.object({
     action: z.enum(INTERACT_ACTIONS),
     selector,
-    option: z.string().optional().describe('for select: option text or value'),
+    option: z.string().max(MAX_LINE_CHARS).optional().describe('for select: option text or value'),
     wait_timeout: waitTimeout,
   }),
   check: (args) => (args.action === 'select' && args.option === undefined ? 'select needs option: the text or value of the option to choose.' : undefined),
@@ -89,7 +104,11 @@ export const write = defineTool({
   runnableInFlow: true,
   input: z.object({
     selector,
-    text: z.string().optional().describe('what to type'),
+    text: z
+      .string()
+      .max(MAX_TEXT_CHARS, `text is at most ${MAX_TEXT_CHARS} characters (typed key by key); give a file to a file input with upload_file`)
+      .optional()
+      .describe('what to type'),
     secret: secretArgument.optional(),
     clear: z.boolean().optional().describe('default true'),
     submit: z.boolean().optional().describe('press Enter after'),
@@ -147,7 +166,7 @@ export const pressKeyTool = defineTool({
   secretRefusal:
     'press_key takes no secret: it presses one key and carries no value. Type a secret with write {selector, secret: {name, key}}.',
   input: z.object({
-    key: z.string().min(1),
+    key: z.string().min(1).max(MAX_WORD_CHARS),
     modifiers: z.array(z.enum(MODIFIERS)).max(4).optional().describe('held down meanwhile'),
     selector: selector.optional(),
     wait_timeout: waitTimeout,
@@ -185,7 +204,7 @@ export const dialog = defineTool({
   kind: 'act',
   browser: 'existing',
   runnableInFlow: true,
-  input: z.object({ action: z.enum(['accept', 'dismiss']), text: z.string().optional().describe('the answer to a prompt') }),
+  input: z.object({ action: z.enum(['accept', 'dismiss']), text: z.string().max(MAX_PROMPT_CHARS).optional().describe('the answer to a prompt') }),
   output: z.object({ message: z.string().describe("the dialog's message"), answered: z.enum(['accept', 'dismiss']) }),
   handler: async (args, { driver }) => {
     const message = await answerDialog(driver, args.action, args.text);
@@ -222,11 +241,11 @@ export const uploadFileTool = defineTool({
     'upload_file does not take a secret, not yet: a secret goes only into a field, with write {selector, secret: {name, key}}.',
   input: z.object({
     selector,
-    text: z.string().optional().describe('file content as text'),
-    content: z.base64().optional(),
-    file: z.string().min(1).optional().describe("a workspace://files… URI of this workspace's Files, screenshots or downloads"),
-    filename: z.string().min(1).max(255).optional().describe('the name the page sees'),
-    mime_type: z.string().optional(),
+    text: z.string().max(MAX_UPLOAD_BYTES, `text is at most ${MAX_UPLOAD_BYTES} characters (the upload limit)`).optional().describe('file content as text'),
+    content: z.base64().max(MAX_UPLOAD_BASE64_CHARS, `content is at most ${MAX_UPLOAD_BYTES} bytes (the upload limit)`).optional(),
+    file: z.string().min(1).max(MAX_URI_CHARS).optional().describe("a workspace://files… URI of this workspace's Files, screenshots or downloads"),
+    filename: fileNameArgument.optional().describe('the name the page sees'),
+    mime_type: z.string().max(MAX_WORD_CHARS).optional(),
     wait_timeout: waitTimeout,
   }),
   check: (args) =>
@@ -250,10 +269,56 @@ export const executeScript = defineTool({
   runnableInFlow: true,
   secretRefusal:
     'execute_script takes no secret: a script can send what it is given anywhere, so a secret there would be an exfiltration API. Type the secret into its field with write {selector, secret: {name, key}}.',
-  input: z.object({ script: z.string().min(1), args: z.array(z.unknown()).max(32).optional() }),
+  input: z.object({
+    script: z.string().min(1).max(MAX_SCRIPT_CHARS, `a script is at most ${MAX_SCRIPT_CHARS} characters`),
+    args: z.array(z.unknown()).max(32).optional(),
+  }),
   output: z.object({ result: z.unknown().describe("the script's return value, as JSON") }),
-  handler: async (args, { driver }) => ({ result: await runScript(driver, args.script, args.args ?? []) }),
+  handler: async (args, { driver }) => ({ result: withinAnswerLimit(await runScript(driver, args.script, args.args ?? [])) }),
 });
+
+/**
+ * An answer past the limit is refused rather than cut: a cut JSON value is no value, and the
+ * script can always return less. The whole value has already crossed from the browser by then,
+ * which chromedriver bounds; what is bounded here is what reaches the caller and the model.
+ */
+function withinAnswerLimit(result: unknown): unknown {
+  // A lower bound first, which stops as soon as it passes the limit: serialising a 50 MB answer
+  // only to measure it held the event loop again.
+  const over = atLeastChars(result, MAX_SCRIPT_ANSWER_BYTES) > MAX_SCRIPT_ANSWER_BYTES;
+  if (over || Buffer.byteLength(JSON.stringify(result) ?? '') > MAX_SCRIPT_ANSWER_BYTES) {
+    throw new BadRequest(
+      `The script's answer is over the ${MAX_SCRIPT_ANSWER_BYTES}-byte limit of execute_script (as JSON); return less (a slice, a count, or only the fields you need).`,
+    );
+  }
+  return result;
+}
+
+/** Characters the value's JSON has at least (strings and keys), counted until past `limit`. */
+function atLeastChars(value: unknown, limit: number): number {
+  let chars = 0;
+  const stack = [value];
+  while (stack.length > 0 && chars <= limit) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      chars += item.length + 2;
+    } else if (Array.isArray(item)) {
+      chars += item.length + 1;
+      // Past the limit already: do not walk (a spread of millions of elements would overflow).
+      for (let i = 0; i < item.length && chars <= limit; i++) {
+        stack.push(item[i]);
+      }
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) {
+        chars += key.length + 3;
+        stack.push(child);
+      }
+    } else {
+      chars += 1;
+    }
+  }
+  return chars;
+}
 
 export const extractTool = defineTool({
   name: 'extract',
@@ -266,7 +331,7 @@ export const extractTool = defineTool({
   input: z.object({
     selector: selector.optional(),
     what: z.enum(['text', 'html', 'value', 'attribute']).optional().describe('default text'),
-    attribute: z.string().min(1).optional().describe('for what: attribute'),
+    attribute: z.string().min(1).max(MAX_WORD_CHARS).optional().describe('for what: attribute'),
     all: z.boolean().optional().describe('every match'),
     max_chars: maxChars(4000),
     url: webUrl.optional(),
@@ -392,12 +457,12 @@ export const assertTool = defineTool({
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({
-    script: z.string().min(1).optional().describe('JavaScript returning true when it holds'),
+    script: z.string().min(1).max(MAX_SCRIPT_CHARS).optional().describe('JavaScript returning true when it holds'),
     selector: selector.optional(),
     state: z.enum(['present', 'absent', 'visible', 'hidden']).optional().describe('with selector (default present)'),
     timeout: z.number().min(0).max(120).optional().describe('seconds (default 5)'),
     stable_for: z.number().int().min(0).max(60_000).optional().describe('ms it must hold'),
-    message: z.string().min(1).describe('what failed, in your words'),
+    message: z.string().min(1).max(MAX_LINE_CHARS).describe('what failed, in your words'),
   }),
   check: (args) => (exactlyOne(args, ['script', 'selector']) ? undefined : 'Pass exactly one of script or selector (with state).'),
   output: z.object({ passed: z.literal(true), waited_ms: z.number() }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
+import { MAX_URI_CHARS } from '../limits.js';
 
 const entry = z.object({
   name: z.string(),
@@ -35,7 +36,7 @@ export const keepFile = defineTool({
   runnableInFlow: true,
   http: { method: 'POST', path: '/files/kept' },
   input: z.object({
-    uri: z.string().min(1).describe('workspace://files/screenshots/<name> or workspace://files/downloads/<name>'),
+    uri: z.string().min(1).max(MAX_URI_CHARS).describe('workspace://files/screenshots/<name> or workspace://files/downloads/<name>'),
   }),
   output: z.object({
     from: z.string().describe('the uri it was kept from'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BadRequest } from '../errors.js';
 import { defineTool } from './define.js';
 import type { FlowsView } from './flows-view.js';
+import { MAX_DOCUMENT_BYTES, MAX_REPORT_BYTES } from '../limits.js';
 
 const flowName = z.string().min(1).max(64).describe('letters, digits, ".", "_", "-"');
 const revision = z.string().min(1).max(64).describe('the revision you read (get_flow); refused when stale');
@@ -44,6 +45,10 @@ const runReport = z.object({
       url: z.string().nullable(),
     })
     .optional(),
+  omitted: z
+    .array(z.string())
+    .optional()
+    .describe(`steps whose results were left out: the report holds at most ${MAX_REPORT_BYTES} bytes of them; return fewer or smaller`),
 });
 
 /** Flows are off without a data directory: say how to turn them on. */
@@ -105,7 +110,12 @@ export const saveFlow = defineTool({
   http: { method: 'PUT', path: '/flows/{name}', bodyArgument: 'document', ifMatchArgument: 'if_match' },
   input: z.object({
     name: flowName,
-    document: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).describe('YAML text, or the same as JSON'),
+    document: z
+      .union([
+        z.string().min(1).max(MAX_DOCUMENT_BYTES, `a flow is at most ${MAX_DOCUMENT_BYTES / 1024} KiB (the document limit); split it into smaller flows`),
+        z.record(z.string(), z.unknown()),
+      ])
+      .describe('YAML text, or the same as JSON'),
     if_match: revision.optional(),
   }),
   output: z.object({ name: z.string(), revision: z.string(), created: z.boolean() }),

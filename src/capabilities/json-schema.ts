@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SELECTOR_CHARS } from '../limits.js';
 import { selector } from './schemas.js';
 
 export type ObjectSchema = { type: 'object' } & Record<string, unknown>;
@@ -24,7 +25,7 @@ function compactSelector(ctx: { zodSchema: unknown; jsonSchema: Record<string, u
   delete ctx.jsonSchema.anyOf;
   Object.assign(ctx.jsonSchema, {
     type: 'object',
-    properties: { css: { type: 'string' }, xpath: { type: 'string' } },
+    properties: { css: { type: 'string', maxLength: MAX_SELECTOR_CHARS }, xpath: { type: 'string', maxLength: MAX_SELECTOR_CHARS } },
     minProperties: 1,
     maxProperties: 1,
     additionalProperties: false,

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { DEFAULT_WAIT_SECONDS } from '../browser/selectors.js';
+import { MAX_SELECTOR_CHARS, MAX_URL_CHARS } from '../limits.js';
 
 export const SELECTOR_FIX = 'pass exactly one of css or xpath, e.g. {"css": "#submit"} or {"xpath": "//button[1]"}.';
 
+const selectorText = z.string().min(1).max(MAX_SELECTOR_CHARS, `a selector is at most ${MAX_SELECTOR_CHARS} characters`);
+
 export const selector = z
-  .union([z.strictObject({ css: z.string().min(1) }), z.strictObject({ xpath: z.string().min(1) })], { error: SELECTOR_FIX });
+  .union([z.strictObject({ css: selectorText }), z.strictObject({ xpath: selectorText })], { error: SELECTOR_FIX });
 
 export const waitTimeout = z
   .number()
@@ -16,7 +19,7 @@ export const waitTimeout = z
 const WEB_URL_FIX = 'must be an absolute http(s) URL such as https://example.com/';
 
 /** Only web pages: file:, data:, javascript: and chrome: URLs would reach past the page. */
-export const webUrl = z.string().refine((value) => {
+export const webUrl = z.string().max(MAX_URL_CHARS, `a URL is at most ${MAX_URL_CHARS} characters`).refine((value) => {
   try {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:';

@@ -5,8 +5,8 @@ import { defineTool } from './define.js';
 /** write's `secret`: a name and a key, two fields — keys hold dots (tls.crt), so "name.key" cannot split. */
 export const secretArgument = z
   .strictObject({
-    name: z.string().refine(isSecretName, `${SECRET_NAME_RULE}; copy it from list_secrets`),
-    key: z.string().refine(isKeyName, `${SECRET_KEY_RULE}; copy it from list_secrets`),
+    name: z.string().max(253).refine(isSecretName, `${SECRET_NAME_RULE}; copy it from list_secrets`),
+    key: z.string().max(253).refine(isKeyName, `${SECRET_KEY_RULE}; copy it from list_secrets`),
   })
   .describe('from list_secrets');
 

@@ -1,4 +1,6 @@
+import { MAX_UPLOAD_BYTES } from '../limits.js';
 import { BadRequest } from '../errors.js';
+import { FILE_NAME_RULE, isFileName } from './names.js';
 
 export interface UploadSource {
   text?: string;
@@ -10,8 +12,6 @@ export interface UploadSource {
 
 /** Reads the file a workspace://files… URI names (the Files service, bound to the caller). */
 export type ReadFileUri = (uri: string) => Promise<{ name: string; bytes: Uint8Array }>;
-
-const SAFE_FILENAME = /^[^/\\\0]{1,255}$/;
 
 /**
  * The bytes an upload_file call names. A file on the server comes only through a
@@ -25,6 +25,9 @@ export async function resolveUploadBytes(source: UploadSource, readFileUri?: Rea
       throw new BadRequest('file needs a workspace with files; pass the file as text or content instead.');
     }
     const file = await readFileUri(source.file);
+    if (file.bytes.byteLength > MAX_UPLOAD_BYTES) {
+      throw new BadRequest(`That file is ${file.bytes.byteLength} bytes, over the ${MAX_UPLOAD_BYTES}-byte upload limit; upload a smaller file.`);
+    }
     return { name: checkedName(source.filename ?? file.name), bytes: file.bytes };
   }
   const name = checkedName(source.filename ?? 'upload.txt');
@@ -35,8 +38,9 @@ export async function resolveUploadBytes(source: UploadSource, readFileUri?: Rea
 }
 
 function checkedName(name: string): string {
-  if (!SAFE_FILENAME.test(name) || name === '.' || name === '..') {
-    throw new BadRequest('filename must be a plain file name without "/" or "\\", e.g. "report.csv".');
+  // The name travels to the Grid node, which writes it to its disk: the rule every saved file keeps.
+  if (!isFileName(name)) {
+    throw new BadRequest(`filename is not a valid file name: ${FILE_NAME_RULE}; pass filename to name it.`);
   }
   return name;
 }

@@ -1,10 +1,11 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseDocument, stringify } from 'yaml';
 import { z } from 'zod';
 import { valueAt } from '../capabilities/call.js';
 import type { Capability } from '../capabilities/define.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
+import { MAX_DOCUMENT_BYTES } from '../limits.js';
 import { BadRequest } from '../errors.js';
+import { checkParameterSchema, validatorOf } from './parameters.js';
 import { holdsReference, referencesIn } from './references.js';
 
 export interface FlowStep {
@@ -31,6 +32,20 @@ export type JsonSchemaObject = { type: 'object'; properties?: Record<string, Rec
 
 const STEP_KEYS = ['tool', 'args', 'id', 'onError', 'return', 'note'] as const;
 const MAX_STEPS = 200;
+/** Nesting a flow needs is a handful of levels; the YAML parser recurses (deep `[[[[` overflowed it). */
+export const MAX_DEPTH = 32;
+/** Each alias expands a node again: a few anchors referencing each other make billions (billion laughs). */
+const MAX_ALIASES = 100;
+export const MAX_URL_GLOBS = 50;
+export const MAX_GLOB_LENGTH = 2048;
+/** Matching costs grow with the number of `*`: a glob needs few, a pathological one many. */
+export const MAX_GLOB_STARS = 16;
+
+const urlGlob = z
+  .string()
+  .min(1)
+  .max(MAX_GLOB_LENGTH, `a glob is at most ${MAX_GLOB_LENGTH} characters`)
+  .refine((glob) => glob.split('*').length - 1 <= MAX_GLOB_STARS, `a glob has at most ${MAX_GLOB_STARS} "*"; write a shorter glob`);
 
 const stepFrame = z.strictObject({
   tool: z.string().min(1),
@@ -47,12 +62,13 @@ const stepFrame = z.strictObject({
 const documentFrame = z.strictObject({
   name: z.string().optional(),
   description: z.string().max(2000).optional(),
-  urls: z.array(z.string().min(1), { error: 'urls must be a list of URL globs (strings)' }).optional(),
+  urls: z
+    .array(urlGlob, { error: 'urls must be a list of URL globs (strings)' })
+    .max(MAX_URL_GLOBS, `at most ${MAX_URL_GLOBS} globs; a flow meant for more places can omit urls`)
+    .optional(),
   parameters: z.record(z.string(), z.unknown()).optional(),
   steps: z.array(z.unknown()).min(1, 'a flow needs at least one step').max(MAX_STEPS),
 });
-
-const ajv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true });
 
 /**
  * Reads a flow from YAML text (or an already-parsed object) and validates it against the
@@ -60,6 +76,7 @@ const ajv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true });
  */
 export function parseFlow(source: string | Record<string, unknown>, capabilities: readonly Capability[]): FlowDocument {
   const raw = typeof source === 'string' ? parseYaml(source) : source;
+  checkDepth(raw);
   const frame = documentFrame.safeParse(raw);
   if (!frame.success) {
     const issue = frame.error.issues[0];
@@ -85,23 +102,72 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
 }
 
 function parseYaml(text: string): unknown {
+  checkSize(text);
+  checkBrackets(text);
   const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const error = document.errors[0];
   if (error) {
     const line = error.linePos?.[0]?.line;
     throw new BadRequest(`The flow is not valid YAML${line ? ` (line ${line})` : ''}: ${error.message.split('\n')[0]}; fix the YAML and save again.`);
   }
-  return document.toJS() as unknown;
+  try {
+    return document.toJS({ maxAliasCount: MAX_ALIASES }) as unknown;
+  } catch (err) {
+    if (err instanceof ReferenceError && /alias/i.test(err.message)) {
+      throw new BadRequest(`The flow's YAML expands aliases (*name) more than ${MAX_ALIASES} times; write the values out, or use fewer aliases.`);
+    }
+    throw new BadRequest(`The flow's YAML cannot be read (${err instanceof Error ? err.message.split('\n')[0] : 'unknown'}); fix the YAML and save again.`);
+  }
+}
+
+export function checkSize(text: string): void {
+  if (text.length > MAX_DOCUMENT_BYTES || Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) {
+    throw new BadRequest(`The flow is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB (the document limit); split it into smaller flows.`);
+  }
+}
+
+const tooDeep = (what = 'The flow') => new BadRequest(`${what} nests deeper than ${MAX_DEPTH} levels (the depth limit); flatten it.`);
+
+/**
+ * Unclosed `[` and `{` counted before the parser sees them, since the parser is where the
+ * recursion is. Brackets inside quoted text count too: harmless, a real flow never comes close.
+ */
+function checkBrackets(text: string): void {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH * 2) {
+        throw tooDeep();
+      }
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) {
+      depth--;
+    }
+  }
+}
+
+/** Without recursion, so a hostile depth cannot overflow the stack that measures it. */
+export function checkDepth(value: unknown, what?: string): void {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') {
+      continue;
+    }
+    if (depth > MAX_DEPTH) {
+      throw tooDeep(what);
+    }
+    for (const child of Object.values(item)) {
+      stack.push([child, depth + 1]);
+    }
+  }
 }
 
 function checkParameters(parameters: Record<string, unknown>): JsonSchemaObject {
   if (parameters.type !== 'object') {
     throw new BadRequest('Invalid flow: parameters must be a JSON Schema object: {type: object, properties: {...}, required: [...]}.');
   }
-  if (!ajv.validateSchema(parameters)) {
-    const error = ajv.errors?.[0];
-    throw new BadRequest(`Invalid flow: parameters is not a valid JSON Schema (${error?.instancePath || '/'} ${error?.message ?? ''}).`);
-  }
+  checkParameterSchema(parameters);
   return parameters as JsonSchemaObject;
 }
 
@@ -174,6 +240,7 @@ function checkArguments(capability: Capability, args: Record<string, unknown>, n
 
 /** Defaults applied, then the params checked against `parameters`, before step one. */
 export function prepareParams(parameters: JsonSchemaObject | undefined, given: Record<string, unknown>): Record<string, unknown> {
+  checkDepth(given, 'params');
   const params = structuredClone(given);
   if (!parameters) {
     const extra = Object.keys(params);
@@ -182,7 +249,7 @@ export function prepareParams(parameters: JsonSchemaObject | undefined, given: R
     }
     return params;
   }
-  const validate = ajv.compile(parameters);
+  const validate = validatorOf(parameters);
   if (!validate(params)) {
     const error = validate.errors?.[0];
     const where = error?.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'params';
@@ -230,5 +297,13 @@ export function flowDocumentJsonSchema(capabilities: readonly Capability[]): Rec
 
 /** A document sent as JSON is stored as YAML text, the form people edit. */
 export function toYamlText(source: string | Record<string, unknown>): string {
-  return typeof source === 'string' ? source : stringify(source);
+  if (typeof source === 'string') {
+    checkSize(source);
+    return source;
+  }
+  checkDepth(source);
+  checkSize(JSON.stringify(source));
+  const text = stringify(source);
+  checkSize(text);
+  return text;
 }

@@ -5,13 +5,13 @@ import type { Caller } from '../workspace/caller.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams, toYamlText, type FlowDocument } from './document.js';
 import { urlMatches } from './glob.js';
 import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
+import { validatorOf } from './parameters.js';
 import { runFlow } from './runner.js';
 import type { FlowStore, StoredFlow } from './store.js';
 
 // Long enough to spare a directory read per call in a busy loop, short enough that an
 // operator's edit shows up before anyone wonders why.
 const LISTING_TTL_MS = 2000;
-const MAX_DOCUMENT_BYTES = 256 * 1024;
 
 /**
  * The flow libraries: each workspace's own, and `global`, shared. Reads merge the caller's
@@ -113,10 +113,10 @@ export class FlowLibraries implements FlowsService {
     const library = this.writable(own);
     const name = checkFlowName(rawName);
     const text = toYamlText(source);
-    if (Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) {
-      throw new BadRequest(`The flow is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB; split it into smaller flows.`);
+    const document = parseFlow(source, this.capabilities);
+    if (document.parameters) {
+      validatorOf(document.parameters);
     }
-    parseFlow(source, this.capabilities);
     const { flow, created } = await this.store.put(library, name, text, ifMatch);
     this.listings.delete(library);
     return { name, revision: flow.revision, created };

@@ -1,6 +1,7 @@
 import type { CallContext } from '../capabilities/call.js';
 import { errorBody, TimedOut } from '../errors.js';
 import type { FlowDocument } from './document.js';
+import { MAX_REPORT_BYTES } from '../limits.js';
 import { substitute } from './references.js';
 
 export type StepCall = (tool: string, args: Record<string, unknown>, step: Required<CallContext>) => Promise<Record<string, unknown>>;
@@ -26,6 +27,8 @@ export interface RunReport {
   title?: string;
   result?: Record<string, unknown>;
   failed?: { n: number; id: string | null; tool: string; error: { code: string; message: string }; url: string | null };
+  /** step results left out of `steps` and `returned`: the report would have passed MAX_REPORT_BYTES */
+  omitted?: string[];
 }
 
 export interface RunOptions {
@@ -51,6 +54,18 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
   const report: RunReport = { flow: options.name, status: 'ok', steps_run: 0, steps_total: document.steps.length, steps: [] };
   const returned: Record<string, Record<string, unknown>> = {};
   let last: Record<string, unknown> | undefined;
+  // 200 steps each answering a megabyte would be a 200 MB report, held in memory and read by a model.
+  let kept = 0;
+  const omitted: string[] = [];
+  const keep = (name: string, result: Record<string, unknown>, copies: number) => {
+    const bytes = Buffer.byteLength(JSON.stringify(result)) * copies;
+    if (kept + bytes > MAX_REPORT_BYTES) {
+      omitted.push(name);
+      return false;
+    }
+    kept += bytes;
+    return true;
+  };
   for (const [index, step] of document.steps.entries()) {
     const n = index + 1;
     const id = step.id ?? null;
@@ -63,9 +78,12 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
       const call = options.call(step.tool, args, { flow: options.name, step: step.id ?? n, answerUnread });
       const result = withoutImages(await withinDeadline(call, deadline));
       last = result;
-      report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step.tool, args, result), ...(verbose ? { result } : {}) });
-      if (step.return) {
-        returned[step.id ?? `step${n}`] = result;
+      const name = step.id ?? `step${n}`;
+      const copies = (verbose ? 1 : 0) + (step.return ? 1 : 0);
+      const shown = copies > 0 && keep(name, result, copies);
+      report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step.tool, args, result), ...(verbose && shown ? { result } : {}) });
+      if (step.return && shown) {
+        returned[name] = result;
       }
     } catch (err) {
       const error = errorBody(err).body.error;
@@ -80,6 +98,9 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
   }
   if (Object.keys(returned).length > 0) {
     report.returned = returned;
+  }
+  if (omitted.length > 0) {
+    report.omitted = omitted;
   }
   if (last) {
     report.result = last;

@@ -39,12 +39,15 @@ export interface AppOptions {
 export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: options.maxBodyBytes,
+    // A file name of 255 bytes is up to 765 characters percent-encoded: the default (100) made
+    // names that save fine answer 414 when fetched.
+    routerOptions: { maxParamLength: 1024 },
     logger: { level: options.logLevel, redact: ['req.headers.authorization'] },
     // Fastify's request lines print the URL, and a query string can carry a Grid id.
     logController: new LogController({ disableRequestLogging: true }),
   });
 
-  app.setErrorHandler((err, _request, reply) => sendError(reply, fromFastifyError(err), app));
+  app.setErrorHandler((err, _request, reply) => sendError(reply, fromFastifyError(err, options.maxBodyBytes), app));
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
       error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}; see ${options.routePrefix ?? ''}/openapi.json for the routes.` },
@@ -206,10 +209,12 @@ function checkBearer(
 }
 
 /** Fastify's own failures (body too large, bad JSON) in our catalogue's words. */
-function fromFastifyError(err: unknown): unknown {
+function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
   const code = (err as { code?: unknown }).code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new PayloadTooLarge('The request body is too large; send less (upload big files in parts, or by path).');
+    return new PayloadTooLarge(
+      `The request body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES); send less (a file by path or by its workspace uri).`,
+    );
   }
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new BadRequest('Send the arguments as JSON with Content-Type: application/json.');

@@ -137,7 +137,7 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
     await refused('press_key', { key: 'Enter', modifiers: ['Hyper'] }, 400, /modifiers/);
     await refused('press_key', { key: 'NoSuchKey' }, 400, 'W3C key name');
     await refused('upload_file', { selector: { css: '#file' }, content: 'not base64!' }, 400, /content/);
-    await refused('upload_file', { selector: { css: '#file' }, text: 'x', filename: '../evil.txt' }, 400, 'plain file name');
+    await refused('upload_file', { selector: { css: '#file' }, text: 'x', filename: '../evil.txt' }, 400, 'A file name is 1-255 bytes without "/"');
     await refused('upload_file', { selector: { css: '#file' }, path: 'report.csv' }, 400, 'Unknown argument "path"');
     await refused('execute_script', { script: '' }, 400, /script/);
     await refused('assert', { selector: { css: 'h1' } }, 400, 'Missing argument message');
@@ -266,7 +266,7 @@ describe('bodies the server cannot read', () => {
         body: big,
       });
       expect(overRest.status).toBe(413);
-      expect(messageOf(overRest.body)).toMatch(/too large/);
+      expect(messageOf(overRest.body)).toMatch(/larger than \d+ bytes \(MAX_BODY_BYTES\)/);
       const overMcp = await raw(small.url, '/mcp', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

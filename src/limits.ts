@@ -1,0 +1,30 @@
+/**
+ * Every size a caller can send, in one place: each bounds a zod schema of the capability table
+ * (so MCP, REST, OpenAPI and flow steps all refuse past it with a 400 naming it) or an answer.
+ * Each is far above any real use and far below what would stall the server or fill its memory.
+ */
+
+/** a CSS selector or XPath */
+export const MAX_SELECTOR_CHARS = 4096;
+/** Chromium accepts longer URLs, but no page an agent should type needs one */
+export const MAX_URL_CHARS = 8192;
+/** write's text: typed key by key, so a longer one holds the browser for minutes (upload_file takes files) */
+export const MAX_TEXT_CHARS = 20_000;
+/** a script is a function body; long code belongs in the page or a file */
+export const MAX_SCRIPT_CHARS = 100_000;
+/** execute_script's answer as JSON: a bigger one is refused, since no model can read it */
+export const MAX_SCRIPT_ANSWER_BYTES = 1_000_000;
+/** a file upload_file gives the page, and so the text and base64 content that carry one */
+export const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
+export const MAX_UPLOAD_BASE64_CHARS = Math.ceil(MAX_UPLOAD_BYTES / 3) * 4;
+/** a flow document, YAML or JSON */
+export const MAX_DOCUMENT_BYTES = 256 * 1024;
+/** short words: a key name, an attribute, an option's text, a MIME type, a message */
+export const MAX_WORD_CHARS = 256;
+export const MAX_LINE_CHARS = 2000;
+/** a prompt's answer */
+export const MAX_PROMPT_CHARS = 10_000;
+/** a workspace://files… URI: a 255-byte name, percent-encoded, and its folder */
+export const MAX_URI_CHARS = 1024;
+/** a flow run's report: step results past it are left out and named (200 steps of 1 MB each would be 200 MB) */
+export const MAX_REPORT_BYTES = 4_000_000;

@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+/**
+ * Issue 23 §1: each attack that once stalled the whole server, against a real `serve` process.
+ * The attack has a deadline, and /health is asked every 200 ms meanwhile: each must answer
+ * within a second, since a stalled event loop stalls every caller, not only the attacker.
+ */
+const site = inject('siteUrl');
+const WORKSPACE = { 'X-Workspace': 'attacker' };
+const ATTACK_DEADLINE_MS = 60_000;
+
+let child: ChildProcess;
+let base: string;
+
+beforeAll(async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'attacks-'));
+  const env = { ...(process.env as Record<string, string>), GRID_URL: inject('gridUrl'), SE_OFFLINE: 'true', FLOW_DATA_DIR: dataDir };
+  child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'warn'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  base = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(output.join(''));
+      if (match?.[1]) {
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', () => reject(new Error(`the server exited before serving:\n${output.join('')}`)));
+  });
+});
+
+afterAll(async () => {
+  await fetch(`${base}/browser/end-browser`, { method: 'POST', headers: { ...WORKSPACE, 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+});
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function send(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Answer> {
+  const response = await fetch(base + path, {
+    method,
+    headers: { ...WORKSPACE, ...(body === undefined ? {} : { 'content-type': contentType }) },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(ATTACK_DEADLINE_MS),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Runs the attack while asking /health; answers the attack's answer and every health check's time. */
+async function underAttack(attack: () => Promise<Answer>): Promise<Answer> {
+  let done = false;
+  const waits: number[] = [];
+  const failures: string[] = [];
+  const probe = async () => {
+    while (!done || waits.length === 0) {
+      const started = Date.now();
+      try {
+        const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) });
+        waits.push(Date.now() - started);
+        expect(response.status).toBe(200);
+      } catch (err) {
+        failures.push(`/health did not answer within 1 s (${(err as Error).name})`);
+        waits.push(Date.now() - started);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  const probing = probe();
+  try {
+    return await attack();
+  } finally {
+    done = true;
+    await probing;
+    expect(failures).toEqual([]);
+  }
+}
+
+const errorMessage = (answer: Answer) => (answer.body.error as { message?: string } | undefined)?.message ?? '';
+
+describe('attacks on a running server (issue 23)', () => {
+  beforeAll(async () => {
+    const opened = await send('POST', '/browser/navigate', { url: `${site}/login.html` });
+    expect(opened.status).toBe(200);
+  });
+
+  it('glob: the most * allowed against a long URL, while the flows for this page are listed', async () => {
+    const glob = `${'*a'.repeat(16)}b`;
+    expect((await send('PUT', '/flows/globbed', { urls: [glob], steps: [{ tool: 'navigate', args: { action: 'refresh' } }] })).status).toBe(200);
+    const tooMany = await send('PUT', '/flows/globbed', { urls: [`${'*a'.repeat(40)}b`], steps: [{ tool: 'navigate', args: { action: 'refresh' } }] });
+    expect(tooMany.status).toBe(400);
+    expect(errorMessage(tooMany)).toMatch(/at most 16 "\*"/);
+    const long = `${site}/login.html?${'a'.repeat(7000)}`;
+    expect((await send('POST', '/browser/navigate', { url: long })).status).toBe(200);
+    const listed = await underAttack(() => send('GET', '/flows'));
+    expect(listed.status).toBe(200);
+    expect((listed.body.flows as { name: string }[]).map((f) => f.name)).not.toContain('globbed');
+  });
+
+  it('regex: ^(a+)+$ against a 41-character parameter', async () => {
+    const flow = {
+      parameters: { type: 'object', properties: { p: { type: 'string', pattern: '^(a+)+$' } }, required: ['p'] },
+      steps: [{ tool: 'execute_script', args: { script: "return '${p}'.length" } }],
+    };
+    expect((await send('PUT', '/flows/redos', flow)).status).toBe(200);
+    const run = await underAttack(() => send('POST', '/flows/redos/run', { params: { p: `${'a'.repeat(40)}!` } }));
+    expect(run.status).toBe(400);
+    expect(errorMessage(run)).toMatch(/Invalid params: p must match pattern/);
+    const fine = await send('POST', '/flows/redos/run', { params: { p: 'a'.repeat(40) } });
+    expect(fine.status).toBe(200);
+    expect(fine.body.result).toMatchObject({ result: 40 });
+  });
+
+  it('YAML: billion laughs and deep nesting', async () => {
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (const [prev, next] of [['a', 'b'], ['b', 'c'], ['c', 'd'], ['d', 'e'], ['e', 'f'], ['f', 'g'], ['g', 'h'], ['h', 'i']]) {
+      levels.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
+    const laughs = await underAttack(() => send('PUT', '/flows/laughs', `${levels.join('\n')}\nsteps: [*i]\n`, 'application/yaml'));
+    expect(laughs.status).toBe(400);
+    expect(errorMessage(laughs)).toMatch(/aliases .* more than 100 times/);
+    const depth = 120_000;
+    const deep = await underAttack(() => send('PUT', '/flows/deep', `steps: ${'['.repeat(depth)}${']'.repeat(depth)}`, 'application/yaml'));
+    expect(deep.status).toBe(400);
+    expect(errorMessage(deep)).toMatch(/deeper than 32 levels/);
+  });
+
+  it('huge text: 1 MB typed into a field', async () => {
+    const typed = await underAttack(() => send('POST', '/browser/write', { selector: { css: '#email' }, text: 'x'.repeat(1024 * 1024) }));
+    expect(typed.status).toBe(400);
+    expect(errorMessage(typed)).toMatch(/at most 20000 characters/);
+  });
+
+  it('huge script answer: 50 MB returned by execute_script', async () => {
+    const answer = await underAttack(() => send('POST', '/browser/execute-script', { script: "return 'x'.repeat(50 * 1024 * 1024)" }));
+    expect(answer.status).toBe(400);
+    expect(errorMessage(answer)).toMatch(/over the 1000000-byte limit of execute_script \(as JSON\); return less/);
+    expect((await send('POST', '/browser/execute-script', { script: 'return 1 + 1' })).body.result).toBe(2);
+  });
+});
