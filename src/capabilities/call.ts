@@ -13,6 +13,7 @@ import type { BrowserContext, Capability, WorkspaceContext } from './define.js';
 import type { CurrentWorkspace, WorkspaceView } from './workspace-view.js';
 import type { FlowsService, FlowToolbox } from './flows-view.js';
 import { capabilityNamed } from './index.js';
+import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
 
 export interface CallDeps {
   workspaces: Workspaces;
@@ -24,6 +25,8 @@ export interface CallDeps {
   files: Files;
   /** the secrets catalogue and its audit; undefined: none configured */
   secrets?: Secrets;
+  /** CALL_TIMEOUT in ms (default 60 s) */
+  callTimeoutMs?: number;
 }
 
 /** Where a call comes from when it is a step of a flow. */
@@ -36,6 +39,8 @@ export interface CallContext {
    * skips the reads it makes only to answer (the page it leaves, the value write reads back)
    */
   answerUnread?: boolean;
+  /** the end of the flow run this step is part of (epoch ms): the step's deadline never passes it */
+  deadline?: number;
 }
 
 export type ToolResult = Record<string, unknown>;
@@ -54,10 +59,16 @@ export async function callTool(
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
   const turnKey = turnKeyOf(caller, sessionId);
-  const { answerUnread = false, ...step } = context;
+  const { answerUnread = false, deadline, ...step } = context;
   // Holds the values this call types, so the page they land in is withheld; forgotten at the end.
   const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
-  const run = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
+  const handle = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
+  const run = capability.boundsItself
+    ? handle
+    : () =>
+        withinDeadline(capability, args, { callTimeoutMs: deps.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, until: deadline }, handle, () =>
+          recoverCallersBrowser(deps.workspaces, caller, sessionId),
+        );
   try {
     return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
   } catch (err) {

@@ -80,6 +80,8 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
    * run_flow must not hold the turn its own steps wait for.
    */
   takesTurn?: boolean;
+  /** has its own bound instead of CALL_TIMEOUT (run_flow: FLOW_RUN_TIMEOUT; each of its steps has CALL_TIMEOUT) */
+  boundsItself?: boolean;
   /** the HTTP rendering, when it is not `POST /browser/<kebab-name>` */
   http?: HttpRendering;
   /** an MCP image block to attach, when the result carries one */
@@ -115,6 +117,7 @@ export interface Capability {
   runnableInFlow: boolean;
   answersUnderControl: boolean;
   takesTurn: boolean;
+  boundsItself: boolean;
   http: HttpRendering;
   browser: BrowserNeed;
   takesSessionId: boolean;
@@ -162,6 +165,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     runnableInFlow: def.runnableInFlow,
     answersUnderControl: def.answersUnderControl ?? false,
     takesTurn: def.takesTurn ?? true,
+    boundsItself: def.boundsItself ?? false,
     http: def.http ?? { method: 'POST', path: `/browser/${kebab(def.name)}` },
     browser: def.browser,
     takesSessionId,
