@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'page_unreachable'
   | 'grid_unavailable'
   | 'store_unavailable'
   | 'timeout';
@@ -21,6 +22,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  page_unreachable: 502,
   grid_unavailable: 503,
   store_unavailable: 503,
   timeout: 504,
@@ -34,6 +36,7 @@ export const WHEN: Record<ErrorCode, string> = {
   not_found: 'no such browser (ended or reaped), element, flow, file or secret; the message says what to call',
   conflict: 'a person holds the browser, or a stale If-Match',
   payload_too_large: 'the request body is larger than the server accepts',
+  page_unreachable: "the browser could not load the page (Chromium's net::ERR_… reason, named in the message)",
   grid_unavailable: 'the Selenium Grid refused or is unreachable',
   store_unavailable: 'the shared workspace store (Redis) is unreachable; retry once it is back',
   timeout: 'a bounded wait ran out',
@@ -63,6 +66,10 @@ export class Conflict extends SeleniumFlowError {
 }
 export class PayloadTooLarge extends SeleniumFlowError {
   readonly code = 'payload_too_large';
+}
+/** The page's site did not answer the browser: the server and the browser are fine. */
+export class PageUnreachable extends SeleniumFlowError {
+  readonly code = 'page_unreachable';
 }
 export class GridUnavailable extends SeleniumFlowError {
   readonly code = 'grid_unavailable';

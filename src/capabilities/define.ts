@@ -67,6 +67,8 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   kind: Kind;
   /** false for reads and for acts that cannot change anything a person cares about */
   destructive?: boolean;
+  /** false for a read that can still write a file or move the browser (MCP readOnlyHint is a promise) */
+  readOnly?: boolean;
   input: I;
   /** a rule across arguments ("exactly one of"); returns the refusal, with its fix */
   check?: (args: z.infer<I>) => string | undefined;
@@ -109,6 +111,8 @@ export interface Capability {
   description: string;
   kind: Kind;
   destructive: boolean;
+  /** never writes anything nor moves the browser: MCP's readOnlyHint */
+  readOnly: boolean;
   /** the arguments as a caller sends them: strict, with session_id where it applies, and `check` */
   input: z.ZodObject;
   /** the tool's own arguments, as a flow step writes them (no session_id): strict, with `check` */
@@ -159,6 +163,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     description: def.description,
     kind: def.kind,
     destructive: def.destructive ?? def.kind === 'act',
+    readOnly: def.kind === 'read' && def.readOnly !== false,
     input,
     stepArgs,
     output,
@@ -199,7 +204,7 @@ export function kebab(name: string): string {
  */
 export function annotationsOf(capability: Capability): Record<string, boolean> {
   return {
-    ...(capability.kind === 'read' ? { readOnlyHint: true } : { destructiveHint: capability.destructive }),
+    ...(capability.readOnly ? { readOnlyHint: true } : { destructiveHint: capability.destructive }),
     ...(capability.browser === 'none' ? { openWorldHint: false } : {}),
   };
 }
