@@ -163,6 +163,7 @@ async function pageAfter(driver: WebDriver, result: ToolResult, unread: boolean)
 export function parseArguments(capability: Capability, rawArgs: unknown): Record<string, unknown> {
   const parsed = capability.input.safeParse(rawArgs ?? {});
   if (parsed.success) {
+    refuseLoneSurrogates(parsed.data, capability.name);
     return parsed.data;
   }
   throw new BadRequest(describeIssue(capability, parsed.error.issues[0], rawArgs));
@@ -194,6 +195,30 @@ function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefin
   }
   const message = issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
   return where ? `${where}: ${message}` : message;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * JSON may carry half a UTF-16 surrogate pair ("\ud800"), which no file system, URL or page
+ * keeps as sent (it becomes U+FFFD on the way): a name saved that way can never be found again.
+ */
+function refuseLoneSurrogates(args: Record<string, unknown>, tool: string): void {
+  // A stack, not recursion: a document or params object may nest deeper than the call stack.
+  const stack: [unknown, string][] = [[args, '']];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [value, path] = next;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) {
+        throw new BadRequest(`${path || 'An argument name'} of ${tool} holds half of a UTF-16 surrogate pair, which is not text; send well-formed Unicode.`);
+      }
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const at = path ? `${path}.${key}` : key;
+        stack.push([key, path], [item, at]);
+      }
+    }
+  }
 }
 
 /** The value at a zod issue's path, to tell a missing argument from a wrong one. */
