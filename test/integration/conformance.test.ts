@@ -23,6 +23,7 @@ describe('the official MCP conformance suite (@modelcontextprotocol/conformance)
       [cli, 'server', '--url', `${running.url}/mcp`, '--expected-failures', 'test/conformance/expected-failures.yaml'],
       { timeout: 120_000 },
     ).catch((err: { stdout?: string; code?: number }) => ({ stdout: err.stdout ?? '', code: err.code }));
+    // eslint-disable-next-line no-control-regex -- the suite colours its report with ANSI escapes
     const output = run.stdout.replace(/\x1b\[[0-9;]*m/g, '');
     expect(output, output).toContain('Baseline check passed: all failures are expected.');
     for (const applies of ['server-initialize', 'ping', 'tools-list', 'resources-list', 'completion-complete']) {
