@@ -192,7 +192,12 @@ export async function sessionCapabilities(gridUrl: string, gridId: string): Prom
   if (!response.ok) {
     return undefined;
   }
-  const body = (await response.json()) as { data?: { session?: { capabilities?: string } | null } };
-  const raw = body.data?.session?.capabilities;
-  return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+  try {
+    const body = (await response.json()) as { data?: { session?: { capabilities?: string } | null } };
+    const raw = body.data?.session?.capabilities;
+    return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+  } catch {
+    // Not the Grid's GraphQL answer: something else (a proxy's error page) answers at GRID_URL.
+    throw new GridUnavailable('The Grid did not answer its session lookup in JSON; check that GRID_URL points at the Grid itself, then retry.');
+  }
 }
