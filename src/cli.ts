@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, flagOptions, loadConfig, publicBase, settingsHelp, type Config } from './config.js';
 import { startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
@@ -85,7 +86,13 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
     ].join('\n'),
   );
   onExit(async () => {
-    await server.close();
+    const closing = server.close();
+    // Calls still running after a short grace (one may be stuck on a hung page) are cut off:
+    // a shutdown must not wait for them.
+    if ((await Promise.race([closing.then(() => true), delay(SHUTDOWN_GRACE_MS, false)])) === false) {
+      server.app.server.closeAllConnections();
+      await Promise.race([closing, delay(1_000)]);
+    }
     await embedded?.stop();
   });
 }
@@ -105,6 +112,10 @@ async function serveOverStdio(config: Config, gridUrl: string, embedded: Embedde
   onExit(stop);
 }
 
+/** How long in-flight calls may finish after SIGTERM, and how long the whole shutdown may take. */
+const SHUTDOWN_GRACE_MS = 3_000;
+const SHUTDOWN_LIMIT_MS = 8_000;
+
 function onExit(stop: () => Promise<void>): void {
   let stopping = false;
   const handler = () => {
@@ -112,6 +123,8 @@ function onExit(stop: () => Promise<void>): void {
       return;
     }
     stopping = true;
+    // Whatever still holds the process after this (a store or Grid that does not answer) is abandoned.
+    setTimeout(() => process.exit(1), SHUTDOWN_LIMIT_MS).unref();
     stop().then(
       () => process.exit(0),
       () => process.exit(1),

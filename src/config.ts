@@ -63,6 +63,11 @@ export const SETTINGS = {
     schema: z.enum(['memory', 'redis'], { error: 'must be "memory" or "redis"' }).optional(),
   }),
   flowRunTimeout: setting({ env: 'FLOW_RUN_TIMEOUT', help: 'seconds a whole flow run may take', schema: seconds(1).default(300) }),
+  callTimeout: setting({
+    env: 'CALL_TIMEOUT',
+    help: "seconds one tool call may take, on top of the wait it asks for (wait_timeout, assert's timeout); then 504, and a hung page's tab is replaced",
+    schema: seconds(2).max(3600).default(60),
+  }),
   sessionTtl: setting({ env: 'SESSION_TTL', help: 'seconds a workspace record lives unused', schema: seconds(60).default(3600) }),
   routePrefix: setting({
     env: 'ROUTE_PREFIX',

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'too_many_requests'
+  | 'page_unreachable'
   | 'grid_unavailable'
   | 'store_unavailable'
   | 'timeout';
@@ -23,6 +24,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   too_many_requests: 429,
+  page_unreachable: 502,
   grid_unavailable: 503,
   store_unavailable: 503,
   timeout: 504,
@@ -37,6 +39,7 @@ export const WHEN: Record<ErrorCode, string> = {
   conflict: 'a person holds the browser, or a stale If-Match',
   payload_too_large: 'the request body is larger than the server accepts',
   too_many_requests: 'the caller already holds as many browsers as BROWSERS_PER_CALLER allows',
+  page_unreachable: "the browser could not load the page (Chromium's net::ERR_… reason, named in the message)",
   grid_unavailable: 'the Selenium Grid refused or is unreachable',
   store_unavailable: 'the shared workspace store (Redis) is unreachable; retry once it is back',
   timeout: 'a bounded wait ran out',
@@ -69,6 +72,10 @@ export class PayloadTooLarge extends SeleniumFlowError {
 }
 export class TooManyRequests extends SeleniumFlowError {
   readonly code = 'too_many_requests';
+}
+/** The page's site did not answer the browser: the server and the browser are fine. */
+export class PageUnreachable extends SeleniumFlowError {
+  readonly code = 'page_unreachable';
 }
 export class GridUnavailable extends SeleniumFlowError {
   readonly code = 'grid_unavailable';

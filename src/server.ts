@@ -76,7 +76,9 @@ function memoryBackends(config: Config): Backends {
 
 /** Wiring only: every part is built here from the config, and nothing else builds parts. */
 export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
-  const grid = new Grid(gridUrl);
+  // WebDriver's own bounds answer first (a clear timeout error), the call's deadline after them.
+  const sessionMs = Math.floor(config.callTimeout * 800);
+  const grid = new Grid(gridUrl, { scriptMs: sessionMs, pageLoadMs: sessionMs });
   const { store, turns } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store, { browsersPerCaller: config.browsersPerCaller, slotWaitSeconds: config.gridSlotWait });
   const deps: CallDeps = {
@@ -84,6 +86,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     files: createFiles(config, grid, workspaces),
     turns,
     dataDir: config.dataDir,
+    callTimeoutMs: config.callTimeout * 1000,
     flows: config.dataDir ? new FlowLibraries(new DirectoryFlowStore(config.dataDir), CAPABILITIES, config.flowRunTimeout * 1000) : undefined,
     // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
     secrets: createSecrets(

@@ -1,5 +1,5 @@
 import { error as wdError } from 'selenium-webdriver';
-import { BadRequest, NotFound, TimedOut } from '../errors.js';
+import { BadRequest, GridUnavailable, NotFound, TimedOut } from '../errors.js';
 
 /**
  * WebDriver's page-level failures, said as what the caller should do next. Anything not
@@ -42,5 +42,11 @@ export function explainWebDriverError(err: unknown): unknown {
   if (err instanceof wdError.InvalidArgumentError) {
     return new BadRequest(`WebDriver refused an argument: ${err.message.split('\n')[0]?.slice(0, 200) ?? ''}.`);
   }
+  if (err instanceof wdError.WebDriverError && err.name === 'WebDriverError' && BROWSER_DIED.test(err.message)) {
+    return new GridUnavailable('The browser stopped answering (its tab crashed or it lost its driver); call open_session for a new one.');
+  }
   return err;
 }
+
+/** chromedriver's "unknown error" for a tab or browser that died under it: the browser's failure, not ours. */
+const BROWSER_DIED = /tab crashed|page crash|chrome not reachable|disconnected: not connected to DevTools|target closed/i;

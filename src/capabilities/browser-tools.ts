@@ -326,6 +326,8 @@ export const extractTool = defineTool({
   description:
     'Read the text (or html, value, an attribute) of the first match of selector, of every match with all, or of the page. With url, goes there first unless already on it.',
   kind: 'read',
+  // url navigates first
+  readOnly: false,
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({
@@ -383,6 +385,8 @@ export const screenshot = defineTool({
   description:
     'A PNG of the viewport, the full page (full_page) or one element (selector). save keeps it and answers its uri.',
   kind: 'read',
+  // save keeps a file in the workspace
+  readOnly: false,
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({
@@ -429,6 +433,8 @@ export const print = defineTool({
   title: 'Print to PDF',
   description: "The page as a PDF, saved in the workspace's Files (workspace://files); answers its uri and a link.",
   kind: 'read',
+  // saves a PDF in Files
+  readOnly: false,
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({
@@ -454,6 +460,8 @@ export const assertTool = defineTool({
   description:
     'Pass when, within timeout, a script returns true or selector is in state (for stable_for ms, if given); else fail with message.',
   kind: 'read',
+  // a script condition is any JavaScript, which can change the page
+  readOnly: false,
   browser: 'existing',
   runnableInFlow: true,
   input: z.object({

@@ -13,6 +13,7 @@ import type { BrowserContext, Capability, WorkspaceContext } from './define.js';
 import type { CurrentWorkspace, WorkspaceView } from './workspace-view.js';
 import type { FlowsService, FlowToolbox } from './flows-view.js';
 import { capabilityNamed } from './index.js';
+import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
 
 export interface CallDeps {
   workspaces: Workspaces;
@@ -24,6 +25,8 @@ export interface CallDeps {
   files: Files;
   /** the secrets catalogue and its audit; undefined: none configured */
   secrets?: Secrets;
+  /** CALL_TIMEOUT in ms (default 60 s) */
+  callTimeoutMs?: number;
 }
 
 /** Where a call comes from when it is a step of a flow. */
@@ -36,6 +39,8 @@ export interface CallContext {
    * skips the reads it makes only to answer (the page it leaves, the value write reads back)
    */
   answerUnread?: boolean;
+  /** the end of the flow run this step is part of (epoch ms): the step's deadline never passes it */
+  deadline?: number;
 }
 
 export type ToolResult = Record<string, unknown>;
@@ -54,10 +59,16 @@ export async function callTool(
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
   const turnKey = turnKeyOf(caller, sessionId);
-  const { answerUnread = false, ...step } = context;
+  const { answerUnread = false, deadline, ...step } = context;
   // Binds with the call's context, and screens every answer and error against the values typed into this browser.
   const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
-  const run = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
+  const handle = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
+  const run = capability.boundsItself
+    ? handle
+    : () =>
+        withinDeadline(capability, args, { callTimeoutMs: deps.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, until: deadline }, handle, () =>
+          recoverCallersBrowser(deps.workspaces, caller, sessionId),
+        );
   try {
     return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
   } catch (err) {
@@ -150,6 +161,7 @@ async function pageAfter(driver: WebDriver, result: ToolResult, unread: boolean)
 export function parseArguments(capability: Capability, rawArgs: unknown): Record<string, unknown> {
   const parsed = capability.input.safeParse(rawArgs ?? {});
   if (parsed.success) {
+    refuseLoneSurrogates(parsed.data, capability.name);
     return parsed.data;
   }
   throw new BadRequest(describeIssue(capability, parsed.error.issues[0], rawArgs));
@@ -181,6 +193,30 @@ function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefin
   }
   const message = issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
   return where ? `${where}: ${message}` : message;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * JSON may carry half a UTF-16 surrogate pair ("\ud800"), which no file system, URL or page
+ * keeps as sent (it becomes U+FFFD on the way): a name saved that way can never be found again.
+ */
+function refuseLoneSurrogates(args: Record<string, unknown>, tool: string): void {
+  // A stack, not recursion: a document or params object may nest deeper than the call stack.
+  const stack: [unknown, string][] = [[args, '']];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [value, path] = next;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) {
+        throw new BadRequest(`${path || 'An argument name'} of ${tool} holds half of a UTF-16 surrogate pair, which is not text; send well-formed Unicode.`);
+      }
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const at = path ? `${path}.${key}` : key;
+        stack.push([key, path], [item, at]);
+      }
+    }
+  }
 }
 
 /** The value at a zod issue's path, to tell a missing argument from a wrong one. */

@@ -76,6 +76,8 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   kind: Kind;
   /** false for reads and for acts that cannot change anything a person cares about */
   destructive?: boolean;
+  /** false for a read that can still write a file or move the browser (MCP readOnlyHint is a promise) */
+  readOnly?: boolean;
   input: I;
   /** a rule across arguments ("exactly one of"); returns the refusal, with its fix */
   check?: (args: z.infer<I>) => string | undefined;
@@ -89,6 +91,8 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
    * run_flow must not hold the turn its own steps wait for.
    */
   takesTurn?: boolean;
+  /** has its own bound instead of CALL_TIMEOUT (run_flow: FLOW_RUN_TIMEOUT; each of its steps has CALL_TIMEOUT) */
+  boundsItself?: boolean;
   /** the HTTP rendering, when it is not `POST /browser/<kebab-name>` */
   http?: HttpRendering;
   /** an MCP image block to attach, when the result carries one */
@@ -116,6 +120,8 @@ export interface Capability {
   description: string;
   kind: Kind;
   destructive: boolean;
+  /** never writes anything nor moves the browser: MCP's readOnlyHint */
+  readOnly: boolean;
   /** the arguments as a caller sends them: strict, with session_id where it applies, and `check` */
   input: z.ZodObject;
   /** the tool's own arguments, as a flow step writes them (no session_id): strict, with `check` */
@@ -124,6 +130,7 @@ export interface Capability {
   runnableInFlow: boolean;
   answersUnderControl: boolean;
   takesTurn: boolean;
+  boundsItself: boolean;
   http: HttpRendering;
   browser: BrowserNeed;
   takesSessionId: boolean;
@@ -170,12 +177,14 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     description: def.description,
     kind: def.kind,
     destructive: def.destructive ?? def.kind === 'act',
+    readOnly: def.kind === 'read' && def.readOnly !== false,
     input,
     stepArgs,
     output,
     runnableInFlow: def.runnableInFlow,
     answersUnderControl: def.answersUnderControl ?? false,
     takesTurn: def.takesTurn ?? true,
+    boundsItself: def.boundsItself ?? false,
     http: def.http ?? { method: 'POST', path: `/browser/${kebab(def.name)}` },
     browser: def.browser,
     takesSessionId,
@@ -209,7 +218,7 @@ export function kebab(name: string): string {
  */
 export function annotationsOf(capability: Capability): Record<string, boolean> {
   return {
-    ...(capability.kind === 'read' ? { readOnlyHint: true } : { destructiveHint: capability.destructive }),
+    ...(capability.readOnly ? { readOnlyHint: true } : { destructiveHint: capability.destructive }),
     ...(capability.browser === 'none' ? { openWorldHint: false } : {}),
   };
 }

@@ -145,6 +145,7 @@ export const runFlowTool = defineTool({
   destructive: true,
   browser: 'none',
   takesTurn: false,
+  boundsItself: true,
   usesSessionId: true,
   runnableInFlow: false,
   http: { method: 'POST', path: '/flows/{name}/run' },

@@ -75,7 +75,8 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     const answerUnread = !verbose && !step.return && n < document.steps.length;
     try {
       const args = substitute(step.args, options.params);
-      const call = options.call(step.tool, args, { flow: options.name, step: step.id ?? n, answerUnread });
+      // The step's own deadline (CALL_TIMEOUT) never outlasts the run's: a hung page is recovered by then.
+      const call = options.call(step.tool, args, { flow: options.name, step: step.id ?? n, answerUnread, deadline });
       const result = withoutImages(await withinDeadline(call, deadline));
       last = result;
       const name = step.id ?? `step${n}`;

@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import { Capabilities, Session, WebDriver, error as wdError } from 'selenium-webdriver';
 import { Executor, HttpClient } from 'selenium-webdriver/http/index.js';
-import { GridUnavailable, NotFound } from '../errors.js';
+import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { browserCapabilities, type BrowserKind, type WindowSize } from './capabilities.js';
 
 /** The browser is gone from the Grid: ended, or reaped after idling. */
@@ -19,6 +19,12 @@ export interface OpenedBrowser {
   capabilities: Record<string, unknown>;
 }
 
+/** WebDriver's own bounds, set on every new browser: a session keeps them, so every reattached driver has them too. */
+export interface SessionTimeouts {
+  scriptMs: number;
+  pageLoadMs: number;
+}
+
 const KEPT_CAPABILITIES = ['browserName', 'browserVersion', 'platformName', 'webSocketUrl', 'se:downloadsEnabled', 'se:cdp'];
 
 /**
@@ -30,7 +36,10 @@ export class Grid {
   readonly url: string;
   private readonly executor: Executor;
 
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly timeouts?: SessionTimeouts,
+  ) {
     this.url = url.replace(/\/+$/, '');
     // One keep-alive agent for every browser: a fresh TCP connection per command costs more
     // than the command itself on a local Grid.
@@ -40,7 +49,9 @@ export class Grid {
   }
 
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
-    const caps = new Capabilities(browserCapabilities(kind, window));
+    await this.checkOffers(kind);
+    const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
+    const caps = new Capabilities({ ...browserCapabilities(kind, window), ...(timeouts ? { timeouts } : {}) });
     const driver = await gridCall(() => WebDriver.createSession(this.executor, caps) as unknown as Promise<WebDriver>, true);
     const session = await driver.getSession();
     const answered = session.getCapabilities();
@@ -52,6 +63,37 @@ export class Grid {
       }
     }
     return { gridId: session.getId(), kind, version: String(answered.get('browserVersion') ?? ''), capabilities: kept };
+  }
+
+  /**
+   * Refuses at once a browser no node offers: the Grid itself would queue the request until its
+   * own timeout (minutes). A Grid with no node up yet may be scaling from zero, so it is asked.
+   */
+  private async checkOffers(kind: BrowserKind): Promise<void> {
+    const offered = await this.offeredBrowsers().catch(() => undefined);
+    if (offered && offered.size > 0 && !offered.has(kind)) {
+      const names = [...offered].sort().join(', ');
+      throw new BadRequest(`This Grid has no ${kind} browser (it offers: ${names}); pass browser: "${[...offered].sort()[0] ?? 'chrome'}", or add a ${kind} node to the Grid.`);
+    }
+  }
+
+  /** The browser names the Grid's nodes that are up offer (their slots' stereotypes). */
+  async offeredBrowsers(): Promise<Set<string>> {
+    const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
+    const body = (await response.json()) as { value?: { nodes?: { availability?: string; slots?: { stereotype?: { browserName?: unknown } }[] }[] } };
+    const names = new Set<string>();
+    for (const node of body.value?.nodes ?? []) {
+      if (node.availability !== undefined && node.availability !== 'UP') {
+        continue;
+      }
+      for (const slot of node.slots ?? []) {
+        const name = slot.stereotype?.browserName;
+        if (typeof name === 'string' && name !== '') {
+          names.add(name);
+        }
+      }
+    }
+    return names;
   }
 
   attach(gridId: string, capabilities: Record<string, unknown>): WebDriver {
@@ -150,7 +192,12 @@ export async function sessionCapabilities(gridUrl: string, gridId: string): Prom
   if (!response.ok) {
     return undefined;
   }
-  const body = (await response.json()) as { data?: { session?: { capabilities?: string } | null } };
-  const raw = body.data?.session?.capabilities;
-  return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+  try {
+    const body = (await response.json()) as { data?: { session?: { capabilities?: string } | null } };
+    const raw = body.data?.session?.capabilities;
+    return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+  } catch {
+    // Not the Grid's GraphQL answer: something else (a proxy's error page) answers at GRID_URL.
+    throw new GridUnavailable('The Grid did not answer its session lookup in JSON; check that GRID_URL points at the Grid itself, then retry.');
+  }
 }

@@ -2,6 +2,7 @@ import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { callTool, type CallDeps } from '../capabilities/call.js';
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/define.js';
@@ -45,6 +46,12 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     logger: { level: options.logLevel, redact: ['req.headers.authorization'] },
     // Fastify's request lines print the URL, and a query string can carry a Grid id.
     logController: new LogController({ disableRequestLogging: true }),
+    // The router's own refusals (a malformed %-escape) and Node's (headers too large) in the shared error shape.
+    frameworkErrors: (err, _request, reply) => {
+      const { status, body } = errorBody(fromFastifyError(err));
+      void (reply as FastifyReply).code(status).send(body);
+    },
+    clientErrorHandler: refuseMalformedRequest,
   });
 
   app.setErrorHandler((err, _request, reply) => sendError(reply, fromFastifyError(err, options.maxBodyBytes), app));
@@ -219,6 +226,9 @@ function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new BadRequest('Send the arguments as JSON with Content-Type: application/json.');
   }
+  if (code === 'FST_ERR_BAD_URL') {
+    return new BadRequest('The URL has a malformed %-escape; percent-encode names in the path (encodeURIComponent).');
+  }
   if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
     return new BadRequest('The body is not valid JSON; send the arguments as a JSON object.');
   }
@@ -228,6 +238,22 @@ function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
     return new BadRequest(`The request was refused (HTTP ${status}); check the method, headers and body against /openapi.json.`);
   }
   return err;
+}
+
+/** A request Node could not even parse: answered on the socket, in the shared error shape. */
+function refuseMalformedRequest(err: { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify({
+    error: tooLarge
+      ? { code: 'payload_too_large', message: 'The request line or headers are too large; send a shorter URL (arguments go in the body) and fewer headers.' }
+      : { code: 'bad_request', message: 'The request is not valid HTTP; check the request line and headers.' },
+  });
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function sendError(reply: FastifyReply, err: unknown, app: FastifyInstance) {

@@ -1,8 +1,8 @@
-import { Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import { callTool, type CallDeps, type ToolResult } from '../capabilities/call.js';
 import { capabilityNamed } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/define.js';
-import { errorBody } from '../errors.js';
+import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import type { ListedTool } from './tools.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
@@ -29,7 +29,8 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   server.setRequestHandler('tools/call', async (request) => {
     const capability = capabilityNamed(request.params.name);
     if (!capability || !options.tools.some((t) => t.name === capability.name)) {
-      return errorResult(`Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`);
+      // A protocol error, not a tool result: no call was made, and the model cannot fix it by changing arguments.
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`);
     }
     try {
       const result = await callTool(deps, capability, request.params.arguments ?? {}, caller);
@@ -44,9 +45,13 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   });
   server.setRequestHandler('resources/list', () => ({ resources: listResources() }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates() }));
-  server.setRequestHandler('resources/read', async (request) => ({
-    contents: await readResource(deps, caller, request.params.uri),
-  }));
+  server.setRequestHandler('resources/read', async (request) => {
+    try {
+      return { contents: await readResource(deps, caller, request.params.uri) };
+    } catch (err) {
+      throw resourceError(err, request.params.uri, options.log);
+    }
+  });
   server.setRequestHandler('completion/complete', async (request) => {
     const ref = request.params.ref;
     const values =
@@ -77,6 +82,22 @@ function toolResult(capability: Capability, result: ToolResult) {
 function withoutData(result: ToolResult): ToolResult {
   const { data: _data, ...rest } = result;
   return rest;
+}
+
+/**
+ * A resource read that fails is a JSON-RPC error. "Not found" is ResourceNotFoundError: the SDK
+ * sends it as -32602 with data.uri on both protocol eras (what 2026-07-28 requires; SDK 2.x never
+ * emits 2025-11-25's -32002). Other refusals keep their sentence; only a bug is -32603.
+ */
+function resourceError(err: unknown, uri: string, log: (err: unknown) => void): ProtocolError {
+  if (err instanceof NotFound) {
+    return new ResourceNotFoundError(uri, err.message);
+  }
+  if (err instanceof SeleniumFlowError) {
+    return new ProtocolError(err.status < 500 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, err.message);
+  }
+  log(err);
+  return new ProtocolError(ProtocolErrorCode.InternalError, errorBody(err).body.error.message);
 }
 
 function errorResult(message: string) {

@@ -300,9 +300,10 @@ describe('the same refusals over MCP', () => {
         expect(overMcp.isError, tool).toBe(true);
         expect(overMcp.text, tool).toBe(messageOf(overHttp.body));
       }
-      const unknown = await mcp.call('teleport', {});
-      expect(unknown.isError).toBe(true);
-      expect(unknown.text).toContain('tools/list');
+      // An unknown tool is a protocol error (JSON-RPC -32602), not a tool result: no call was made.
+      const unknown = (await mcp.call('teleport', {}).catch((err: unknown) => err)) as { code?: number; message?: string };
+      expect(unknown.code).toBe(-32602);
+      expect(unknown.message).toContain('tools/list');
     } finally {
       await mcp.close();
     }

@@ -19,10 +19,23 @@ describe('every surface is rendered from the capability table', () => {
       const tool = tools.find((t) => t.name === capability.name);
       expect(tool?.inputSchema).toEqual(jsonSchemaOf(capability.input, 'input'));
       expect(tool).not.toHaveProperty('outputSchema');
-      expect(tool?.annotations.readOnlyHint ?? false).toBe(capability.kind === 'read');
-      expect(tool?.annotations.destructiveHint).toBe(capability.kind === 'act' ? capability.destructive : undefined);
+      expect(tool?.annotations.readOnlyHint ?? false).toBe(capability.readOnly);
+      expect(tool?.annotations.destructiveHint).toBe(capability.readOnly ? undefined : capability.destructive);
+      if (capability.kind === 'act') {
+        expect(capability.readOnly).toBe(false);
+      }
       expect(tool?.annotations.openWorldHint ?? true).toBe(capability.browser !== 'none');
     }
+  });
+
+  it('promises read-only only for tools that never write a file nor move the browser', () => {
+    const readOnly = listedTools(true).filter((t) => t.annotations.readOnlyHint).map((t) => t.name);
+    // print and screenshot {save} write files, extract {url} navigates, assert {script} runs any JavaScript.
+    for (const writes of ['print', 'screenshot', 'extract', 'assert', 'keep_file', 'save_flow', 'run_flow', 'execute_script']) {
+      expect(readOnly).not.toContain(writes);
+    }
+    expect(readOnly).toContain('outline');
+    expect(readOnly).toContain('list_flows');
   });
 
   it('renders a selector as one object of exactly one of css or xpath, which a validator enforces', async () => {

@@ -3,6 +3,7 @@ import { BadRequest } from '../../src/errors.js';
 import { resolveCaller } from '../../src/workspace/caller.js';
 import { MemoryRecordStore, newRecord } from '../../src/workspace/records.js';
 import { LocalTurns } from '../../src/workspace/turns.js';
+import { TimedOut } from '../../src/errors.js';
 
 describe('the caller key', () => {
   it('comes from the header, then the query, then the MCP session, else none', () => {
@@ -60,6 +61,27 @@ describe('turns', () => {
     const results = await Promise.allSettled([step('a', 30, true), step('b', 1), step('c', 10)]);
     expect(order).toEqual(['a:start', 'a:end', 'b:start', 'b:end', 'c:start', 'c:end']);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+  });
+
+  it('bound the wait in line with a 504, and never run a call that gave up waiting', async () => {
+    const turns = new LocalTurns(20);
+    let release = () => {};
+    const order: string[] = [];
+    const held = turns.run('browser', () => new Promise<void>((r) => (release = r)));
+    const gaveUp = await turns
+      .run('browser', async () => {
+        order.push('ran after giving up');
+      })
+      .catch((err: unknown) => err);
+    expect(gaveUp).toBeInstanceOf(TimedOut);
+    expect((gaveUp as TimedOut).message).toContain("for this browser's turn");
+    const next = turns.run('browser', async () => {
+      order.push('next');
+    });
+    release();
+    await held;
+    await next;
+    expect(order).toEqual(['next']);
   });
 
   it('do not make different keys wait for each other', async () => {

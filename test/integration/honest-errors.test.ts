@@ -1,0 +1,95 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { freePort } from '../../src/grid/embedded.js';
+import { connectMcp, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
+
+let running: RunningServer;
+beforeAll(async () => {
+  running = await startServer();
+});
+afterAll(async () => {
+  await running.close();
+});
+
+const errorOf = (body: Record<string, unknown>) => body.error as { code: string; message: string };
+
+describe('expected failures are honest 4xx/5xx answers', () => {
+  it('names the address and Chromium’s reason when a page cannot be reached, as a 502', async () => {
+    const ws = { 'X-Workspace': 'unreachable' };
+    const noHost = await rest(running.url, '/browser/navigate', { url: 'http://user:pw@no-such-host.invalid/some/path' }, ws);
+    expect(noHost.status).toBe(502);
+    expect(errorOf(noHost.body).code).toBe('page_unreachable');
+    expect(errorOf(noHost.body).message).toMatch(/^http:\/\/no-such-host\.invalid could not be loaded: net::ERR_NAME_(NOT_RESOLVED|RESOLUTION_FAILED)/);
+    expect(errorOf(noHost.body).message).not.toContain('pw');
+    const port = await freePort();
+    const refused = await rest(running.url, '/browser/navigate', { url: `http://127.0.0.1:${port}/` }, ws);
+    expect(refused.status).toBe(502);
+    expect(errorOf(refused.body).message).toContain(`http://127.0.0.1:${port} could not be loaded: net::ERR_CONNECTION_REFUSED`);
+    // The browser is still usable.
+    const went = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, ws);
+    expect(went.body).toMatchObject({ title: 'Login' });
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
+  it('refuses within seconds a browser the Grid does not have, naming the ones it has', async () => {
+    const started = Date.now();
+    const firefox = await rest(running.url, '/browser/open-session', { browser: 'firefox' }, { 'X-Workspace': 'no-firefox' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(firefox.status).toBe(400);
+    expect(errorOf(firefox.body).message).toContain('This Grid has no firefox browser (it offers: chrome)');
+  });
+
+  it('answers the router’s own refusals in the shared error shape', async () => {
+    const cases: [string, string, number][] = [
+      ['GET', '/no/such/route', 404],
+      ['GET', '/browser/navigate', 404],
+      ['PUT', '/browser/navigate', 404],
+      ['POST', '/browser/%zz', 400],
+      ['GET', '/flows/%E0%A4%A', 400],
+    ];
+    for (const [method, path, status] of cases) {
+      const response = await fetch(running.url + path, { method });
+      expect([method, path, response.status]).toEqual([method, path, status]);
+      const body = (await response.json()) as Record<string, unknown>;
+      expect(Object.keys(body)).toEqual(['error']);
+      expect(Object.keys(body.error as object).sort()).toEqual(['code', 'message']);
+    }
+    // Too large for Node's HTTP parser: answered on the socket, still in the shape.
+    const huge = await rawGet(running.url, `/${'a'.repeat(20_000)}`, { 'x-pad': 'b'.repeat(20_000) });
+    expect(huge.status).toBe(431);
+    expect(JSON.parse(huge.body)).toMatchObject({ error: { code: 'payload_too_large' } });
+  });
+});
+
+describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('MCP errors as the spec says (%s)', (era) => {
+  it('answers an unknown tool and an unknown resource as JSON-RPC errors, bad arguments as tool errors', async () => {
+    const mcp = await connectMcp(running.url, era, { workspace: `mcp-errors-${era}` });
+    try {
+      const unknownTool = (await mcp.call('no_such_tool').catch((err: unknown) => err)) as { code?: number; message?: string };
+      expect(unknownTool.code).toBe(-32602);
+      expect(unknownTool.message).toContain('no_such_tool');
+      // SDK 2.x sends resource-not-found as -32602 with data.uri on both eras (the 2026-07-28 rule).
+      const unknownResource = (await mcp.readResource('nothing://here').catch((err: unknown) => err)) as { code?: number; message?: string };
+      expect(unknownResource.code).toBe(-32602);
+      expect(unknownResource.message).toContain('nothing://here');
+      await expect(mcp.readResource('flow://flows/no-such-flow')).rejects.toMatchObject({ code: -32602 });
+      const bad = await mcp.call('navigate', { url: 'not a url' });
+      expect(bad.isError).toBe(true);
+      expect(bad.text).toContain('http(s)');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(base + path, { method: 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
