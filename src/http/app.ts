@@ -48,7 +48,7 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     // The router's own refusals (a malformed %-escape) and Node's (headers too large) in the shared error shape.
     frameworkErrors: (err, _request, reply) => {
-      const { status, body } = errorBody(fromFastifyError(err));
+      const { status, body } = errorBody(fromFastifyError(err, options.maxBodyBytes));
       void (reply as FastifyReply).code(status).send(body);
     },
     clientErrorHandler: refuseMalformedRequest,
@@ -220,7 +220,7 @@ function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
   const code = (err as { code?: unknown }).code;
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new PayloadTooLarge(
-      `The request body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES); send less (a file by path or by its workspace uri).`,
+      `The request body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES); send less (a file saved in the workspace goes by its workspace:// uri).`,
     );
   }
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
