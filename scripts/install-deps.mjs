@@ -49,6 +49,11 @@ function missingDebianPackages() {
     [isExecutable('/usr/bin/chromedriver'), 'chromium-driver'],
     [isOnPath('java'), 'openjdk-17-jre-headless'],
   ];
+  if (process.getuid?.() === 0) {
+    // As root, the embedded Grid runs its browsers as an unprivileged user and fences them off
+    // this host's ports with an nftables table (src/grid/embedded.ts).
+    checks.push([isExecutable('/usr/sbin/nft'), 'nftables']);
+  }
   if (withRedis) {
     checks.push([isOnPath('redis-server'), 'redis-server']);
   }

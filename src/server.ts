@@ -72,9 +72,17 @@ function memoryBackends(config: Config): Backends {
   return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns() };
 }
 
+/**
+ * The embedded Grid runs Chromium as an unprivileged user, where its sandbox works; most
+ * external nodes (containers) run it where the sandbox cannot start, hence BROWSER_SANDBOX.
+ */
+export function browserSandbox(config: Pick<Config, 'browserSandbox' | 'gridUrl'>): boolean {
+  return (config.browserSandbox ?? (config.gridUrl === undefined ? 'on' : 'off')) === 'on';
+}
+
 /** Wiring only: every part is built here from the config, and nothing else builds parts. */
 export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
-  const grid = new Grid(gridUrl);
+  const grid = new Grid(gridUrl, { sandbox: browserSandbox(config) });
   const { store, turns } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store);
   const deps: CallDeps = {
@@ -130,7 +138,6 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
     version: VERSION,
     authToken: config.authToken,
     adminToken: config.adminToken,
-    gridUrl,
     mirrorTools: config.mirrorTools === 'on',
     maxBodyBytes: config.maxBodyBytes,
     logLevel: config.logLevel,

@@ -4,6 +4,7 @@ import { startFixtureSite } from './fixtures/site.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** the shared Grid's URL, with its credentials as userinfo (Node's fetch refuses it: use gridFetch) */
     gridUrl: string;
     siteUrl: string;
   }
@@ -14,7 +15,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const site = await startFixtureSite();
   let grid: EmbeddedGrid;
   try {
-    grid = await startEmbeddedGrid({ maxSessions: 4 });
+    // The fixture site is the one port of this host the browsers may open.
+    grid = await startEmbeddedGrid({ maxSessions: 4, loopbackPorts: [Number(new URL(site.url).port)] });
   } catch (error) {
     await site.close();
     throw error;

@@ -30,10 +30,11 @@ export interface BenchEnv {
 export const HTTP_WORKSPACE = 'bench-http';
 
 export async function startBench(cleanup: Cleanup): Promise<BenchEnv> {
-  const grid = await startEmbeddedGrid({ maxSessions: 4 });
-  cleanup.add('embedded Grid', () => grid.stop());
   const site = await startFixtureSite();
   cleanup.add('fixture site', () => site.close());
+  // The fixture site is the one port of this host the browsers may open.
+  const grid = await startEmbeddedGrid({ maxSessions: 4, loopbackPorts: [Number(new URL(site.url).port)] });
+  cleanup.add('embedded Grid', () => grid.stop());
 
   const dataDir = await mkdtemp(join(tmpdir(), 'selenium-flow-bench-'));
   cleanup.add('data directory', () => rm(dataDir, { recursive: true, force: true }));

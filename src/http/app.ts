@@ -19,7 +19,6 @@ export interface AppOptions {
   authToken: string | undefined;
   /** the admin API's token (ADMIN_TOKEN); the bearer token when unset */
   adminToken?: string;
-  gridUrl: string;
   mirrorTools: boolean;
   maxBodyBytes: number;
   logLevel: string;

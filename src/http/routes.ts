@@ -38,7 +38,6 @@ export interface RouteContext {
   deps: CallDeps;
   version: string;
   authToken: string | undefined;
-  gridUrl: string;
   /** whether the Grid and the store answer */
   ready: () => Promise<{ grid: boolean; store: boolean }>;
   features: Record<string, boolean>;
