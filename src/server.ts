@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { mkdirSync, statSync } from 'node:fs';
 import type { CallDeps } from './capabilities/call.js';
 import { publicBase, type Config } from './config.js';
 import { CAPABILITIES } from './capabilities/index.js';
@@ -80,9 +81,28 @@ export function browserSandbox(config: Pick<Config, 'browserSandbox' | 'gridUrl'
   return (config.browserSandbox ?? (config.gridUrl === undefined ? 'on' : 'off')) === 'on';
 }
 
+/**
+ * The browsers run as another OS user (the embedded Grid's, or a node's): what they must not
+ * read has to be closed to other users. A new data directory is created private; one open to
+ * others, or an open secrets directory, is said at boot (the path, never a content).
+ */
+function guardPrivateDirectories(config: Pick<Config, 'dataDir' | 'secretsDirs'>, log: { warn(event: object, message: string): void }): void {
+  if (config.dataDir !== undefined) {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  }
+  const dirs: Array<[string, string]> = [...(config.dataDir ? [['FLOW_DATA_DIR', config.dataDir] as [string, string]] : []), ...config.secretsDirs.map((dir): [string, string] => ['SECRETS_DIRS', dir])];
+  for (const [setting, dir] of dirs) {
+    const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
+    if (mode !== undefined && (mode & 0o007) !== 0) {
+      log.warn({ setting, path: dir, mode: (mode & 0o777).toString(8) }, `${setting} ${dir} is open to other users, a browser's among them: run chmod o-rwx on it.`);
+    }
+  }
+}
+
 /** Wiring only: every part is built here from the config, and nothing else builds parts. */
 export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
   const grid = new Grid(gridUrl, { sandbox: browserSandbox(config) });
+  guardPrivateDirectories(config, pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'boot' }));
   const { store, turns } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store);
   const deps: CallDeps = {

@@ -484,6 +484,9 @@ async function superviseJava(launch: Launch, workDir: string, args: string[], he
       if ((await Promise.race([exited, timeout])) === 'timeout') {
         child.kill('SIGKILL');
       }
+      // A browser's crash handler may still hold the write end of the log pipes; nothing more is read.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
     })();
     return stopping;
   };
