@@ -54,7 +54,9 @@ describe('selenium-flow serve', () => {
     await new Promise((resolve) => child.once('exit', resolve));
     const logs = output.join('\n');
     expect(logs).toContain('Server listening');
-    for (const forbidden of [sessionId, `${inject('siteUrl')}/login.html`, 'Login', secretText]) {
+    const gridPassword = new URL(inject('gridUrl')).password;
+    expect(gridPassword.length).toBeGreaterThan(0);
+    for (const forbidden of [sessionId, `${inject('siteUrl')}/login.html`, 'Login', secretText, gridPassword]) {
       expect(logs).not.toContain(forbidden);
     }
   });
