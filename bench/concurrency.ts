@@ -23,7 +23,7 @@ import { TOP_PAGE } from '../src/browser/page-state.js';
 import { browserCapabilities } from '../src/grid/capabilities.js';
 import { startEmbeddedGrid } from '../src/grid/embedded.js';
 import { gridFetch } from '../src/grid/grid.js';
-import { startFixtureSite } from '../test/fixtures/site.js';
+import { FIXTURE_PORTS, startFixtureSite } from '../test/fixtures/site.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { roundRobinProxy, spawnReplica, type Replica } from '../test/helpers/replica.js';
 import { runBench, withTimeout, type Cleanup } from './lib/cleanup.js';
@@ -217,8 +217,8 @@ async function main(cleanup: Cleanup): Promise<void> {
   progress(`starting a Grid with ${MAX_LEVEL} slots, the fixture site, Redis, and three selenium-flow processes`);
   const site = await startFixtureSite();
   cleanup.add('fixture site', () => site.close());
-  // The fixture site is the one port of this host the browsers may open.
-  const grid = await startEmbeddedGrid({ maxSessions: Math.max(MAX_LEVEL, 1), loopbackPorts: [Number(new URL(site.url).port)] });
+  // The fixture sites' ports are the only ones of this host the browsers may open.
+  const grid = await startEmbeddedGrid({ maxSessions: Math.max(MAX_LEVEL, 1), loopbackPorts: [FIXTURE_PORTS] });
   cleanup.add('embedded Grid', () => grid.stop());
   const redis = await startRedis();
   cleanup.add('redis', () => redis.stop());

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedGrid, type EmbeddedGrid } from '../src/grid/embedded.js';
-import { startFixtureSite } from './fixtures/site.js';
+import { FIXTURE_PORTS, startFixtureSite } from './fixtures/site.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,8 +15,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const site = await startFixtureSite();
   let grid: EmbeddedGrid;
   try {
-    // The fixture site is the one port of this host the browsers may open.
-    grid = await startEmbeddedGrid({ maxSessions: 4, loopbackPorts: [Number(new URL(site.url).port)] });
+    // The fixture sites' ports are the only ones of this host the browsers may open.
+    grid = await startEmbeddedGrid({ maxSessions: 4, loopbackPorts: [FIXTURE_PORTS] });
   } catch (error) {
     await site.close();
     throw error;

@@ -21,12 +21,18 @@ export interface EmbeddedGrid {
   stop(): Promise<void>;
 }
 
+/** Ports `from` to `to`, both included. */
+export interface PortRange {
+  from: number;
+  to: number;
+}
+
 export interface EmbeddedGridOptions {
   maxSessions?: number;
   sessionTimeoutSeconds?: number;
   port?: number;
   /** Ports on this host the browsers may still open (a site under test); every other one is closed to them. */
-  loopbackPorts?: readonly number[];
+  loopbackPorts?: readonly PortRange[];
 }
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -106,7 +112,7 @@ export interface HubAndNodesOptions {
   /** the hub's port (default: a free one) */
   port?: number;
   /** Ports on this host the browsers may still open (a site under test). */
-  loopbackPorts?: readonly number[];
+  loopbackPorts?: readonly PortRange[];
 }
 
 /**
@@ -166,7 +172,7 @@ function credentialArgs(credentials: { username: string; password: string }): st
  * Everything a Grid start needs before its first process: the jar, java, a fresh password
  * and, when this server runs as root, the unprivileged account and the firewall table.
  */
-async function prepareLaunch(port: number, loopbackPorts: readonly number[]): Promise<Launch> {
+async function prepareLaunch(port: number, loopbackPorts: readonly PortRange[]): Promise<Launch> {
   const jarPath = findJar();
   const isRoot = process.getuid?.() === 0;
   const java = await assertSystemDependencies(jarPath, isRoot);
@@ -232,9 +238,9 @@ async function writeChromiumPolicy(): Promise<void> {
  * server, Redis. This nftables table rejects every TCP connection Chromium's group opens to an
  * address of this host (save DNS and `allowed`), and to the cloud metadata address.
  */
-async function fenceBrowsers(port: number, browserGid: number, allowed: readonly number[]): Promise<string> {
+async function fenceBrowsers(port: number, browserGid: number, allowed: readonly PortRange[]): Promise<string> {
   const table = `selenium_flow_${port}`;
-  const open = [53, ...allowed].join(', ');
+  const open = ['53', ...allowed.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}-${r.to}`))].join(', ');
   const rules = [
     `table inet ${table} {`,
     '  chain output {',

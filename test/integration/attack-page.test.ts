@@ -5,9 +5,10 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import type { WebDriver } from 'selenium-webdriver';
+import { Builder, type WebDriver } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
+import { browserCapabilities } from '../../src/grid/capabilities.js';
 import { BROWSER_GROUP, GRID_USER } from '../../src/grid/embedded.js';
 import { Grid, gridFetch, sessionCapabilities, withoutCredentials, type OpenedBrowser } from '../../src/grid/grid.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
@@ -103,14 +104,14 @@ function chromedriverPorts(): number[] {
 }
 
 /** A WebSocket from this test process (not fenced), with the Origin header a page would send. */
-function socketFromHere(url: string, origin?: string): Promise<{ opened: boolean; status?: number; answer?: string }> {
+function socketFromHere(url: string, origin?: string, message: unknown = { id: 1, method: 'Target.getTargets', params: {} }): Promise<{ opened: boolean; status?: number; answer?: string }> {
   return new Promise((resolve) => {
     const socket = new WebSocket(url, origin ? { origin } : {});
     const timer = setTimeout(() => {
       socket.terminate();
       resolve({ opened: false });
     }, 5_000);
-    socket.on('open', () => socket.send(JSON.stringify({ id: 1, method: 'Target.getTargets', params: {} })));
+    socket.on('open', () => socket.send(JSON.stringify(message)));
     socket.on('message', (data: Buffer) => {
       clearTimeout(timer);
       socket.close();
@@ -199,6 +200,22 @@ describe('a hostile page on the embedded Grid', () => {
     const opened = await socketFromHere(`${gridWs}/session/${browser.gridId}/se/cdp`, siteUrl);
     expect(opened.opened).toBe(true);
     expect(opened.answer).toContain('targetInfos');
+  });
+
+  it('leaves the server what it uses: BiDi through the Grid answers the server side', async () => {
+    const bidi = await new Builder()
+      .usingServer(inject('gridUrl'))
+      .withCapabilities({ ...browserCapabilities('chrome', { width: 800, height: 600 }), webSocketUrl: true })
+      .build();
+    try {
+      const url = String((await bidi.getCapabilities()).get('webSocketUrl'));
+      expect(url).toMatch(/\/se\/bidi$/);
+      const answer = await socketFromHere(url, undefined, { id: 1, method: 'session.status', params: {} });
+      expect(answer.opened).toBe(true);
+      expect(answer.answer).toContain('"result"');
+    } finally {
+      await bidi.quit();
+    }
   });
 
   it('finds chromedriver open to loopback origins and DevTools closed to any page origin', async () => {

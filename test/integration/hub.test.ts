@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startHubAndNodes, type EmbeddedGrid } from '../../src/grid/embedded.js';
 import { gridFetch, sessionCapabilities } from '../../src/grid/grid.js';
+import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { rest, startServer, type RunningServer } from '../helpers/server.js';
 
 // The distributed Grid: a hub and one node, each its own JVM, on a loopback event bus.
@@ -9,7 +10,7 @@ let grid: EmbeddedGrid;
 let running: RunningServer;
 
 beforeAll(async () => {
-  grid = await startHubAndNodes({ nodes: 1, maxSessions: 1, loopbackPorts: [Number(new URL(inject('siteUrl')).port)] });
+  grid = await startHubAndNodes({ nodes: 1, maxSessions: 1, loopbackPorts: [FIXTURE_PORTS] });
   running = await startServer({}, grid.url);
 });
 

@@ -40,8 +40,12 @@ describe("Chromium's sandbox", () => {
 describe('BROWSER_LOOPBACK_PORTS', () => {
   it('lists the ports of this host the browsers may open, and refuses anything else', () => {
     expect(loadConfig({}, {}).browserLoopbackPorts).toEqual([]);
-    expect(loadConfig({}, { BROWSER_LOOPBACK_PORTS: '3000,5173' }).browserLoopbackPorts).toEqual([3000, 5173]);
-    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '3000, 5173' })).toThrow(/^BROWSER_LOOPBACK_PORTS must be port numbers/);
+    expect(loadConfig({}, { BROWSER_LOOPBACK_PORTS: '3000,8000-8010' }).browserLoopbackPorts).toEqual([
+      { from: 3000, to: 3000 },
+      { from: 8000, to: 8010 },
+    ]);
+    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '3000, 5173' })).toThrow(/^BROWSER_LOOPBACK_PORTS must be ports or ranges/);
     expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '70000' })).toThrow(/^BROWSER_LOOPBACK_PORTS must hold ports from 1 to 65535/);
+    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '9000-8000' })).toThrow(/each range low-high/);
   });
 });
