@@ -79,7 +79,8 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
   try {
     const workDir = await gridWorkDir('grid', launch.account);
     const configPath = join(workDir, 'grid.toml');
-    await writeFile(configPath, gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account)));
+    const config = gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account)) + routerToml(launch.credentials);
+    await writePrivate(configPath, config, launch.account);
     supervised = await superviseJava(launch, workDir, [
       'standalone',
       '--config',
@@ -91,7 +92,6 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
       String(port),
       '--session-timeout',
       String(options.sessionTimeoutSeconds ?? 300),
-      ...credentialArgs(launch.credentials),
     ], '-Xmx256m', launch.firewallTable);
     await waitUntilReady(url, supervised, launch.log);
   } catch (error) {
@@ -140,7 +140,9 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
   try {
     // The firewall goes with the hub: it is the last process to stop.
     const hubDir = await gridWorkDir('hub', launch.account);
-    const hubArgs = ['hub', '--host', '127.0.0.1', '--port', String(hubPort), ...eventBus, ...registration, ...credentialArgs(launch.credentials)];
+    const hubConfig = join(hubDir, 'hub.toml');
+    await writePrivate(hubConfig, routerToml(launch.credentials), launch.account);
+    const hubArgs = ['hub', '--config', hubConfig, '--host', '127.0.0.1', '--port', String(hubPort), ...eventBus, ...registration];
     processes.push(await superviseJava(launch, hubDir, hubArgs, '-Xmx256m', launch.firewallTable));
     for (let i = 0; i < nodes; i += 1) {
       const workDir = await gridWorkDir(`node${i + 1}`, launch.account);
@@ -164,8 +166,16 @@ function gridUrls(port: number, credentials: { username: string; password: strin
   return { address, url: `http://${credentials.username}:${credentials.password}@127.0.0.1:${port}` };
 }
 
-function credentialArgs(credentials: { username: string; password: string }): string[] {
-  return ['--username', credentials.username, '--password', credentials.password];
+/** The router's credentials go in a config file only the Grid's user reads, not on a command line any user can list. */
+function routerToml(credentials: { username: string; password: string }): string {
+  return ['[router]', `username = "${credentials.username}"`, `password = "${credentials.password}"`, ''].join('\n');
+}
+
+async function writePrivate(path: string, content: string, account: GridAccount | undefined): Promise<void> {
+  await writeFile(path, content, { mode: 0o600 });
+  if (account) {
+    await chown(path, account.uid, account.gid);
+  }
 }
 
 /**

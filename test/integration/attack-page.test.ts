@@ -269,11 +269,12 @@ describe('a hostile page on the embedded Grid', () => {
     }
   });
 
-  it('does not publish the Grid: /info names no address of it', async () => {
+  it('does not publish the Grid: /info names no address of it, no command line its password', async () => {
     const info = await rest(server.url, '/info');
     answers.push(JSON.stringify(info.body));
     expect(JSON.stringify(info.body)).not.toContain(new URL(gridAddress).port);
     expect(info.body).not.toHaveProperty('grid');
+    expect(execFileSync('ps', ['-eo', 'args']).toString()).not.toContain(new URL(inject('gridUrl')).password);
   });
 });
 

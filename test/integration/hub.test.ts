@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startHubAndNodes, type EmbeddedGrid } from '../../src/grid/embedded.js';
-import { gridFetch, sessionCapabilities } from '../../src/grid/grid.js';
+import { gridFetch, sessionCapabilities, withoutCredentials } from '../../src/grid/grid.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { rest, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -23,6 +23,8 @@ describe('a hub and a node', () => {
   it('registers its node with the hub on loopback addresses only', async () => {
     const status = (await (await gridFetch(`${grid.url}/status`, { method: 'GET' })).json()) as { value: { ready: boolean; nodes: { uri: string }[] } };
     expect(status.value.ready).toBe(true);
+    // The hub asks for the credentials the server was given.
+    expect((await fetch(`${withoutCredentials(grid.url)}/status`)).status).toBe(401);
     expect(status.value.nodes).toHaveLength(1);
     expect(status.value.nodes[0]?.uri).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await rest(running.url, '/ready')).body).toMatchObject({ status: 'ok', grid: true, store: true });
