@@ -22,7 +22,8 @@ import { Builder, type WebDriver } from 'selenium-webdriver';
 import { TOP_PAGE } from '../src/browser/page-state.js';
 import { browserCapabilities } from '../src/grid/capabilities.js';
 import { startEmbeddedGrid } from '../src/grid/embedded.js';
-import { startFixtureSite } from '../test/fixtures/site.js';
+import { gridFetch } from '../src/grid/grid.js';
+import { FIXTURE_PORTS, startFixtureSite } from '../test/fixtures/site.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { roundRobinProxy, spawnReplica, type Replica } from '../test/helpers/replica.js';
 import { runBench, withTimeout, type Cleanup } from './lib/cleanup.js';
@@ -214,10 +215,11 @@ async function throughput(configuration: Configuration, level: number, round: nu
 
 async function main(cleanup: Cleanup): Promise<void> {
   progress(`starting a Grid with ${MAX_LEVEL} slots, the fixture site, Redis, and three selenium-flow processes`);
-  const grid = await startEmbeddedGrid({ maxSessions: Math.max(MAX_LEVEL, 1) });
-  cleanup.add('embedded Grid', () => grid.stop());
   const site = await startFixtureSite();
   cleanup.add('fixture site', () => site.close());
+  // The fixture sites' ports are the only ones of this host the browsers may open.
+  const grid = await startEmbeddedGrid({ maxSessions: Math.max(MAX_LEVEL, 1), loopbackPorts: [FIXTURE_PORTS] });
+  cleanup.add('embedded Grid', () => grid.stop());
   const redis = await startRedis();
   cleanup.add('redis', () => redis.stop());
   const base = { GRID_URL: grid.url, LOG_LEVEL: 'warn' };
@@ -338,7 +340,7 @@ runBench(main, TIMEOUT_MINUTES);
 async function noBrowserLeft(gridUrl: string, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const status = (await (await fetch(`${gridUrl}/status`)).json()) as { value: { nodes: { slots: { session: unknown }[] }[] } };
+    const status = (await (await gridFetch(`${gridUrl}/status`, { method: 'GET' })).json()) as { value: { nodes: { slots: { session: unknown }[] }[] } };
     const busy = status.value.nodes.flatMap((n) => n.slots).filter((slot) => slot.session !== null).length;
     if (busy === 0) {
       return;

@@ -59,6 +59,11 @@ function missingDebianPackages() {
     [isOnPath('java'), 'openjdk-17-jre-headless'],
     [isExecutable('/usr/bin/firefox-esr'), 'firefox-esr', true],
   ];
+  if (process.getuid?.() === 0) {
+    // As root, the embedded Grid runs its browsers as an unprivileged user and fences them off
+    // this host's ports with an nftables table (src/grid/embedded.ts).
+    checks.push([isExecutable('/usr/sbin/nft'), 'nftables']);
+  }
   if (withRedis) {
     checks.push([isOnPath('redis-server'), 'redis-server']);
   }

@@ -3,7 +3,8 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, flagOptions, loadConfig, publicBase, settingsHelp, type Config } from './config.js';
-import { startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
+import { GRID_USER, startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
+import { withoutCredentials } from './grid/grid.js';
 import { buildMcpServer } from './mcp/server.js';
 import { listedTools } from './mcp/tools.js';
 import { openParts, openServer } from './server.js';
@@ -20,10 +21,11 @@ const USAGE = `selenium-flow ${VERSION}: drive real browsers on a Selenium Grid 
 Usage:
   selenium-flow serve   HTTP: MCP at /mcp, the REST API, OpenAPI at /openapi.json
   selenium-flow stdio   MCP over stdio, for desktop clients
-  selenium-flow grid    start the embedded Selenium Grid and print its URL
-                        (--nodes N: a hub and N nodes instead of one standalone process)
+  selenium-flow grid    start the embedded Selenium Grid and print GRID_URL=<its URL, with its
+                        per-boot credentials> (--nodes N: a hub and N nodes instead of one)
 
 Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit.
+As root, its browsers run as the unprivileged user ${GRID_USER}, fenced off this host's ports.
 
 Settings (flag, env var):
 ${settingsHelp()}
@@ -52,13 +54,16 @@ async function main(): Promise<void> {
     if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 16)) {
       throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
     }
-    const grid = nodes ? await startHubAndNodes({ nodes }) : await startEmbeddedGrid();
+    const loopbackPorts = config.browserLoopbackPorts;
+    const grid = nodes ? await startHubAndNodes({ nodes, loopbackPorts }) : await startEmbeddedGrid({ loopbackPorts });
     const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
-    process.stdout.write(`Selenium Grid ready at ${grid.url}${shape} (Ctrl-C stops it)\n`);
+    // The operator's only way to use this Grid is its URL with the per-boot credentials: it goes
+    // to stdout once, as the line to give `serve`, and nowhere else (stderr, logs).
+    process.stdout.write(`Selenium Grid ready${shape}; Ctrl-C stops it. Point selenium-flow at it with:\nGRID_URL=${grid.url}\n`);
     onExit(() => grid.stop());
     return;
   }
-  const embedded = config.gridUrl ? undefined : await startEmbeddedGrid();
+  const embedded = config.gridUrl ? undefined : await startEmbeddedGrid({ loopbackPorts: config.browserLoopbackPorts });
   const gridUrl = config.gridUrl ?? embedded?.url ?? '';
   if (command === 'stdio') {
     await serveOverStdio(config, gridUrl, embedded);
@@ -76,7 +81,7 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
       `selenium-flow ${VERSION} serving`,
       `  MCP:      ${base}/mcp`,
       `  REST:     ${base}/openapi.json`,
-      `  Grid:     ${embedded ? `${gridUrl} (embedded)` : gridUrl}`,
+      `  Grid:     ${embedded ? `embedded${embedded.isolated ? `, browsers run as ${GRID_USER}` : ''}` : withoutCredentials(gridUrl)}`,
       `  Data:     ${config.dataDir ?? 'off (set FLOW_DATA_DIR for flows and files)'}`,
       `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
       // Never the token itself: banners end up in terminals, CI logs and screenshots.

@@ -37,6 +37,29 @@ export const SETTINGS = {
     help: 'the Selenium Grid (hub or standalone); unset starts an embedded Grid',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:4444' }).optional(),
   }),
+  browserSandbox: setting({
+    env: 'BROWSER_SANDBOX',
+    help: 'on: Chromium keeps its sandbox; off: sends --no-sandbox (default on for the embedded Grid, off with GRID_URL)',
+    schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).optional(),
+  }),
+  browserLoopbackPorts: setting({
+    env: 'BROWSER_LOOPBACK_PORTS',
+    help: "ports on this host the embedded Grid's browsers may still open (e.g. 3000,5173,8000-8010; default none)",
+    schema: z
+      .string()
+      .regex(/^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/, 'must be ports or ranges separated by commas, such as 3000,5173,8000-8010')
+      .optional()
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .filter((p) => p !== '')
+          .map((p) => {
+            const [from = 0, to = from] = p.split('-').map(Number);
+            return { from, to };
+          }),
+      )
+      .refine((ranges) => ranges.every((r) => r.from >= 1 && r.to <= 65535 && r.from <= r.to), 'must hold ports from 1 to 65535, each range low-high'),
+  }),
   host: setting({ env: 'HOST', flag: 'host', help: 'address to listen on', schema: z.string().min(1).default('127.0.0.1') }),
   port: setting({ env: 'PORT', flag: 'port', help: 'port to listen on (0 = any free port)', schema: z.coerce.number().int().min(0).max(65535).default(8080) }),
   authToken: setting({

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { mkdirSync, statSync } from 'node:fs';
 import type { CallDeps } from './capabilities/call.js';
 import { publicBase, type Config } from './config.js';
 import { CAPABILITIES } from './capabilities/index.js';
@@ -74,11 +75,38 @@ function memoryBackends(config: Config): Backends {
   return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns() };
 }
 
+/**
+ * The embedded Grid runs Chromium as an unprivileged user, where its sandbox works; most
+ * external nodes (containers) run it where the sandbox cannot start, hence BROWSER_SANDBOX.
+ */
+export function browserSandbox(config: Pick<Config, 'browserSandbox' | 'gridUrl'>): boolean {
+  return (config.browserSandbox ?? (config.gridUrl === undefined ? 'on' : 'off')) === 'on';
+}
+
+/**
+ * The browsers run as another OS user (the embedded Grid's, or a node's): what they must not
+ * read has to be closed to other users. A new data directory is created private; one open to
+ * others, or an open secrets directory, is said at boot (the path, never a content).
+ */
+function guardPrivateDirectories(config: Pick<Config, 'dataDir' | 'secretsDirs'>, log: { warn(event: object, message: string): void }): void {
+  if (config.dataDir !== undefined) {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  }
+  const dirs: Array<[string, string]> = [...(config.dataDir ? [['FLOW_DATA_DIR', config.dataDir] as [string, string]] : []), ...config.secretsDirs.map((dir): [string, string] => ['SECRETS_DIRS', dir])];
+  for (const [setting, dir] of dirs) {
+    const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
+    if (mode !== undefined && (mode & 0o007) !== 0) {
+      log.warn({ setting, path: dir, mode: (mode & 0o777).toString(8) }, `${setting} ${dir} is open to other users, a browser's among them: run chmod o-rwx on it.`);
+    }
+  }
+}
+
 /** Wiring only: every part is built here from the config, and nothing else builds parts. */
 export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
   // WebDriver's own bounds answer first (a clear timeout error), the call's deadline after them.
   const sessionMs = Math.floor(config.callTimeout * 800);
-  const grid = new Grid(gridUrl, { scriptMs: sessionMs, pageLoadMs: sessionMs });
+  const grid = new Grid(gridUrl, { sandbox: browserSandbox(config), timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs } });
+  guardPrivateDirectories(config, pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'boot' }));
   const { store, turns } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store, { browsersPerCaller: config.browsersPerCaller, slotWaitSeconds: config.gridSlotWait });
   const deps: CallDeps = {
@@ -137,7 +165,6 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
     adminToken: config.adminToken,
     tokens: TokenBook.from(config.authToken, config.tokensFile),
     guard: new RequestGuard(config),
-    gridUrl,
     mirrorTools: config.mirrorTools === 'on',
     maxBodyBytes: config.maxBodyBytes,
     logLevel: config.logLevel,

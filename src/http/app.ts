@@ -26,7 +26,6 @@ export interface AppOptions {
   tokens: TokenBook;
   /** Host and Origin: who may address this server by which name */
   guard: RequestGuard;
-  gridUrl: string;
   mirrorTools: boolean;
   maxBodyBytes: number;
   logLevel: string;

@@ -32,12 +32,12 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
     ...probe,
     method: 'GET',
     path: '/info',
-    summary: 'The version, the Grid (without credentials) and the enabled features',
+    // No Grid address: a page in a browser must not learn where the Grid listens.
+    summary: 'The version and the enabled features',
     answers: ANY_OBJECT,
     handler: async (_request, _reply, context) => ({
       name: 'selenium-flow',
       version: context.version,
-      grid: withoutCredentials(context.gridUrl),
       auth: !context.tokens.open,
       features: context.features,
     }),
@@ -66,10 +66,3 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
     handler: async () => (flowSchema ??= flowDocumentJsonSchema(CAPABILITIES)),
   },
 ];
-
-function withoutCredentials(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString().replace(/\/$/, '');
-}

@@ -49,7 +49,6 @@ export interface RouteContext {
   version: string;
   /** every bearer token; `open` when none is configured */
   tokens: TokenBook;
-  gridUrl: string;
   /** whether the Grid and the store answer */
   ready: () => Promise<{ grid: boolean; store: boolean }>;
   features: Record<string, boolean>;

@@ -54,7 +54,9 @@ export async function startGridProxy(gridUrl: string): Promise<GridProxy> {
     incoming.pipe(forward);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The same credentials as the real Grid's URL: the server sends them, the proxy passes them on.
+  const userinfo = target.username ? `${target.username}:${target.password}@` : '';
+  proxy.url = `http://${userinfo}127.0.0.1:${(server.address() as AddressInfo).port}`;
   proxy.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();

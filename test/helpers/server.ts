@@ -1,3 +1,4 @@
+import { gridFetch } from '../../src/grid/grid.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -55,7 +56,7 @@ export async function gridIdOf(running: RunningServer, workspace: string): Promi
 
 /** The ids of every session the Grid runs now, from its /status (which touches no session). */
 export async function gridSessionIds(gridUrl: string = inject('gridUrl')): Promise<Set<string>> {
-  const status = (await (await fetch(`${gridUrl}/status`)).json()) as {
+  const status = (await (await gridFetch(`${gridUrl}/status`, { method: 'GET' })).json()) as {
     value: { nodes: { slots: { session: { sessionId: string } | null }[] }[] };
   };
   return new Set(status.value.nodes.flatMap((node) => node.slots.flatMap((slot) => (slot.session ? [slot.session.sessionId] : []))));

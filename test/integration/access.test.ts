@@ -1,3 +1,4 @@
+import { gridFetch } from '../../src/grid/grid.js';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -256,7 +257,7 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
   it('does not count a browser the Grid has reaped against the cap', async () => {
     expect((await rest(running.url, '/browser/open-session', {}, as(ALICE, 'alice-3'))).status).toBe(200);
     const reaped = (await gridIdOf(running, 'alice-3')) ?? '';
-    await fetch(`${inject('gridUrl')}/session/${reaped}`, { method: 'DELETE' });
+    await gridFetch(`${inject('gridUrl')}/session/${reaped}`, { method: 'DELETE' });
     expect((await rest(running.url, '/browser/open-session', {}, as(ALICE, 'alice-4'))).status).toBe(200);
     expect((await rest(running.url, '/workspace', undefined, as(ALICE, 'alice-3'))).body).toMatchObject({ browser: null });
     expect((await rest(running.url, '/browser/end-browser', {}, as(ALICE, 'alice-4'))).body).toEqual({ ended: true });
@@ -316,7 +317,7 @@ describe('agents never see a Grid id', () => {
     const seen: string[] = [];
     const liveIds = new Set<string>();
     const askGrid = async () => {
-      const status = (await (await fetch(`${inject('gridUrl')}/status`)).json()) as {
+      const status = (await (await gridFetch(`${inject('gridUrl')}/status`, { method: 'GET' })).json()) as {
         value: { nodes: { slots: { session: { sessionId: string } | null }[] }[] };
       };
       for (const node of status.value.nodes) {

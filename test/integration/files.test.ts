@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FileEntry } from '../../src/files/files.js';
+import { gridFetch } from '../../src/grid/grid.js';
 import { REPORT_CSV } from '../fixtures/site.js';
 import { gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -167,7 +168,7 @@ describe('a browser the Grid has reaped', () => {
   it('has no downloads, and keeping one says why', async () => {
     const ws = 'files-reaped';
     await ok(ws, 'open_session');
-    await fetch(`${inject('gridUrl')}/session/${(await gridIdOf(server, ws)) ?? ''}`, { method: 'DELETE' });
+    await gridFetch(`${inject('gridUrl')}/session/${(await gridIdOf(server, ws)) ?? ''}`, { method: 'DELETE' });
     expect(await listing(ws, '/files/downloads')).toMatchObject({ browser: false, count: 0, files: [] });
     const kept = await call(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
     expect(kept.status).toBe(404);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startHubAndNodes, type EmbeddedGrid } from '../../src/grid/embedded.js';
-import { sessionCapabilities } from '../../src/grid/grid.js';
+import { gridFetch, sessionCapabilities, withoutCredentials } from '../../src/grid/grid.js';
+import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 // The distributed Grid: a hub and one node, each its own JVM, on a loopback event bus.
@@ -9,7 +10,7 @@ let grid: EmbeddedGrid;
 let running: RunningServer;
 
 beforeAll(async () => {
-  grid = await startHubAndNodes({ nodes: 1, maxSessions: 1 });
+  grid = await startHubAndNodes({ nodes: 1, maxSessions: 1, loopbackPorts: [FIXTURE_PORTS] });
   running = await startServer({}, grid.url);
 });
 
@@ -20,8 +21,10 @@ afterAll(async () => {
 
 describe('a hub and a node', () => {
   it('registers its node with the hub on loopback addresses only', async () => {
-    const status = (await (await fetch(`${grid.url}/status`)).json()) as { value: { ready: boolean; nodes: { uri: string }[] } };
+    const status = (await (await gridFetch(`${grid.url}/status`, { method: 'GET' })).json()) as { value: { ready: boolean; nodes: { uri: string }[] } };
     expect(status.value.ready).toBe(true);
+    // The hub asks for the credentials the server was given.
+    expect((await fetch(`${withoutCredentials(grid.url)}/status`)).status).toBe(401);
     expect(status.value.nodes).toHaveLength(1);
     expect(status.value.nodes[0]?.uri).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await rest(running.url, '/ready')).body).toMatchObject({ status: 'ok', grid: true, store: true });
@@ -33,7 +36,7 @@ describe('a hub and a node', () => {
     expect(opened.status).toBe(200);
     // The node's one slot is taken, so the Grid is not `ready` for another session; this
     // replica still serves that browser, so it stays ready for its load balancer.
-    const full = (await (await fetch(`${grid.url}/status`)).json()) as { value: { ready: boolean } };
+    const full = (await (await gridFetch(`${grid.url}/status`, { method: 'GET' })).json()) as { value: { ready: boolean } };
     expect(full.value.ready).toBe(false);
     expect(await rest(running.url, '/ready')).toMatchObject({ status: 200, body: { grid: true } });
     const went = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html` }, ws);

@@ -64,7 +64,9 @@ describe('selenium-flow serve', () => {
     const logs = output.join('\n');
     expect(logs).toContain('Server listening');
     expect(proxy.created).toHaveLength(2);
-    for (const forbidden of [sessionId, ...proxy.created, `${inject('siteUrl')}/login.html`, 'Login', secretText]) {
+    const gridPassword = new URL(inject('gridUrl')).password;
+    expect(gridPassword.length).toBeGreaterThan(0);
+    for (const forbidden of [sessionId, ...proxy.created, `${inject('siteUrl')}/login.html`, 'Login', secretText, gridPassword]) {
       expect(logs).not.toContain(forbidden);
     }
   });

@@ -1,3 +1,4 @@
+import { gridFetch } from '../../src/grid/grid.js';
 import { spawn } from 'node:child_process';
 import { describe, expect, it, inject } from 'vitest';
 import { rest } from '../helpers/server.js';
@@ -38,7 +39,7 @@ describe('selenium-flow serve on SIGTERM', () => {
     } finally {
       child.kill('SIGKILL');
       // The browser outlives its server by design (records may be shared); end it here.
-      void fetch(`${inject('gridUrl')}/session/${sessionId}`, { method: 'DELETE' }).catch(() => undefined);
+      void gridFetch(`${inject('gridUrl')}/session/${sessionId}`, { method: 'DELETE' }).catch(() => undefined);
     }
   });
 });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { gridFetch } from '../../src/grid/grid.js';
 import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 let a: RunningServer;
@@ -49,7 +50,7 @@ describe('a workspace and its browser', () => {
   it('answers 404 with the remedy once the Grid has reaped its browser, and detaches the workspace', async () => {
     const ws = { 'X-Workspace': 'reaped' };
     await rest(a.url, '/browser/open-session', {}, ws);
-    await fetch(`${inject('gridUrl')}/session/${(await gridIdOf(a, 'reaped')) ?? ''}`, { method: 'DELETE' });
+    await gridFetch(`${inject('gridUrl')}/session/${(await gridIdOf(a, 'reaped')) ?? ''}`, { method: 'DELETE' });
     const after = await rest(a.url, '/browser/extract', { selector: { css: 'body' } }, ws);
     expect(after.status).toBe(404);
     expect(after.body.error).toMatchObject({ code: 'not_found' });
