@@ -38,6 +38,7 @@ export interface EmbeddedGridOptions {
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMEDRIVER = '/usr/bin/chromedriver';
 const SG = '/usr/bin/sg';
+const SETPRIV = '/usr/bin/setpriv';
 const NFT = '/usr/sbin/nft';
 /** The unprivileged account the Grid's JVMs and chromedrivers run as when the server runs as root. */
 export const GRID_USER = 'selenium-flow-grid';
@@ -310,7 +311,9 @@ async function gridWorkDir(name: string, account: GridAccount | undefined): Prom
 /**
  * What the node starts as Chromium. Under the Grid's account it is a wrapper that takes the
  * browser group (the firewall's key) with sg, and drops --no-sandbox: there Chromium's
- * sandbox works, whatever a client asks.
+ * sandbox works, whatever a client asks. sg forks and waits, and chromedriver ends a browser with
+ * a temporary profile by SIGKILL to the process it started (sg): without a parent-death signal
+ * every quit left its Chromium running (60 of them within one test run).
  */
 async function chromiumBinary(workDir: string, account: GridAccount | undefined): Promise<string> {
   if (!account) {
@@ -327,7 +330,7 @@ async function chromiumBinary(workDir: string, account: GridAccount | undefined)
     '  [ "$a" = --no-sandbox ] && continue',
     `  q="$q '$(printf '%s' "$a" | sed "s/$sq/$sq$dq$sq$dq$sq/g")'"`,
     'done',
-    `exec ${SG} ${BROWSER_GROUP} -c "exec ${CHROMIUM}$q"`,
+    `exec ${SG} ${BROWSER_GROUP} -c "exec ${SETPRIV} --pdeathsig KILL -- ${CHROMIUM}$q"`,
     '',
   ].join('\n');
   await writeFile(wrapper, script, { mode: 0o755 });
