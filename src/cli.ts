@@ -84,9 +84,7 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
       `  Grid:     ${embedded ? `embedded${embedded.isolated ? `, browsers run as ${GRID_USER}` : ''}` : withoutCredentials(gridUrl)}`,
       `  Data:     ${config.dataDir ?? 'off (set FLOW_DATA_DIR for flows and files)'}`,
       `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
-      // Never the token itself: banners end up in terminals, CI logs and screenshots.
-      `  Token:    ${config.authToken ? 'set' : 'none (loopback only)'}${config.tokensFile ? ` + TOKENS_FILE ${config.tokensFile}` : ''}`,
-      `  Admin:    ${config.adminToken ?? config.authToken ? 'token set' : 'closed (set ADMIN_TOKEN)'}`,
+      ...accessLines(config),
       '',
     ].join('\n'),
   );
@@ -100,6 +98,20 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
     }
     await embedded?.stop();
   });
+}
+
+/**
+ * Whether tokens are set, from booleans only: a banner ends up in terminals, CI logs and
+ * screenshots, so no token value is ever within reach of its template.
+ */
+function accessLines(config: Config): string[] {
+  const bearer = config.authToken !== undefined;
+  const tokensFile = config.tokensFile !== undefined;
+  const admin = config.adminToken !== undefined || bearer;
+  return [
+    `  Token:    ${bearer ? 'set' : 'none (loopback only)'}${tokensFile ? ' + TOKENS_FILE' : ''}`,
+    `  Admin:    ${admin ? 'token set' : 'closed (set ADMIN_TOKEN)'}`,
+  ];
 }
 
 async function serveOverStdio(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
