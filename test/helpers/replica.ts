@@ -12,6 +12,8 @@ export interface Replica {
   child: ChildProcess;
   /** what it printed on stderr, for a failing test's message */
   stderr(): string;
+  /** everything it printed, stdout and stderr, for a test that greps its log */
+  output(): string;
   /** signals its whole process group (SIGKILL: a crash, nothing cleans up) */
   kill(signal: NodeJS.Signals): Promise<void>;
 }
@@ -28,8 +30,13 @@ export async function spawnReplica(env: Record<string, string>): Promise<Replica
   const killOnExit = () => signalGroup(child, 'SIGKILL');
   process.once('exit', killOnExit);
   let errors = '';
+  let printed = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     errors = (errors + chunk.toString()).slice(-4_000);
+    printed += chunk.toString();
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    printed += chunk.toString();
   });
   const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const kill = async (signal: NodeJS.Signals) => {
@@ -48,7 +55,7 @@ export async function spawnReplica(env: Record<string, string>): Promise<Replica
     if (match?.[1]) {
       // Keep reading so a full pipe never blocks it.
       child.stdout?.resume();
-      return { url: match[1], child, stderr: () => errors, kill };
+      return { url: match[1], child, stderr: () => errors, output: () => printed, kill };
     }
   }
   await kill('SIGKILL');

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
-import { spawnReplica } from '../helpers/replica.js';
+import { spawnReplica, type Replica } from '../helpers/replica.js';
 import { secretsDir } from '../helpers/secrets.js';
 
 /**
@@ -18,9 +17,9 @@ import { secretsDir } from '../helpers/secrets.js';
 const CANARY = 'Canary-7f3a91 pw!';
 const FORMS = [CANARY, encodeURIComponent(CANARY), encodeURIComponent(CANARY).replace(/%20/g, '+'), Buffer.from(CANARY).toString('base64'), 'Canary-7f3a91'];
 
-let child: ChildProcess;
+/** the server under attack: its own process, so its whole log can be grepped */
+let served: Replica;
 let base: string;
-let output = '';
 let dataDir: string;
 let secretsDirs: string;
 let redis: RunningRedis;
@@ -52,35 +51,21 @@ beforeAll(async () => {
   const dir = await secretsDir({ canary: { password: CANARY, _allowed_urls: `${a.url}\n` } });
   secretsDirs = dir;
   dataDir = await mkdtemp(join(tmpdir(), 'sf-hostile-data-'));
-  child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
-    env: {
-      ...process.env,
-      GRID_URL: inject('gridUrl'),
-      REDIS_URL: redis.url,
-      SECRETS_DIRS: dir,
-      SECRETS_KUBERNETES: 'off',
-      SECRETS_TTL: '0',
-      FLOW_DATA_DIR: dataDir,
-      LOG_LEVEL: 'trace',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  served = await spawnReplica({
+    GRID_URL: inject('gridUrl'),
+    REDIS_URL: redis.url,
+    SECRETS_DIRS: dir,
+    SECRETS_KUBERNETES: 'off',
+    SECRETS_TTL: '0',
+    FLOW_DATA_DIR: dataDir,
+    LOG_LEVEL: 'trace',
   });
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  base = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(output);
-      if (match?.[1]) {
-        resolve(match[1]);
-      }
-    });
-    child.on('exit', () => reject(new Error(`the server stopped:\n${output}`)));
-  });
+  base = served.url;
 });
 
 afterAll(async () => {
   await call('/browser/end-browser', {}).catch(() => undefined);
-  child?.kill('SIGTERM');
+  await served?.kill('SIGTERM');
   await redis?.stop();
   await a?.close();
   await b?.close();
@@ -223,7 +208,7 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     expect((await call('/workspace')).body.url).toBe(start);
     await delay(500);
     expect(fromB().filter((r) => r.event === 'key')).toEqual([]);
-    const moved = output
+    const moved = served.output()
       .split('\n')
       .filter((line) => line.includes('"secret_bind"'))
       .map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -321,7 +306,7 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     await walk(dataDir);
     expect(stored.join('\n')).toMatch(/hostile-login/);
     expect(answers.length).toBeGreaterThan(40);
-    const haystacks = { answers: answers.join('\n'), records: records.join('\n'), stored: stored.join('\n'), log: output };
+    const haystacks = { answers: answers.join('\n'), records: records.join('\n'), stored: stored.join('\n'), log: served.output() };
     for (const [where, text] of Object.entries(haystacks)) {
       for (const form of FORMS) {
         expect(text.includes(form), `${where} carries ${JSON.stringify(form)}`).toBe(false);

@@ -1,19 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
 import { connectMcp, type ProtocolEra } from '../helpers/server.js';
+import { spawnReplica, type Replica } from '../helpers/replica.js';
 import { secretsDir } from '../helpers/secrets.js';
 
 /** The value that must never come back: in any answer, error, record, stored flow or log line. */
 const CANARY = 'Canary-7f3a91 pw!';
 const FORMS = [CANARY, encodeURIComponent(CANARY), encodeURIComponent(CANARY).replace(/%20/g, '+'), Buffer.from(CANARY).toString('base64')];
 
-let child: ChildProcess;
+/** the server under attack: its own process, so its whole log can be grepped */
+let served: Replica;
 let base: string;
-let output = '';
 let dataDir: string;
 let other: FixtureSite;
 /** every answer this test received, verbatim */
@@ -43,34 +43,20 @@ beforeAll(async () => {
     'canary-host': { password: CANARY, _allowed_urls: `http://localhost:${sitePort()}\n` },
   });
   dataDir = await mkdtemp(join(tmpdir(), 'sf-leak-data-'));
-  child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
-    env: {
-      ...process.env,
-      GRID_URL: inject('gridUrl'),
-      SECRETS_DIRS: dir,
-      SECRETS_KUBERNETES: 'off',
-      SECRETS_TTL: '0',
-      FLOW_DATA_DIR: dataDir,
-      LOG_LEVEL: 'trace',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  served = await spawnReplica({
+    GRID_URL: inject('gridUrl'),
+    SECRETS_DIRS: dir,
+    SECRETS_KUBERNETES: 'off',
+    SECRETS_TTL: '0',
+    FLOW_DATA_DIR: dataDir,
+    LOG_LEVEL: 'trace',
   });
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  base = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(output);
-      if (match?.[1]) {
-        resolve(match[1]);
-      }
-    });
-    child.on('exit', () => reject(new Error(`the server stopped:\n${output}`)));
-  });
+  base = served.url;
 });
 
 afterAll(async () => {
   await http('POST', '/browser/end-browser', {}).catch(() => undefined);
-  child?.kill('SIGTERM');
+  await served?.kill('SIGTERM');
   await other?.close();
 });
 
@@ -170,7 +156,7 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
   });
 
   it('audits every bind with the origin only, refused ones at warn', () => {
-    const events = output
+    const events = served.output()
       .split('\n')
       .filter((line) => line.includes('"secret_bind"'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -205,8 +191,8 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
     await walk(dataDir);
     expect(stored.length).toBeGreaterThan(0);
     expect(answers.length).toBeGreaterThan(20);
-    expect(output.length).toBeGreaterThan(0);
-    const haystacks = { answers: answers.join('\n'), stored: stored.join('\n'), log: output };
+    expect(served.output().length).toBeGreaterThan(0);
+    const haystacks = { answers: answers.join('\n'), stored: stored.join('\n'), log: served.output() };
     for (const [where, text] of Object.entries(haystacks)) {
       for (const form of FORMS) {
         expect(text.includes(form), `${where} carries ${JSON.stringify(form)}`).toBe(false);
