@@ -113,7 +113,6 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     workspaces,
     files: createFiles(config, grid, workspaces),
     turns,
-    dataDir: config.dataDir,
     callTimeoutMs: config.callTimeout * 1000,
     flows: config.dataDir ? new FlowLibraries(new DirectoryFlowStore(config.dataDir), CAPABILITIES, config.flowRunTimeout * 1000) : undefined,
     // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).

@@ -18,7 +18,6 @@ import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from '
 export interface CallDeps {
   workspaces: Workspaces;
   turns: Turns;
-  dataDir: string | undefined;
   /** undefined when flows are off (no data directory) */
   flows?: FlowsService;
   /** downloads, screenshots and Files of every workspace */
@@ -108,7 +107,7 @@ async function runHandler(
   const browser = await deps.workspaces.attach(caller, sessionId, capability.browser === 'open');
   await secrets.adopt(browser.record);
   const files = filesOf(deps.files, caller.workspace);
-  const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, dataDir: deps.dataDir, files, secrets, answerUnread };
+  const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, files, secrets, answerUnread };
   try {
     const result = await capability.handler(args, ctx as BrowserContext & WorkspaceContext);
     secrets.noteIn(browser.record);

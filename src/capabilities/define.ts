@@ -34,7 +34,6 @@ export interface BrowserContext {
   driver: WebDriver;
   browserName: string;
   caller: Caller;
-  dataDir: string | undefined;
   /** the caller's workspace files (a 400 saying why, for a caller or server without them) */
   files: WorkspaceFiles;
   secrets: SecretsAccess;
