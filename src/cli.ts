@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { setTimeout as delay } from 'node:timers/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, flagOptions, loadConfig, publicBase, settingsHelp, type Config } from './config.js';
 import { GRID_USER, startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
@@ -21,8 +24,9 @@ const USAGE = `selenium-flow ${VERSION}: drive real browsers on a Selenium Grid 
 Usage:
   selenium-flow serve   HTTP: MCP at /mcp, the REST API, OpenAPI at /openapi.json
   selenium-flow stdio   MCP over stdio, for desktop clients
-  selenium-flow grid    start the embedded Selenium Grid and print GRID_URL=<its URL, with its
-                        per-boot credentials> (--nodes N: a hub and N nodes instead of one)
+  selenium-flow grid    start the embedded Selenium Grid; its GRID_URL (with this start's
+                        credentials) goes to a private file whose path it prints
+                        (--nodes N: a hub and N nodes instead of one)
 
 Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit.
 As root, its browsers run as the unprivileged user ${GRID_USER}, fenced off this host's ports.
@@ -57,10 +61,19 @@ async function main(): Promise<void> {
     const loopbackPorts = config.browserLoopbackPorts;
     const grid = nodes ? await startHubAndNodes({ nodes, loopbackPorts }) : await startEmbeddedGrid({ loopbackPorts });
     const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
-    // The operator's only way to use this Grid is its URL with the per-boot credentials: it goes
-    // to stdout once, as the line to give `serve`, and nowhere else (stderr, logs).
-    process.stdout.write(`Selenium Grid ready${shape}; Ctrl-C stops it. Point selenium-flow at it with:\nGRID_URL=${grid.url}\n`);
-    onExit(() => grid.stop());
+    // The operator's only way to use this Grid is its URL with the per-boot credentials. A
+    // terminal ends up in scrollback, CI logs and screenshots: the URL goes to a file only its
+    // owner can read, and the terminal says where.
+    const envFile = await writeGridEnvFile(grid.url);
+    process.stdout.write(
+      `Selenium Grid ready${shape} at ${withoutCredentials(grid.url)}; Ctrl-C stops it.\n` +
+        `Its GRID_URL, with this start's credentials, is in ${envFile} (readable only by you): \`set -a; . ${envFile}; set +a\` before \`selenium-flow serve\`.\n`,
+    );
+    onExit(async () => {
+      // First: the Grid's stop may outlast the shutdown limit, and a stale file must not stay.
+      await rm(dirname(envFile), { recursive: true, force: true });
+      await grid.stop();
+    });
     return;
   }
   const embedded = config.gridUrl ? undefined : await startEmbeddedGrid({ loopbackPorts: config.browserLoopbackPorts });
@@ -70,6 +83,14 @@ async function main(): Promise<void> {
   } else {
     await serveOverHttp(config, gridUrl, embedded);
   }
+}
+
+/** GRID_URL=… in a new private directory (0700) and file (0600): the credentials change at every start. */
+async function writeGridEnvFile(gridUrl: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'selenium-flow-grid-url-'));
+  const file = join(dir, 'grid.env');
+  await writeFile(file, `GRID_URL=${gridUrl}\n`, { mode: 0o600 });
+  return file;
 }
 
 async function serveOverHttp(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {

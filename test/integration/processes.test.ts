@@ -1,7 +1,10 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
 import { describe, expect, it, inject } from 'vitest';
+import { gridFetch } from '../../src/grid/grid.js';
+import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { startGridProxy } from '../helpers/grid-proxy.js';
 import { rest } from '../helpers/server.js';
 
@@ -93,5 +96,43 @@ describe('selenium-flow serve', () => {
     const printed = output.join('\n');
     expect(printed).toMatch(/Token:\s+set/);
     expect(printed).not.toContain(token);
+  });
+});
+
+describe('selenium-flow grid', () => {
+  it('puts its GRID_URL in a file only its owner reads, and prints the path, never the password', { timeout: 90_000 }, async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'grid'], {
+      // Its fence applies to the shared test Grid's browsers too: it must leave the fixture sites open.
+      env: { ...(process.env as Record<string, string>), SE_OFFLINE: 'true', BROWSER_LOOPBACK_PORTS: `${FIXTURE_PORTS.from}-${FIXTURE_PORTS.to}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    try {
+      const file = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`grid did not start within 60 s:\n${printed}`)), 60_000);
+        child.stdout.on('data', () => {
+          const match = /is in (\S+grid\.env)/.exec(printed);
+          if (match?.[1]) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        });
+      });
+      const info = await stat(file);
+      expect(info.mode & 0o777).toBe(0o600);
+      const gridUrl = (await readFile(file, 'utf8')).trim().replace(/^GRID_URL=/, '');
+      const password = new URL(gridUrl).password;
+      expect(password.length).toBeGreaterThan(16);
+      expect(printed).not.toContain(password);
+      expect((await gridFetch(`${gridUrl}/status`, { method: 'GET' })).status).toBe(200);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await expect(stat(file)).rejects.toThrow();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
