@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 /** Layering, held by the linter rather than by prose: browser/ and grid/ know nothing above them. */
 const lowerLayers = (...forbidden) => ({
@@ -13,6 +14,8 @@ export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'ui/', 'data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
+  // Layout is Prettier's alone (npm run lint checks it); the rules after this may re-enable `curly`.
+  prettier,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

@@ -6,12 +6,22 @@ process.env.SE_AVOID_STATS = 'true';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     // Two cores, and a test file may hold several browsers on the shared Grid.
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // `npm test -- --project unit` runs without a Grid; only integration starts one.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 });
