@@ -6,7 +6,12 @@ import prettier from 'eslint-config-prettier';
 const lowerLayers = (...forbidden) => ({
   'no-restricted-imports': [
     'error',
-    { patterns: forbidden.map((dir) => ({ group: [`../${dir}/*`, `../../${dir}/*`], message: `This layer must not import ${dir}/.` })) },
+    {
+      patterns: forbidden.map((dir) => ({
+        group: [`../${dir}/*`, `../../${dir}/*`],
+        message: `This layer must not import ${dir}/.`,
+      })),
+    },
   ],
 });
 
@@ -27,10 +32,19 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
-  { files: ['src/browser/**', 'src/grid/**'], rules: lowerLayers('capabilities', 'workspace', 'mcp', 'http', 'flows', 'secrets', 'files', 'live') },
+  {
+    files: ['src/browser/**', 'src/grid/**'],
+    rules: lowerLayers('capabilities', 'workspace', 'mcp', 'http', 'flows', 'secrets', 'files', 'live'),
+  },
   { files: ['src/workspace/**'], rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'secrets', 'live') },
-  { files: ['src/secrets/**'], rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'files', 'live', 'browser', 'grid', 'workspace') },
-  { files: ['src/files/**'], rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'secrets', 'live', 'browser', 'grid') },
+  {
+    files: ['src/secrets/**'],
+    rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'files', 'live', 'browser', 'grid', 'workspace'),
+  },
+  {
+    files: ['src/files/**'],
+    rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'secrets', 'live', 'browser', 'grid'),
+  },
   { files: ['src/capabilities/**'], rules: lowerLayers('mcp', 'http') },
   { files: ['src/mcp/**'], rules: lowerLayers('http') },
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },

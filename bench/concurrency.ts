@@ -124,7 +124,11 @@ function referenceWorkload(gridUrl: string, siteUrl: string, servers: Record<'on
   return {
     id: 'reference',
     title: 'the reference task (performance.md: twelve steps, the browser opened and closed in each)',
-    configurations: [{ id: 'raw', serverPids: [], worker: async () => ({ task: checked(raw), end: async () => undefined }) }, served('one'), served('two')],
+    configurations: [
+      { id: 'raw', serverPids: [], worker: async () => ({ task: checked(raw), end: async () => undefined }) },
+      served('one'),
+      served('two'),
+    ],
   };
 }
 
@@ -135,7 +139,10 @@ function callsWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' |
     id: readPage ? 'raw-paged' : 'raw',
     serverPids: [],
     worker: async () => {
-      const driver: WebDriver = await new Builder().usingServer(gridUrl).withCapabilities(browserCapabilities('chrome', WINDOW)).build();
+      const driver: WebDriver = await new Builder()
+        .usingServer(gridUrl)
+        .withCapabilities(browserCapabilities('chrome', WINDOW))
+        .build();
       await driver.get(url.login);
       const pageState = () => (readPage ? driver.executeScript(TOP_PAGE) : undefined);
       return {
@@ -156,7 +163,9 @@ function callsWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' |
       return {
         task: async () => {
           await tools.call('navigate', { url: url.table });
-          checkRows((await tools.call('extract', { selector: { css: '#data tbody tr' }, all: true })).structured.values);
+          checkRows(
+            (await tools.call('extract', { selector: { css: '#data tbody tr' }, all: true })).structured.values,
+          );
           await tools.call('navigate', { action: 'back' });
         },
         end: async () => {
@@ -178,16 +187,29 @@ interface Server {
 }
 
 /** Served by selenium-flow: each worker an MCP client of its own, in a workspace of its own. */
-function servedConfiguration(workload: WorkloadId, id: 'one' | 'two', server: Server, ready: (tools: McpToolCaller) => Promise<Worker>): Configuration {
+function servedConfiguration(
+  workload: WorkloadId,
+  id: 'one' | 'two',
+  server: Server,
+  ready: (tools: McpToolCaller) => Promise<Worker>,
+): Configuration {
   return {
     id,
     serverPids: server.pids,
-    worker: async (index, round) => ready(new McpToolCaller(await connectHttp(server.url, `bench-${workload}-${id}-${round}-${index}`, `bench-${id}`))),
+    worker: async (index, round) =>
+      ready(
+        new McpToolCaller(await connectHttp(server.url, `bench-${workload}-${id}-${round}-${index}`, `bench-${id}`)),
+      ),
   };
 }
 
 /** Tasks per second with `level` workers, each running `tasks` tasks, all at once; workers are made ready before the clock starts. */
-async function throughput(configuration: Configuration, level: number, round: number, tasks: number): Promise<Measured> {
+async function throughput(
+  configuration: Configuration,
+  level: number,
+  round: number,
+  tasks: number,
+): Promise<Measured> {
   const settled = await Promise.allSettled(Array.from({ length: level }, (_, i) => configuration.worker(i, round)));
   const workers = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   try {
@@ -228,7 +250,11 @@ async function main(cleanup: Cleanup): Promise<void> {
     spawnReplica({ ...base, REDIS_URL: redis.url }),
     spawnReplica({ ...base, REDIS_URL: redis.url }),
   ]);
-  for (const [name, replica] of [['one server', one], ['replica A', replicaA], ['replica B', replicaB]] as const) {
+  for (const [name, replica] of [
+    ['one server', one],
+    ['replica A', replicaA],
+    ['replica B', replicaB],
+  ] as const) {
     cleanup.add(name, () => replica.kill('SIGTERM'));
   }
   const proxy = await roundRobinProxy([replicaA.url, replicaB.url]);
@@ -243,7 +269,9 @@ async function main(cleanup: Cleanup): Promise<void> {
     one: { url: one.url, pids: pidsOf(one) },
     two: { url: proxy.url, pids: [...pidsOf(replicaA), ...pidsOf(replicaB)] },
   };
-  const workloads = [referenceWorkload(grid.url, site.url, servers), callsWorkload(grid.url, site.url, servers)].filter((w) => SELECTED.includes(w.id));
+  const workloads = [referenceWorkload(grid.url, site.url, servers), callsWorkload(grid.url, site.url, servers)].filter(
+    (w) => SELECTED.includes(w.id),
+  );
   const results = new Map<string, Measured[]>();
   const key = (workload: WorkloadId, id: ConfigurationId, level: number) => `${workload}:${id}@${level}`;
   for (let round = 0; round <= ROUNDS; round += 1) {
@@ -251,13 +279,23 @@ async function main(cleanup: Cleanup): Promise<void> {
       for (const level of LEVELS) {
         for (const configuration of workload.configurations) {
           const what = `${workload.id}: ${configuration.id} with ${level} workers, round ${round}`;
-          const measured = await withTimeout(what, 15 * 60_000, throughput(configuration, level, round, TASKS[workload.id])).catch((err: unknown) => {
+          const measured = await withTimeout(
+            what,
+            15 * 60_000,
+            throughput(configuration, level, round, TASKS[workload.id]),
+          ).catch((err: unknown) => {
             const cause = err instanceof Error && err.cause instanceof Error ? ` (cause: ${err.cause.message})` : '';
-            throw new Error(`${what} failed: ${err instanceof Error ? err.message : String(err)}${cause}`, { cause: err });
+            throw new Error(`${what} failed: ${err instanceof Error ? err.message : String(err)}${cause}`, {
+              cause: err,
+            });
           });
           await noBrowserLeft(grid.url, what);
-          const cpu = Number.isNaN(measured.serverCpuMs) ? '' : `, server CPU ${measured.serverCpuMs.toFixed(1)} ms/task`;
-          progress(`round ${round === 0 ? 'warm-up' : round}: ${workload.id}: ${configuration.id} × ${level}: ${measured.perSecond.toFixed(2)} tasks/s${cpu}`);
+          const cpu = Number.isNaN(measured.serverCpuMs)
+            ? ''
+            : `, server CPU ${measured.serverCpuMs.toFixed(1)} ms/task`;
+          progress(
+            `round ${round === 0 ? 'warm-up' : round}: ${workload.id}: ${configuration.id} × ${level}: ${measured.perSecond.toFixed(2)} tasks/s${cpu}`,
+          );
           if (round > 0) {
             const k = key(workload.id, configuration.id, level);
             results.set(k, [...(results.get(k) ?? []), measured]);
@@ -271,8 +309,13 @@ async function main(cleanup: Cleanup): Promise<void> {
     printWorkload(workload, (id, level) => results.get(key(workload.id, id, level)) ?? []);
   }
   if (options.json) {
-    const json = Object.fromEntries([...results.entries()].map(([k, v]) => [k, { runs: v, ...summarize(v.map((m) => m.perSecond)) }]));
-    writeFileSync(options.json, JSON.stringify({ rounds: ROUNDS, tasksPerWorker: TASKS, levels: LEVELS, tasksPerSecond: json }, null, 2));
+    const json = Object.fromEntries(
+      [...results.entries()].map(([k, v]) => [k, { runs: v, ...summarize(v.map((m) => m.perSecond)) }]),
+    );
+    writeFileSync(
+      options.json,
+      JSON.stringify({ rounds: ROUNDS, tasksPerWorker: TASKS, levels: LEVELS, tasksPerSecond: json }, null, 2),
+    );
   }
 }
 
@@ -285,7 +328,9 @@ function printWorkload(workload: Workload, runsOf: (id: ConfigurationId, level: 
   };
   const cpuOf = (id: ConfigurationId, level: number) => median(runsOf(id, level).map((m) => m.serverCpuMs));
   const paged = workload.configurations.some((c) => c.id === 'raw-paged');
-  out(`## ${workload.id}: ${workload.title}, tasks per second (median of ${ROUNDS} rounds, ${TASKS[workload.id]} tasks per worker)`);
+  out(
+    `## ${workload.id}: ${workload.title}, tasks per second (median of ${ROUNDS} rounds, ${TASKS[workload.id]} tasks per worker)`,
+  );
   out();
   out(
     markdownTable(
@@ -325,7 +370,9 @@ function printWorkload(workload: Workload, runsOf: (id: ConfigurationId, level: 
       const r = medianOf(id, 8) / medianOf('raw', 8);
       const paired = pairedOf(id, 8);
       const verdict = r >= BAR_AT_8 && paired >= BAR_AT_8 ? 'met' : 'NOT met';
-      out(`- ${id === 'one' ? 'one server' : 'two replicas'} at 8: ${ratio(r)} raw, paired ${ratio(paired)} (bar ≥ ${BAR_AT_8}×): ${verdict}`);
+      out(
+        `- ${id === 'one' ? 'one server' : 'two replicas'} at 8: ${ratio(r)} raw, paired ${ratio(paired)} (bar ≥ ${BAR_AT_8}×): ${verdict}`,
+      );
     }
     out();
   }
@@ -340,7 +387,9 @@ runBench(main, TIMEOUT_MINUTES);
 async function noBrowserLeft(gridUrl: string, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const status = (await (await gridFetch(`${gridUrl}/status`, { method: 'GET' })).json()) as { value: { nodes: { slots: { session: unknown }[] }[] } };
+    const status = (await (await gridFetch(`${gridUrl}/status`, { method: 'GET' })).json()) as {
+      value: { nodes: { slots: { session: unknown }[] }[] };
+    };
     const busy = status.value.nodes.flatMap((n) => n.slots).filter((slot) => slot.session !== null).length;
     if (busy === 0) {
       return;

@@ -56,7 +56,11 @@ function rssMb(pid: number): number {
 function bigParameters(): Record<string, unknown> {
   const properties: Record<string, unknown> = { p: { type: 'string', pattern: '^[a-z]+$', maxLength: 64 } };
   for (let i = 0; i < 200; i++) {
-    properties[`field_${i}`] = { type: 'string', maxLength: 32, description: `an optional field number ${i}, there to make the schema weigh what real ones do` };
+    properties[`field_${i}`] = {
+      type: 'string',
+      maxLength: 32,
+      description: `an optional field number ${i}, there to make the schema weigh what real ones do`,
+    };
   }
   return { $id: 'https://soak.example/params', type: 'object', properties, required: ['p'] };
 }
@@ -67,7 +71,11 @@ runBench(async (cleanup) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'soak-'));
   const preload = join(dataDir, 'gc-on-signal.cjs');
   await writeFile(preload, GC_ON_SIGNAL);
-  const server = await spawnReplica({ GRID_URL: grid.url, FLOW_DATA_DIR: dataDir, NODE_OPTIONS: `--expose-gc --require ${preload}` });
+  const server = await spawnReplica({
+    GRID_URL: grid.url,
+    FLOW_DATA_DIR: dataDir,
+    NODE_OPTIONS: `--expose-gc --require ${preload}`,
+  });
   cleanup.add('selenium-flow serve', () => server.kill('SIGTERM'));
   const pid = server.child.pid as number;
   /** After a full GC in the server: its RSS, and its heap in use. */
@@ -82,7 +90,11 @@ runBench(async (cleanup) => {
   };
 
   const send = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(server.url + path, { method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(server.url + path, {
+      method,
+      headers: HEADERS,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const answer = (await response.json()) as Record<string, unknown>;
     if (!response.ok) {
       throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer).slice(0, 300)}`);
@@ -94,7 +106,12 @@ runBench(async (cleanup) => {
   await send('PUT', '/flows/big', { parameters: bigParameters(), steps: [step] });
   console.log(`schema of flow "big": ${JSON.stringify(bigParameters()).length} bytes`);
   for (let i = 0; i < DISTINCT_FLOWS; i++) {
-    const parameters = { $id: 'https://soak.example/params', type: 'object', properties: { p: { type: 'string', pattern: `^[a-z]{1,${i + 8}}$` } }, required: ['p'] };
+    const parameters = {
+      $id: 'https://soak.example/params',
+      type: 'object',
+      properties: { p: { type: 'string', pattern: `^[a-z]{1,${i + 8}}$` } },
+      required: ['p'],
+    };
     await send('PUT', `/flows/f${i}`, { parameters, steps: [step] });
   }
   await send('POST', '/browser/open-session', {});
@@ -145,13 +162,17 @@ runBench(async (cleanup) => {
   const after = { rss: median(last.map((s) => s.rss)), heap: median(last.map((s) => s.heap)) };
   const growth = after.rss - before.rss;
   const mb = (n: number) => `${n.toFixed(1)} MB`;
-  console.log(`${RUNS} flow runs and ${CALLS} tool calls in ${((Date.now() - started) / 1000).toFixed(0)} s, after a warm-up of ${WARM_UP} of each; server memory after a full GC, every ${SAMPLE_EVERY}:`);
+  console.log(
+    `${RUNS} flow runs and ${CALLS} tool calls in ${((Date.now() - started) / 1000).toFixed(0)} s, after a warm-up of ${WARM_UP} of each; server memory after a full GC, every ${SAMPLE_EVERY}:`,
+  );
   console.log(`  RSS:  ${samples.map((s) => s.rss.toFixed(0)).join(' ')}`);
   console.log(`  heap: ${samples.map((s) => s.heap.toFixed(0)).join(' ')}`);
   console.log(`before (median of the first 3): RSS ${mb(before.rss)}, heap ${mb(before.heap)}`);
   console.log(`after (median of the last 3):   RSS ${mb(after.rss)}, heap ${mb(after.heap)}`);
   const flat = growth <= MARGIN_MB;
-  console.log(`RSS growth: ${growth >= 0 ? '+' : ''}${mb(growth)}; heap ${after.heap - before.heap >= 0 ? '+' : ''}${mb(after.heap - before.heap)}; ${flat ? 'FLAT' : 'NOT FLAT'} (margin ${MARGIN_MB} MB of RSS)`);
+  console.log(
+    `RSS growth: ${growth >= 0 ? '+' : ''}${mb(growth)}; heap ${after.heap - before.heap >= 0 ? '+' : ''}${mb(after.heap - before.heap)}; ${flat ? 'FLAT' : 'NOT FLAT'} (margin ${MARGIN_MB} MB of RSS)`,
+  );
   if (!flat) {
     throw new Error(`RSS grew by ${mb(growth)}, more than the ${MARGIN_MB} MB margin`);
   }

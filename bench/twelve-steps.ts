@@ -85,8 +85,12 @@ function configurations(env: BenchEnv): Configuration[] {
     toolsConfiguration('direct', 'selenium-flow callTool in process (no MCP)', () => direct, env.siteUrl, true),
     toolsConfiguration('mcp-http', `12 MCP calls, Streamable HTTP (${PROTOCOL})`, () => http, env.siteUrl),
     toolsConfiguration('mcp-stdio', `12 MCP calls, stdio (${PROTOCOL})`, () => stdio, env.siteUrl),
-    flowConfiguration('flow', 'one flow (run_flow over Streamable HTTP) + end_browser', () => http, env.siteUrl, (name) =>
-      readFile(join(env.dataDir, HTTP_WORKSPACE, 'screenshots', name)),
+    flowConfiguration(
+      'flow',
+      'one flow (run_flow over Streamable HTTP) + end_browser',
+      () => http,
+      env.siteUrl,
+      (name) => readFile(join(env.dataDir, HTTP_WORKSPACE, 'screenshots', name)),
     ),
   ];
 }
@@ -176,7 +180,11 @@ function timingRows(configs: Configuration[], results: Results): TimingRow[] {
       config,
       total: summarize(mine),
       // NaN where a configuration does not time single steps (one flow).
-      steps2to11: summarize(runs.map((r) => r.stepMs.slice(1, 11).reduce((a: number, b) => a + (b ?? Number.NaN), 0)).filter(Number.isFinite)),
+      steps2to11: summarize(
+        runs
+          .map((r) => r.stepMs.slice(1, 11).reduce((a: number, b) => a + (b ?? Number.NaN), 0))
+          .filter(Number.isFinite),
+      ),
       ratio: summarize(mine).median / rawMedian,
       // Raw and this configuration ran back to back in each round: the median of the round ratios
       // is steadier than the ratio of medians on a noisy machine.
@@ -187,14 +195,21 @@ function timingRows(configs: Configuration[], results: Results): TimingRow[] {
 }
 
 function printHeadToHead(h: HeadToHead): void {
-  out(`### Raw script and flow head to head, ${PAIRS} pairs (nothing between them, the first alternating), ms: min / **median** / max`);
+  out(
+    `### Raw script and flow head to head, ${PAIRS} pairs (nothing between them, the first alternating), ms: min / **median** / max`,
+  );
   out();
   out(
     markdownTable(
       ['configuration', 'total', 'vs raw', 'paired (min–max)'],
       [
         ['raw selenium-webdriver (floor)', triple(h.raw), ratio(1), ratio(1)],
-        ['one flow (run_flow) + end_browser', triple(h.flow), ratio(h.flow.median / h.raw.median), `${ratio(h.paired.median)} (${ratio(h.paired.min)}–${ratio(h.paired.max)})`],
+        [
+          'one flow (run_flow) + end_browser',
+          triple(h.flow),
+          ratio(h.flow.median / h.raw.median),
+          `${ratio(h.paired.median)} (${ratio(h.paired.min)}–${ratio(h.paired.max)})`,
+        ],
       ],
       ['l', 'r', 'r', 'r'],
     ),
@@ -279,12 +294,16 @@ function printTokens(t: Tokens, siteUrl: string): void {
     ),
   );
   out();
-  out(`Site URL in answers: ${siteUrl} (${siteUrl.length} characters). stdio answered ${bytes(t.stdioTextBytes)} B for the same task.`);
+  out(
+    `Site URL in answers: ${siteUrl} (${siteUrl.length} characters). stdio answered ${bytes(t.stdioTextBytes)} B for the same task.`,
+  );
   out();
 }
 
 function printToolsList(t: ToolsListSize): void {
-  out(`### tools/list: ${t.tools} tools, ${bytes(t.toolsBytes)} B (whole result with _meta: ${bytes(t.resultBytes)} B; MIRROR_TOOLS=off: ${bytes(t.withoutMirrorsBytes)} B)`);
+  out(
+    `### tools/list: ${t.tools} tools, ${bytes(t.toolsBytes)} B (whole result with _meta: ${bytes(t.resultBytes)} B; MIRROR_TOOLS=off: ${bytes(t.withoutMirrorsBytes)} B)`,
+  );
   out();
   out(
     markdownTable(
@@ -307,7 +326,9 @@ function printOutline(o: OutlineSize): void {
       `${o.formControls - o.missingControls.length}/${o.formControls} form fields and buttons found`,
   );
   if (o.badSelectors.length > 0 || o.missingControls.length > 0) {
-    out(`bad selectors: ${o.badSelectors.join(', ') || 'none'}; controls without one: ${o.missingControls.join(', ') || 'none'}`);
+    out(
+      `bad selectors: ${o.badSelectors.join(', ') || 'none'}; controls without one: ${o.missingControls.join(', ') || 'none'}`,
+    );
   }
   out();
 }
@@ -317,7 +338,21 @@ function printProfile(p: ProfileReport): void {
   out();
   out(
     markdownTable(
-      ['#', 'step', 'raw', 'MCP', 'gap', 'hop', 'bind', 'tool', 'page state', 'store (ops)', 'other server', 'MCP commands: bind → tool → after', 'raw commands'],
+      [
+        '#',
+        'step',
+        'raw',
+        'MCP',
+        'gap',
+        'hop',
+        'bind',
+        'tool',
+        'page state',
+        'store (ops)',
+        'other server',
+        'MCP commands: bind → tool → after',
+        'raw commands',
+      ],
       p.steps.map((s, i) => [
         String(i + 1),
         STEPS[i] ?? '',
@@ -341,8 +376,12 @@ function printProfile(p: ProfileReport): void {
     `| | **sum** | ${ms1(total((s) => s.rawMs))} | ${ms1(total((s) => s.clientMs))} | ${ms1(total((s) => s.clientMs - s.rawMs))} | ${ms1(total((s) => s.hopMs))} | ${ms1(total((s) => s.bindMs))} | ${ms1(total((s) => s.toolMs))} | ${ms1(total((s) => s.pageStateMs))} | ${ms1(total((s) => s.storeMs))} | ${ms1(total((s) => s.otherServerMs))} | | |`,
   );
   out();
-  out('hop: client round trip minus server time (MCP client, JSON-RPC, loopback HTTP). bind: WebDriver before the tool runs');
-  out('(step 1: the browser opened on demand). page state: the url + title read after every acting tool. other server: MCP SDK,');
+  out(
+    'hop: client round trip minus server time (MCP client, JSON-RPC, loopback HTTP). bind: WebDriver before the tool runs',
+  );
+  out(
+    '(step 1: the browser opened on demand). page state: the url + title read after every acting tool. other server: MCP SDK,',
+  );
   out('argument validation, Fastify, JSON.');
   out();
   out(
@@ -384,12 +423,16 @@ function printCold(c: ColdStart): void {
     ),
   );
   out();
-  out(`Idle RSS of \`serve\`: ${mib(c.idleRssBytes)} after boot, ${mib(c.afterTaskRssBytes)} after one 12-step task went through it.`);
+  out(
+    `Idle RSS of \`serve\`: ${mib(c.idleRssBytes)} after boot, ${mib(c.afterTaskRssBytes)} after one 12-step task went through it.`,
+  );
   out();
 }
 
 function printBoot(boot: BootCosts): void {
-  out(`### Where a cold start goes (fresh \`node\`, each import charged to the first that needs it), median of ${COLD_RUNS} runs`);
+  out(
+    `### Where a cold start goes (fresh \`node\`, each import charged to the first that needs it), median of ${COLD_RUNS} runs`,
+  );
   out();
   const chain = boot.filter((b) => !b.part);
   out(
@@ -417,7 +460,14 @@ interface Bar {
 
 const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : '**not met**');
 
-function bars(rows: TimingRow[], h2h: HeadToHead | undefined, t: Tokens, list: ToolsListSize, o: OutlineSize, c: ColdStart | undefined): Bar[] {
+function bars(
+  rows: TimingRow[],
+  h2h: HeadToHead | undefined,
+  t: Tokens,
+  list: ToolsListSize,
+  o: OutlineSize,
+  c: ColdStart | undefined,
+): Bar[] {
   const row = (id: string) => rows.find((r) => r.config.id === id);
   const http = row('mcp-http');
   const stdio = row('mcp-stdio');
@@ -491,10 +541,16 @@ function bars(rows: TimingRow[], h2h: HeadToHead | undefined, t: Tokens, list: T
 function printHeader(v: Versions, env: BenchEnv): void {
   out(`## selenium-flow bench: the 12-step task (${new Date().toISOString().slice(0, 10)})`);
   out();
-  out(`- machine: ${v.machine}; load average at start ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min)`);
+  out(
+    `- machine: ${v.machine}; load average at start ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')} (1 / 5 / 15 min)`,
+  );
   out(`- Node ${v.node}; ${v.chromium}; ${v.chromedriver}; ${v.seleniumJar} (standalone, embedded); ${v.java}`);
   out(`- selenium-webdriver ${v.seleniumWebdriver}; @modelcontextprotocol/client ${v.mcpClient} pinned to ${PROTOCOL}`);
-  out(`- HTTP server in process (workspace \`${HTTP_WORKSPACE}\`, saved mode); stdio server: \`npx tsx src/cli.ts stdio\` (handshake after ${ms(env.stdioConnectMs)} ms)`);
+  out(
+    `- HTTP server in process (workspace \`${HTTP_WORKSPACE}\`, saved mode); stdio server: \`npx tsx src/cli.ts stdio\` (handshake after ${ms(env.stdioConnectMs)} ms)`,
+  );
   out();
 }
 
@@ -536,17 +592,45 @@ async function main(cleanup: Cleanup): Promise<void> {
     printBoot(boot);
   }
 
-  out(`Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' / ')} (1 / 5 / 15 min).`);
+  out(
+    `Load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')} (1 / 5 / 15 min).`,
+  );
   out();
   out('### Against the bars of performance.md');
   out();
   const b = bars(rows, h2h, t, list, o, cold);
-  out(markdownTable(['measure', 'bar', 'measured', ''], b.map((x) => [x.measure, x.bar, x.measured, x.met])));
+  out(
+    markdownTable(
+      ['measure', 'bar', 'measured', ''],
+      b.map((x) => [x.measure, x.bar, x.measured, x.met]),
+    ),
+  );
   out();
 
   if (options.json) {
     const runs = Object.fromEntries(results.runs);
-    writeFileSync(options.json, JSON.stringify({ versions: v, rounds: ROUNDS, runs, headToHead: h2h, tokens: t, toolsList: list, outline: o, profile, cold, boot, bars: b }, replacer, 2));
+    writeFileSync(
+      options.json,
+      JSON.stringify(
+        {
+          versions: v,
+          rounds: ROUNDS,
+          runs,
+          headToHead: h2h,
+          tokens: t,
+          toolsList: list,
+          outline: o,
+          profile,
+          cold,
+          boot,
+          bars: b,
+        },
+        replacer,
+        2,
+      ),
+    );
     progress(`wrote ${options.json}`);
   }
 }

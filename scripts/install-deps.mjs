@@ -81,7 +81,9 @@ function installGeckodriver() {
   }
   const cargo = isOnPath('cargo') ? 'cargo' : [join(homedir(), '.cargo', 'bin', 'cargo')].find(isExecutable);
   if (!cargo) {
-    console.warn('geckodriver is missing and cargo is not installed: Firefox will be refused (install Rust, then `cargo install geckodriver`).');
+    console.warn(
+      'geckodriver is missing and cargo is not installed: Firefox will be refused (install Rust, then `cargo install geckodriver`).',
+    );
     return;
   }
   console.log('Building geckodriver from crates.io for Firefox (a few minutes, once)...');
@@ -119,7 +121,9 @@ function isExecutable(path) {
 function run(command, args, env = {}) {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env } });
   if (result.status !== 0) {
-    console.error(`\`${command} ${args.join(' ')}\` failed (${result.error?.message ?? `exit code ${result.status}`}).`);
+    console.error(
+      `\`${command} ${args.join(' ')}\` failed (${result.error?.message ?? `exit code ${result.status}`}).`,
+    );
     process.exit(result.status ?? 1);
   }
 }

@@ -139,7 +139,8 @@ async function serveOverStdio(config: Config, gridUrl: string, embedded: Embedde
   // stdout is the protocol channel here: nothing else may write to it.
   const parts = await openParts(config, gridUrl);
   const tools = listedTools(config.mirrorTools === 'on');
-  const log = (err: unknown) => process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);
+  const log = (err: unknown) =>
+    process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);
   const handle = serveStdio(() => buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log }));
   const stop = async () => {
     await handle.close();

@@ -19,7 +19,10 @@ const seconds = (min: number) => z.coerce.number().int().min(min);
 export const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
 
 function splitList(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function hostList(example: string) {
@@ -47,7 +50,10 @@ export const SETTINGS = {
     help: "ports on this host the embedded Grid's browsers may still open (e.g. 3000,5173,8000-8010; default none)",
     schema: z
       .string()
-      .regex(/^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/, 'must be ports or ranges separated by commas, such as 3000,5173,8000-8010')
+      .regex(
+        /^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/,
+        'must be ports or ranges separated by commas, such as 3000,5173,8000-8010',
+      )
       .optional()
       .transform((value) =>
         (value ?? '')
@@ -58,10 +64,23 @@ export const SETTINGS = {
             return { from, to };
           }),
       )
-      .refine((ranges) => ranges.every((r) => r.from >= 1 && r.to <= 65535 && r.from <= r.to), 'must hold ports from 1 to 65535, each range low-high'),
+      .refine(
+        (ranges) => ranges.every((r) => r.from >= 1 && r.to <= 65535 && r.from <= r.to),
+        'must hold ports from 1 to 65535, each range low-high',
+      ),
   }),
-  host: setting({ env: 'HOST', flag: 'host', help: 'address to listen on', schema: z.string().min(1).default('127.0.0.1') }),
-  port: setting({ env: 'PORT', flag: 'port', help: 'port to listen on (0 = any free port)', schema: z.coerce.number().int().min(0).max(65535).default(8080) }),
+  host: setting({
+    env: 'HOST',
+    flag: 'host',
+    help: 'address to listen on',
+    schema: z.string().min(1).default('127.0.0.1'),
+  }),
+  port: setting({
+    env: 'PORT',
+    flag: 'port',
+    help: 'port to listen on (0 = any free port)',
+    schema: z.coerce.number().int().min(0).max(65535).default(8080),
+  }),
   authToken: setting({
     env: 'MCP_AUTH_TOKEN',
     flag: 'auth-token',
@@ -78,27 +97,40 @@ export const SETTINGS = {
     env: 'REDIS_URL',
     flag: 'redis-url',
     help: 'Redis shared by replicas (redis://[:password@]host:port[/db]); set, it is the store',
-    schema: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379' }).optional(),
+    schema: z
+      .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379' })
+      .optional(),
   }),
   sessionStore: setting({
     env: 'SESSION_STORE',
     help: 'workspace record store: memory | redis (default redis when REDIS_URL is set, else memory)',
     schema: z.enum(['memory', 'redis'], { error: 'must be "memory" or "redis"' }).optional(),
   }),
-  flowRunTimeout: setting({ env: 'FLOW_RUN_TIMEOUT', help: 'seconds a whole flow run may take', schema: seconds(1).default(300) }),
+  flowRunTimeout: setting({
+    env: 'FLOW_RUN_TIMEOUT',
+    help: 'seconds a whole flow run may take',
+    schema: seconds(1).default(300),
+  }),
   callTimeout: setting({
     env: 'CALL_TIMEOUT',
     help: "seconds one tool call may take, on top of the wait it asks for (wait_timeout, assert's timeout); then 504, and a hung page's tab is replaced",
     schema: seconds(2).max(3600).default(60),
   }),
-  sessionTtl: setting({ env: 'SESSION_TTL', help: 'seconds a workspace record lives unused', schema: seconds(60).default(3600) }),
+  sessionTtl: setting({
+    env: 'SESSION_TTL',
+    help: 'seconds a workspace record lives unused',
+    schema: seconds(60).default(3600),
+  }),
   routePrefix: setting({
     env: 'ROUTE_PREFIX',
     flag: 'route-prefix',
     help: 'mount every route under this path (e.g. /selenium-flow); /health /started /ready /info answer at the root too',
     schema: z
       .string()
-      .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path such as /selenium-flow: a leading slash, no trailing slash, letters, digits and . _ ~ -')
+      .regex(
+        /^(\/[A-Za-z0-9._~-]+)+$/,
+        'must be a path such as /selenium-flow: a leading slash, no trailing slash, letters, digits and . _ ~ -',
+      )
       .optional(),
   }),
   publicUrl: setting({
@@ -133,7 +165,16 @@ export const SETTINGS = {
       .string()
       .optional()
       .transform((value) => splitList(value))
-      .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must list origins such as https://agents.example.com (scheme://host[:port], no path)'))),
+      .pipe(
+        z.array(
+          z
+            .string()
+            .regex(
+              /^https?:\/\/[^/\s]+$/,
+              'must list origins such as https://agents.example.com (scheme://host[:port], no path)',
+            ),
+        ),
+      ),
   }),
   tokensFile: setting({
     env: 'TOKENS_FILE',
@@ -162,7 +203,11 @@ export const SETTINGS = {
   maxBodyBytes: setting({
     env: 'MAX_BODY_BYTES',
     help: 'largest request body accepted, in bytes',
-    schema: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(16 * 1024 * 1024),
   }),
   logLevel: setting({
     env: 'LOG_LEVEL',
@@ -184,13 +229,21 @@ export const SETTINGS = {
     help: 'auto: list labelled Kubernetes Secrets when a service account is mounted; off: never',
     schema: z.enum(['auto', 'off'], { error: 'must be "auto" or "off"' }).default('auto'),
   }),
-  secretsTtl: setting({ env: 'SECRETS_TTL', help: 'seconds the secrets listing (never a value) is cached', schema: seconds(0).default(10) }),
+  secretsTtl: setting({
+    env: 'SECRETS_TTL',
+    help: 'seconds the secrets listing (never a value) is cached',
+    schema: seconds(0).default(10),
+  }),
   kubernetesAccountDir: setting({
     env: 'KUBERNETES_SERVICE_ACCOUNT_DIR',
     help: 'where the service account is mounted (token, ca.crt, namespace)',
     schema: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount'),
   }),
-  kubernetesHost: setting({ env: 'KUBERNETES_SERVICE_HOST', help: 'the Kubernetes API host (Kubernetes sets it in every pod)', schema: z.string().min(1).optional() }),
+  kubernetesHost: setting({
+    env: 'KUBERNETES_SERVICE_HOST',
+    help: 'the Kubernetes API host (Kubernetes sets it in every pod)',
+    schema: z.string().min(1).optional(),
+  }),
   kubernetesPort: setting({
     env: 'KUBERNETES_SERVICE_PORT',
     help: 'the Kubernetes API port (Kubernetes sets it in every pod)',
@@ -233,7 +286,9 @@ export function loadConfig(flags: Record<string, string | undefined>, env: NodeJ
 function resolveStore(parsed: Parsed): Config {
   const store = parsed.sessionStore ?? (parsed.redisUrl ? 'redis' : 'memory');
   if (store === 'redis' && !parsed.redisUrl) {
-    throw new ConfigError('SESSION_STORE is "redis" but REDIS_URL (--redis-url) is not set: set REDIS_URL, or SESSION_STORE=memory.');
+    throw new ConfigError(
+      'SESSION_STORE is "redis" but REDIS_URL (--redis-url) is not set: set REDIS_URL, or SESSION_STORE=memory.',
+    );
   }
   return { ...parsed, sessionStore: store };
 }

@@ -44,7 +44,10 @@ type RedisModules = typeof RedisStoreModule & typeof RedisTurnsModule;
  * pinged now. A Redis that cannot be reached, or a missing ioredis package, stops the boot
  * with the reason (StoreUnavailable); it never falls back to memory.
  */
-export async function connectBackends(config: Config, load: () => Promise<RedisModules> = loadRedis): Promise<Backends> {
+export async function connectBackends(
+  config: Config,
+  load: () => Promise<RedisModules> = loadRedis,
+): Promise<Backends> {
   if (config.sessionStore === 'memory' || !config.redisUrl) {
     return memoryBackends(config);
   }
@@ -52,7 +55,10 @@ export async function connectBackends(config: Config, load: () => Promise<RedisM
   try {
     redis = await load();
   } catch (err) {
-    if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('ioredis')) {
+    if (
+      (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' &&
+      String((err as Error).message).includes('ioredis')
+    ) {
       throw new StoreUnavailable(
         'REDIS_URL is set but the ioredis package is missing; run `npm install` (ioredis is a dependency of selenium-flow), then start again.',
       );
@@ -64,7 +70,10 @@ export async function connectBackends(config: Config, load: () => Promise<RedisM
 }
 
 async function loadRedis(): Promise<RedisModules> {
-  const [store, turns] = await Promise.all([import('./workspace/redis-store.js'), import('./workspace/redis-turns.js')]);
+  const [store, turns] = await Promise.all([
+    import('./workspace/redis-store.js'),
+    import('./workspace/redis-turns.js'),
+  ]);
   return { ...store, ...turns };
 }
 
@@ -88,15 +97,24 @@ export function browserSandbox(config: Pick<Config, 'browserSandbox' | 'gridUrl'
  * read has to be closed to other users. A new data directory is created private; one open to
  * others, or an open secrets directory, is said at boot (the path, never a content).
  */
-function guardPrivateDirectories(config: Pick<Config, 'dataDir' | 'secretsDirs'>, log: { warn(event: object, message: string): void }): void {
+function guardPrivateDirectories(
+  config: Pick<Config, 'dataDir' | 'secretsDirs'>,
+  log: { warn(event: object, message: string): void },
+): void {
   if (config.dataDir !== undefined) {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   }
-  const dirs: Array<[string, string]> = [...(config.dataDir ? [['FLOW_DATA_DIR', config.dataDir] as [string, string]] : []), ...config.secretsDirs.map((dir): [string, string] => ['SECRETS_DIRS', dir])];
+  const dirs: Array<[string, string]> = [
+    ...(config.dataDir ? [['FLOW_DATA_DIR', config.dataDir] as [string, string]] : []),
+    ...config.secretsDirs.map((dir): [string, string] => ['SECRETS_DIRS', dir]),
+  ];
   for (const [setting, dir] of dirs) {
     const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
     if (mode !== undefined && (mode & 0o007) !== 0) {
-      log.warn({ setting, path: dir, mode: (mode & 0o777).toString(8) }, `${setting} ${dir} is open to other users, a browser's among them: run chmod o-rwx on it.`);
+      log.warn(
+        { setting, path: dir, mode: (mode & 0o777).toString(8) },
+        `${setting} ${dir} is open to other users, a browser's among them: run chmod o-rwx on it.`,
+      );
     }
   }
 }
@@ -105,16 +123,24 @@ function guardPrivateDirectories(config: Pick<Config, 'dataDir' | 'secretsDirs'>
 export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
   // WebDriver's own bounds answer first (a clear timeout error), the call's deadline after them.
   const sessionMs = Math.floor(config.callTimeout * 800);
-  const grid = new Grid(gridUrl, { sandbox: browserSandbox(config), timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs } });
+  const grid = new Grid(gridUrl, {
+    sandbox: browserSandbox(config),
+    timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
+  });
   guardPrivateDirectories(config, pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'boot' }));
   const { store, turns } = backends ?? memoryBackends(config);
-  const workspaces = new Workspaces(grid, store, { browsersPerCaller: config.browsersPerCaller, slotWaitSeconds: config.gridSlotWait });
+  const workspaces = new Workspaces(grid, store, {
+    browsersPerCaller: config.browsersPerCaller,
+    slotWaitSeconds: config.gridSlotWait,
+  });
   const deps: CallDeps = {
     workspaces,
     files: createFiles(config, grid, workspaces),
     turns,
     callTimeoutMs: config.callTimeout * 1000,
-    flows: config.dataDir ? new FlowLibraries(new DirectoryFlowStore(config.dataDir), CAPABILITIES, config.flowRunTimeout * 1000) : undefined,
+    flows: config.dataDir
+      ? new FlowLibraries(new DirectoryFlowStore(config.dataDir), CAPABILITIES, config.flowRunTimeout * 1000)
+      : undefined,
     // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
     secrets: createSecrets(
       {
@@ -175,7 +201,12 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
       ),
     }),
     routePrefix: config.routePrefix,
-    features: { flows: parts.deps.flows !== undefined, files: config.dataDir !== undefined, secrets: parts.deps.secrets?.catalogue.enabled ?? false, live: false },
+    features: {
+      flows: parts.deps.flows !== undefined,
+      files: config.dataDir !== undefined,
+      secrets: parts.deps.secrets?.catalogue.enabled ?? false,
+      live: false,
+    },
   });
   parts.deps.secrets?.audit.useLogger(app.log.child({ component: 'secrets' }));
   return {

@@ -32,7 +32,9 @@ export class Cleanup {
         try {
           await bounded(entry.name, entry.stop());
         } catch (err) {
-          process.stderr.write(`bench: stopping ${entry.name} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+          process.stderr.write(
+            `bench: stopping ${entry.name} failed: ${err instanceof Error ? err.message : String(err)}\n`,
+          );
         }
       }
     })();
@@ -45,7 +47,10 @@ const STOP_TIMEOUT_MS = 25_000;
 async function bounded(name: string, work: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name} did not stop within ${STOP_TIMEOUT_MS / 1000} s`)), STOP_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${name} did not stop within ${STOP_TIMEOUT_MS / 1000} s`)),
+      STOP_TIMEOUT_MS,
+    );
   });
   try {
     await Promise.race([work, timeout]);
@@ -86,7 +91,10 @@ export function runBench(main: (cleanup: Cleanup) => Promise<void>, timeoutMinut
   };
   process.once('SIGINT', () => stopAndExit(130, 'interrupted: stopping everything the bench started'));
   process.once('SIGTERM', () => stopAndExit(143, 'terminated: stopping everything the bench started'));
-  const watchdog = setTimeout(() => stopAndExit(1, `the bench took longer than ${timeoutMinutes} minutes: stopping`), timeoutMinutes * 60_000);
+  const watchdog = setTimeout(
+    () => stopAndExit(1, `the bench took longer than ${timeoutMinutes} minutes: stopping`),
+    timeoutMinutes * 60_000,
+  );
   watchdog.unref();
   main(cleanup).then(
     () => stopAndExit(0),

@@ -72,7 +72,9 @@ const require = createRequire(import.meta.url);
 
 function packageVersion(name: string): string {
   try {
-    const json = JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string };
+    const json = JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version?: string;
+    };
     return json.version ?? '?';
   } catch {
     return '?';
@@ -83,7 +85,12 @@ function packageVersion(name: string): string {
 function versionLine(command: string, args: string[]): string {
   const result = spawnSync(command, args, { encoding: 'utf8', timeout: 10_000 });
   const text = `${result.stdout ?? ''}\n${result.stderr ?? ''}`;
-  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '?';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '?'
+  );
 }
 
 export function versions(): Versions {

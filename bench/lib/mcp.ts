@@ -46,7 +46,11 @@ export class McpToolCaller implements ToolCaller {
   }
 }
 
-export async function connectHttp(baseUrl: string, workspace: string | undefined, name = 'bench-http'): Promise<Client> {
+export async function connectHttp(
+  baseUrl: string,
+  workspace: string | undefined,
+  name = 'bench-http',
+): Promise<Client> {
   const url = new URL(`${baseUrl}/mcp`);
   if (workspace !== undefined) {
     url.searchParams.set('workspace', workspace);
@@ -68,8 +72,19 @@ export interface StdioServer {
  * `close()` ends stdin (the server exits on it), then makes sure the whole process tree
  * (npx → tsx → node) is gone, by pid.
  */
-export async function connectStdio(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<StdioServer> {
-  const transport = new StdioClientTransport({ command, args, cwd, env: { ...getDefaultEnvironment(), ...env }, stderr: 'pipe' });
+export async function connectStdio(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<StdioServer> {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    cwd,
+    env: { ...getDefaultEnvironment(), ...env },
+    stderr: 'pipe',
+  });
   const lines: string[] = [];
   transport.stderr?.on('data', (chunk: Buffer) => {
     lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
@@ -87,7 +102,9 @@ export async function connectStdio(command: string, args: string[], cwd: string,
   } catch (err) {
     await close();
     // What the server printed before it died says why; it is flushed by the time it has exited.
-    throw new Error(`The stdio server (${command} ${args.join(' ')}) did not answer: ${err instanceof Error ? err.message : String(err)}\n${lines.join('\n')}`);
+    throw new Error(
+      `The stdio server (${command} ${args.join(' ')}) did not answer: ${err instanceof Error ? err.message : String(err)}\n${lines.join('\n')}`,
+    );
   }
   const pid = transport.pid ?? -1;
   tree = processTree(pid);

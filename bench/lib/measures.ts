@@ -133,10 +133,20 @@ export function serverEntry(repo: string): ServerEntry {
   };
   if (!fresh()) {
     process.stderr.write('bench: dist/ is missing or older than src/: npm run build\n');
-    const built = spawnSync('npm', ['run', 'build'], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 });
+    const built = spawnSync('npm', ['run', 'build'], {
+      cwd: repo,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 180_000,
+    });
     if (built.status !== 0) {
-      process.stderr.write(`bench: the build failed, cold start is measured with tsx instead\n${built.stderr.toString().slice(-2000)}\n`);
-      return { command: process.execPath, args: ['--import', 'tsx', join(repo, 'src', 'cli.ts')], label: 'node --import tsx src/cli.ts (dist/ did not build)' };
+      process.stderr.write(
+        `bench: the build failed, cold start is measured with tsx instead\n${built.stderr.toString().slice(-2000)}\n`,
+      );
+      return {
+        command: process.execPath,
+        args: ['--import', 'tsx', join(repo, 'src', 'cli.ts')],
+        label: 'node --import tsx src/cli.ts (dist/ did not build)',
+      };
     }
   }
   return { command: process.execPath, args: [cli], label: 'node dist/cli.js' };
@@ -192,7 +202,13 @@ function bootRows(repo: string, mode: 'chain' | 'parts', runs: number): BootCost
       cwd: repo,
       encoding: 'utf8',
       timeout: 60_000,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SE_OFFLINE: 'true', SE_AVOID_STATS: 'true', BOOT_MODE: mode },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        SE_OFFLINE: 'true',
+        SE_AVOID_STATS: 'true',
+        BOOT_MODE: mode,
+      },
     });
     const line = result.stdout.trim().split('\n').at(-1);
     if (result.status !== 0 || !line) {
@@ -201,7 +217,11 @@ function bootRows(repo: string, mode: 'chain' | 'parts', runs: number): BootCost
     }
     samples.push(JSON.parse(line) as [string, number][]);
   }
-  return (samples[0] ?? []).map(([step], i) => ({ step, ms: summarize(samples.map((s) => s[i]?.[1] ?? Number.NaN)).median, part: mode === 'parts' }));
+  return (samples[0] ?? []).map(([step], i) => ({
+    step,
+    ms: summarize(samples.map((s) => s[i]?.[1] ?? Number.NaN)).median,
+    part: mode === 'parts',
+  }));
 }
 
 export function measureBootCosts(repo: string, runs: number): BootCosts | undefined {
@@ -259,7 +279,14 @@ export async function measureColdStart(
     );
     stdio.push(await coldStdio(repo, entry, env, cleanup));
   }
-  return { entry: entry.label, serve: summarize(serve), stdio: summarize(stdio), samples: { serve, stdio }, idleRssBytes, afterTaskRssBytes };
+  return {
+    entry: entry.label,
+    serve: summarize(serve),
+    stdio: summarize(stdio),
+    samples: { serve, stdio },
+    idleRssBytes,
+    afterTaskRssBytes,
+  };
 }
 
 async function coldServe(
@@ -293,7 +320,9 @@ async function coldServe(
             resolve(match[1]);
           }
         });
-        child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${stderr.join('')}`)));
+        child.once('exit', (code) =>
+          reject(new Error(`the server exited (${code}) before listening: ${stderr.join('')}`)),
+        );
       }),
     );
     const client = await connectHttp(url, undefined, 'bench-cold');
@@ -318,7 +347,12 @@ async function coldServe(
  * server process and lists the tools in a second one it spawns, which would count two cold
  * starts as one.
  */
-async function coldStdio(repo: string, entry: ServerEntry, env: Record<string, string>, cleanup: Cleanup): Promise<number> {
+async function coldStdio(
+  repo: string,
+  entry: ServerEntry,
+  env: Record<string, string>,
+  cleanup: Cleanup,
+): Promise<number> {
   const start = performance.now();
   const child = spawn(entry.command, [...entry.args, 'stdio'], {
     cwd: repo,
@@ -330,7 +364,8 @@ async function coldStdio(repo: string, entry: ServerEntry, env: Record<string, s
   cleanup.add(name, () => stopProcesses([pid], 0));
   const stderr: string[] = [];
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
-  const send = (message: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  const send = (message: Record<string, unknown>) =>
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   try {
     await withTimeout(
       'the stdio server listing its tools',
@@ -346,7 +381,11 @@ async function coldStdio(repo: string, entry: ServerEntry, env: Record<string, s
           }
         });
         child.once('exit', (code) => reject(new Error(`the stdio server exited (${code}): ${stderr.join('')}`)));
-        send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-cold', version: '1' } } });
+        send({
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-cold', version: '1' } },
+        });
       }),
     );
     return performance.now() - start;

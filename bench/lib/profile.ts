@@ -227,7 +227,13 @@ async function callFloorMedian(client: Client): Promise<number> {
   return median(times.slice(5));
 }
 
-export async function profileMcpHttp(gridUrl: string, siteUrl: string, rounds: number, stdioClient: Client, cleanup: Cleanup): Promise<ProfileReport> {
+export async function profileMcpHttp(
+  gridUrl: string,
+  siteUrl: string,
+  rounds: number,
+  stdioClient: Client,
+  cleanup: Cleanup,
+): Promise<ProfileReport> {
   const rec = new Recorder();
   const server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent' }), gridUrl);
   instrumentServer(rec, server);
@@ -302,17 +308,46 @@ const WRITE_STEPS = [1, 2];
 
 function avoidable(rounds: readonly StepSample[][]): Avoidable[] {
   const per = (f: (round: readonly StepSample[]) => number) => median(rounds.map(f));
-  const commands = (round: readonly StepSample[], steps: readonly number[], keep: (c: StepSample['commands'][number]) => boolean) =>
-    busyMs(steps.flatMap((i) => (round[i]?.commands ?? []).filter(keep)));
+  const commands = (
+    round: readonly StepSample[],
+    steps: readonly number[],
+    keep: (c: StepSample['commands'][number]) => boolean,
+  ) => busyMs(steps.flatMap((i) => (round[i]?.commands ?? []).filter(keep)));
   const all = Array.from({ length: STEP_COUNT }, (_, i) => i);
   return [
-    { what: 'page-state read (url + title) after every acting tool, all steps', ms: per((r) => commands(r, all, (c) => c.phase === 'after')) },
-    { what: '… of which after `write` (typing does not navigate)', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'after')) },
-    { what: 'step 1: commands besides newSession before `navigate` runs (e.g. a read of the blank page)', ms: per((r) => commands(r, [0], (c) => c.phase === 'before' && c.name !== 'newSession')) },
-    { what: '`write`: clearElement before typing into an empty field', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.name === 'clearElement')) },
-    { what: '`write`: its scripts (the lookup that also says whether the field is empty; the read-back of the value and the page)', ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'handler' && c.name === 'executeScript')) },
-    { what: 'protocol hop (client round trip − server time), all steps', ms: per((r) => r.reduce((a, s) => a + s.clientMs - s.serverMs, 0)) },
-    { what: 'server time outside WebDriver and the store (MCP SDK, validation, Fastify), all steps', ms: per((r) => r.reduce((a, s) => a + s.serverMs - busyMs([...s.webdriver.before, ...s.webdriver.after]) - s.handlerMs - s.storeMs, 0)) },
+    {
+      what: 'page-state read (url + title) after every acting tool, all steps',
+      ms: per((r) => commands(r, all, (c) => c.phase === 'after')),
+    },
+    {
+      what: '… of which after `write` (typing does not navigate)',
+      ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'after')),
+    },
+    {
+      what: 'step 1: commands besides newSession before `navigate` runs (e.g. a read of the blank page)',
+      ms: per((r) => commands(r, [0], (c) => c.phase === 'before' && c.name !== 'newSession')),
+    },
+    {
+      what: '`write`: clearElement before typing into an empty field',
+      ms: per((r) => commands(r, WRITE_STEPS, (c) => c.name === 'clearElement')),
+    },
+    {
+      what: '`write`: its scripts (the lookup that also says whether the field is empty; the read-back of the value and the page)',
+      ms: per((r) => commands(r, WRITE_STEPS, (c) => c.phase === 'handler' && c.name === 'executeScript')),
+    },
+    {
+      what: 'protocol hop (client round trip − server time), all steps',
+      ms: per((r) => r.reduce((a, s) => a + s.clientMs - s.serverMs, 0)),
+    },
+    {
+      what: 'server time outside WebDriver and the store (MCP SDK, validation, Fastify), all steps',
+      ms: per((r) =>
+        r.reduce(
+          (a, s) => a + s.serverMs - busyMs([...s.webdriver.before, ...s.webdriver.after]) - s.handlerMs - s.storeMs,
+          0,
+        ),
+      ),
+    },
     { what: 'record store (get/put), all steps', ms: per((r) => r.reduce((a, s) => a + s.storeMs, 0)) },
   ];
 }
@@ -338,7 +373,9 @@ function report(rec: Recorder, rounds: number, floorMs: ProfileReport['floorMs']
       pageStateMs: med((s) => busyMs(s.webdriver.after)),
       storeMs: med((s) => s.storeMs),
       storeOps: med((s) => s.storeOps),
-      otherServerMs: med((s) => s.serverMs - busyMs(s.webdriver.before) - s.handlerMs - busyMs(s.webdriver.after) - s.storeMs),
+      otherServerMs: med(
+        (s) => s.serverMs - busyMs(s.webdriver.before) - s.handlerMs - busyMs(s.webdriver.after) - s.storeMs,
+      ),
       commands: [commandList(mcp[0], ['before']), commandList(mcp[0], ['handler']), commandList(mcp[0], ['after'])]
         .map((l) => l || '–')
         .join(' → '),

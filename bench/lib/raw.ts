@@ -1,6 +1,15 @@
 import { Builder, By, type WebDriver, until } from 'selenium-webdriver';
 import { browserCapabilities } from '../../src/grid/capabilities.js';
-import { EMAIL, PASSWORD, StepClock, WINDOW, pages, type Configuration, type StepObserver, type TaskRun } from './task.js';
+import {
+  EMAIL,
+  PASSWORD,
+  StepClock,
+  WINDOW,
+  pages,
+  type Configuration,
+  type StepObserver,
+  type TaskRun,
+} from './task.js';
 
 /**
  * How the raw script reads the 50 rows:
@@ -25,7 +34,10 @@ export function rawConfiguration(gridUrl: string, siteUrl: string, rowRead: RowR
       let quit = false;
       try {
         driver = await clock.step(async () => {
-          const d = await new Builder().usingServer(gridUrl).withCapabilities(browserCapabilities('chrome', WINDOW)).build();
+          const d = await new Builder()
+            .usingServer(gridUrl)
+            .withCapabilities(browserCapabilities('chrome', WINDOW))
+            .build();
           await d.get(url.login);
           return d;
         });

@@ -79,7 +79,9 @@ export function checkAnswers(configuration: Configuration, answers: Answers, sit
   if (answers.rows.length !== 50) {
     wrong.push(`table has ${answers.rows.length} rows, expected 50`);
   } else if (!/\bItem 1\b/.test(answers.rows[0] ?? '') || !/\bItem 50\b/.test(answers.rows[49] ?? '')) {
-    wrong.push(`table rows read wrong: first ${JSON.stringify(answers.rows[0])}, last ${JSON.stringify(answers.rows[49])}`);
+    wrong.push(
+      `table rows read wrong: first ${JSON.stringify(answers.rows[0])}, last ${JSON.stringify(answers.rows[49])}`,
+    );
   }
   if (answers.heavyTitle !== 'Heavy page') {
     wrong.push(`heavy heading is ${JSON.stringify(answers.heavyTitle)}, expected "Heavy page"`);

@@ -44,7 +44,13 @@ export function twelveCalls(siteUrl: string): Call[] {
   ];
 }
 
-export function toolsConfiguration(id: string, label: string, caller: () => ToolCaller, siteUrl: string, informational = false): Configuration {
+export function toolsConfiguration(
+  id: string,
+  label: string,
+  caller: () => ToolCaller,
+  siteUrl: string,
+  informational = false,
+): Configuration {
   return { id, label, informational, run: (beforeStep) => runTwelveCalls(caller(), siteUrl, beforeStep) };
 }
 

@@ -11,17 +11,25 @@ export interface ScreenshotRequest {
 }
 
 /** A PNG, base64. Full-page and scaled shots use Chrome's DevTools; WebDriver has neither. */
-export async function takeScreenshot(driver: WebDriver, browserName: string, request: ScreenshotRequest): Promise<string> {
+export async function takeScreenshot(
+  driver: WebDriver,
+  browserName: string,
+  request: ScreenshotRequest,
+): Promise<string> {
   const element = request.selector ? await findElement(driver, request.selector, request.waitSeconds) : undefined;
   const rect = element ? await element.getRect() : undefined;
   if (rect && (rect.width === 0 || rect.height === 0)) {
-    throw new BadRequest('That element has no size (hidden or empty), so there is nothing to capture; pick a visible element, or wait for it with assert state visible.');
+    throw new BadRequest(
+      'That element has no size (hidden or empty), so there is nothing to capture; pick a visible element, or wait for it with assert state visible.',
+    );
   }
   if (!request.fullPage && request.width === undefined) {
     return element ? element.takeScreenshot() : driver.takeScreenshot();
   }
   if (browserName !== 'chrome') {
-    throw new BadRequest('full_page and width need a Chrome browser; take a viewport screenshot, or open_session with browser "chrome".');
+    throw new BadRequest(
+      'full_page and width need a Chrome browser; take a viewport screenshot, or open_session with browser "chrome".',
+    );
   }
   // WebDriver's element rect is in page coordinates, as DevTools clips; beyond the viewport
   // so an element taller than the window comes out whole.
@@ -67,7 +75,10 @@ async function scrollTop(driver: WebDriver): Promise<number> {
   return driver.executeScript<number>('return window.scrollY');
 }
 
-export async function printPdf(driver: WebDriver, options: { landscape: boolean; background: boolean }): Promise<string> {
+export async function printPdf(
+  driver: WebDriver,
+  options: { landscape: boolean; background: boolean },
+): Promise<string> {
   return sendCommand<string>(driver, 'printPage', {
     orientation: options.landscape ? 'landscape' : 'portrait',
     background: options.background,
@@ -113,7 +124,11 @@ for (const doc of docs) {
  * the capture runs as is. When the page shows a typed value anywhere else (its text, another
  * field), pixels would too: nothing is captured, and the answer is undefined.
  */
-export async function withSecretsMasked<T>(driver: WebDriver, carriesSecret: ((text: string) => boolean) | undefined, capture: () => Promise<T>): Promise<T | undefined> {
+export async function withSecretsMasked<T>(
+  driver: WebDriver,
+  carriesSecret: ((text: string) => boolean) | undefined,
+  capture: () => Promise<T>,
+): Promise<T | undefined> {
   if (!carriesSecret) {
     return capture();
   }

@@ -4,7 +4,12 @@ import { delay, findElement, type Selector } from './selectors.js';
 
 export type FrameAction = 'enter' | 'parent' | 'top';
 
-export async function switchFrame(driver: WebDriver, action: FrameAction, selector: Selector | undefined, waitSeconds: number): Promise<void> {
+export async function switchFrame(
+  driver: WebDriver,
+  action: FrameAction,
+  selector: Selector | undefined,
+  waitSeconds: number,
+): Promise<void> {
   if (action === 'top') {
     return driver.switchTo().defaultContent();
   }
@@ -60,7 +65,9 @@ async function answerPrompt(alert: Alert, text: string): Promise<void> {
   } catch (err) {
     // WebDriver says "not interactable" when the dialog has no text box: an alert or a confirm.
     if (err instanceof wdError.ElementNotInteractableError || err instanceof wdError.UnsupportedOperationError) {
-      throw new BadRequest('Only a prompt takes text, and this dialog is an alert or a confirm; call dialog again without text.');
+      throw new BadRequest(
+        'Only a prompt takes text, and this dialog is an alert or a confirm; call dialog again without text.',
+      );
     }
     throw err;
   }

@@ -54,7 +54,12 @@ export async function interact(
 
 /** focus() on a hidden or unfocusable element does nothing, and keys would land elsewhere. */
 async function focus(driver: WebDriver, element: WebElement, selector: Selector): Promise<void> {
-  if (!(await driver.executeScript<boolean>('const e = arguments[0]; e.focus(); return e.getRootNode().activeElement === e;', element))) {
+  if (
+    !(await driver.executeScript<boolean>(
+      'const e = arguments[0]; e.focus(); return e.getRootNode().activeElement === e;',
+      element,
+    ))
+  ) {
     throw new BadRequest(
       `${describeSelector(selector)} cannot take focus (hidden, disabled or not a field); wait for it with assert state visible, or pick the field itself.`,
     );
@@ -71,13 +76,20 @@ const options = Array.from(select.options);
 const text = wanted.replace(/\\s+/g, ' ').trim();
 return options.find((o) => o.text === text) || options.find((o) => o.value === wanted) || null;`;
 
-async function selectOption(driver: WebDriver, element: WebElement, selector: Selector, option: string | undefined): Promise<void> {
+async function selectOption(
+  driver: WebDriver,
+  element: WebElement,
+  selector: Selector,
+  option: string | undefined,
+): Promise<void> {
   if (option === undefined) {
     throw new BadRequest('select needs option: the visible text or the value of the option to choose.');
   }
   const found = await driver.executeScript<WebElement | string | null>(FIND_OPTION, element, option);
   if (typeof found === 'string') {
-    throw new BadRequest(`${describeSelector(selector)} is not a <select>; point selector at the select element, or click the option of a custom list.`);
+    throw new BadRequest(
+      `${describeSelector(selector)} is not a <select>; point selector at the select element, or click the option of a custom list.`,
+    );
   }
   if (found === null) {
     throw new BadRequest(
@@ -101,7 +113,9 @@ export async function typeText(
   }
   await element.sendKeys(text);
   // Read before submitting: after Enter the field may be gone with the page it was on.
-  const read = options.readBack ? await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element) : undefined;
+  const read = options.readBack
+    ? await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element)
+    : undefined;
   if (options.submit) {
     await element.sendKeys(Key.ENTER);
   }
@@ -156,7 +170,9 @@ export function keyCode(name: string): string {
   }
   const code = KEY_NAMES[normaliseKeyName(name)];
   if (code === undefined) {
-    throw new BadRequest(`Unknown key "${name}"; use a W3C key name such as Enter, Tab, Escape, ArrowDown, Backspace, or a single character.`);
+    throw new BadRequest(
+      `Unknown key "${name}"; use a W3C key name such as Enter, Tab, Escape, ArrowDown, Backspace, or a single character.`,
+    );
   }
   return code;
 }

@@ -13,13 +13,19 @@ export function explainWebDriverError(err: unknown): unknown {
     );
   }
   if (err instanceof wdError.ElementClickInterceptedError) {
-    return new BadRequest('Another element covers that one, so the click would land elsewhere; close the overlay first, or scroll_into_view.');
+    return new BadRequest(
+      'Another element covers that one, so the click would land elsewhere; close the overlay first, or scroll_into_view.',
+    );
   }
   if (err instanceof wdError.ElementNotInteractableError) {
-    return new BadRequest('That element cannot be used now (hidden, disabled or off-screen); wait for it with assert state visible, or pick another selector.');
+    return new BadRequest(
+      'That element cannot be used now (hidden, disabled or off-screen); wait for it with assert state visible, or pick another selector.',
+    );
   }
   if (err instanceof wdError.InvalidElementStateError) {
-    return new BadRequest('That element cannot do that in its state (e.g. clear on an element that is not an editable field); pick another element or action.');
+    return new BadRequest(
+      'That element cannot do that in its state (e.g. clear on an element that is not an editable field); pick another element or action.',
+    );
   }
   if (err instanceof wdError.StaleElementReferenceError) {
     return new BadRequest('The element changed while it was being used (the page re-rendered); call again.');
@@ -43,10 +49,13 @@ export function explainWebDriverError(err: unknown): unknown {
     return new BadRequest(`WebDriver refused an argument: ${err.message.split('\n')[0]?.slice(0, 200) ?? ''}.`);
   }
   if (err instanceof wdError.WebDriverError && err.name === 'WebDriverError' && BROWSER_DIED.test(err.message)) {
-    return new GridUnavailable('The browser stopped answering (its tab crashed or it lost its driver); call open_session for a new one.');
+    return new GridUnavailable(
+      'The browser stopped answering (its tab crashed or it lost its driver); call open_session for a new one.',
+    );
   }
   return err;
 }
 
 /** chromedriver's "unknown error" for a tab or browser that died under it: the browser's failure, not ours. */
-const BROWSER_DIED = /tab crashed|page crash|chrome not reachable|disconnected: not connected to DevTools|target closed/i;
+const BROWSER_DIED =
+  /tab crashed|page crash|chrome not reachable|disconnected: not connected to DevTools|target closed/i;

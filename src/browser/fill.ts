@@ -7,7 +7,10 @@ import { BadRequest } from '../errors.js';
  * it has entered one (`location` is unforgeable too).
  */
 export async function receivingPage(driver: WebDriver): Promise<{ top: string; frame: string }> {
-  const [top, frame] = await Promise.all([driver.getCurrentUrl(), driver.executeScript<unknown>('return window.location.href')]);
+  const [top, frame] = await Promise.all([
+    driver.getCurrentUrl(),
+    driver.executeScript<unknown>('return window.location.href'),
+  ]);
   return { top, frame: typeof frame === 'string' ? frame : '' };
 }
 
@@ -58,7 +61,8 @@ return ['typed', type];`;
  * field it went into ("password", "text"… or "textarea") and the origin the page moved to, if
  * it did; or refused, nothing typed, with the reason for the audit and the message for the caller.
  */
-export type SecretFill = { typed: true; field?: string; movedTo?: string } | { typed: false; reason: string; message: string };
+export type SecretFill =
+  { typed: true; field?: string; movedTo?: string } | { typed: false; reason: string; message: string };
 
 function originOf(url: string): string {
   try {
@@ -73,10 +77,23 @@ function originOf(url: string): string {
  * browser is right after: a page that moved to another origin as the value went in is
  * reported (`movedTo`) so the call withholds it. The value is never read back.
  */
-export async function fillSecret(driver: WebDriver, element: WebElement, value: string, page: { top: string; frame: string }, clear: boolean): Promise<SecretFill> {
+export async function fillSecret(
+  driver: WebDriver,
+  element: WebElement,
+  value: string,
+  page: { top: string; frame: string },
+  clear: boolean,
+): Promise<SecretFill> {
   let answer: [string, string] | null;
   try {
-    answer = await driver.executeScript<[string, string] | null>(SET_SECRET, element, value, clear, originOf(page.frame), originOf(page.top));
+    answer = await driver.executeScript<[string, string] | null>(
+      SET_SECRET,
+      element,
+      value,
+      clear,
+      originOf(page.frame),
+      originOf(page.top),
+    );
   } catch (err) {
     if (err instanceof Error && err.message.includes(value)) {
       throw new BadRequest('The field refused the typed text; check the selector with outline.');
@@ -101,7 +118,12 @@ export async function fillSecret(driver: WebDriver, element: WebElement, value: 
         message: `The page moved to ${detail} between the check and the typing; nothing was typed. Navigate to an allowed page and write again.`,
       };
     case 'gone':
-      return { typed: false, reason: 'field gone', message: 'The field left the page before the secret could be typed; nothing was typed. Find it again with outline and write again.' };
+      return {
+        typed: false,
+        reason: 'field gone',
+        message:
+          'The field left the page before the secret could be typed; nothing was typed. Find it again with outline and write again.',
+      };
     case 'not a field':
       return {
         typed: false,
@@ -109,11 +131,17 @@ export async function fillSecret(driver: WebDriver, element: WebElement, value: 
         message: `A secret is typed only into a text field (an input that takes text, or a textarea), and this is ${detail}; nothing was typed. Point selector at the field itself.`,
       };
     case 'read-only':
-      return { typed: false, reason: 'field read-only', message: 'That field is disabled or read-only; nothing was typed. Wait until it is editable, or pick the right field.' };
+      return {
+        typed: false,
+        reason: 'field read-only',
+        message:
+          'That field is disabled or read-only; nothing was typed. Wait until it is editable, or pick the right field.',
+      };
   }
   // A page that cannot be read now (a dialog holds it) is read, and screened, as the call's page state.
   const after = await receivingPage(driver).catch(() => ({ top: '', frame: '' }));
-  const moved = (now: string, was: string) => (now !== '' && originOf(now) !== originOf(was) ? originOf(now) : undefined);
+  const moved = (now: string, was: string) =>
+    now !== '' && originOf(now) !== originOf(was) ? originOf(now) : undefined;
   const movedTo = moved(after.top, page.top) ?? moved(after.frame, page.frame);
   return movedTo === undefined ? { typed: true, field: detail } : { typed: true, field: detail, movedTo };
 }

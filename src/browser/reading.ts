@@ -50,7 +50,10 @@ const READ_PAST_CUT = 64;
 
 export const TRUNCATION_MARK = '…[truncated: raise max_chars or narrow the selector]';
 
-export async function extract(driver: WebDriver, request: ExtractRequest): Promise<{ values: (string | null)[]; truncated: boolean; withheld: boolean }> {
+export async function extract(
+  driver: WebDriver,
+  request: ExtractRequest,
+): Promise<{ values: (string | null)[]; truncated: boolean; withheld: boolean }> {
   if (request.what === 'attribute' && !request.attribute) {
     throw new BadRequest('what "attribute" needs attribute: the attribute name to read, e.g. "href".');
   }
@@ -58,7 +61,16 @@ export async function extract(driver: WebDriver, request: ExtractRequest): Promi
   const xpath = request.selector && 'xpath' in request.selector ? request.selector.xpath : null;
   const deadline = Date.now() + request.waitSeconds * 1000;
   for (;;) {
-    const values = await runInPage<(string | null)[]>(driver, EXTRACT_SCRIPT, css, xpath, request.what, request.attribute ?? null, request.all, request.maxChars + READ_PAST_CUT);
+    const values = await runInPage<(string | null)[]>(
+      driver,
+      EXTRACT_SCRIPT,
+      css,
+      xpath,
+      request.what,
+      request.attribute ?? null,
+      request.all,
+      request.maxChars + READ_PAST_CUT,
+    );
     if (values.length > 0) {
       const screened = values.map((v) => (v !== null && request.carriesSecret?.(v) ? '' : v));
       return { ...truncateAll(screened, request.maxChars), withheld: screened.some((v, i) => v !== values[i]) };

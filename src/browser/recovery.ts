@@ -17,14 +17,20 @@ interface CdpAnswer {
  * tab is opened, the old ones are closed (which ends the hung command), and the driver moves to
  * the new tab. Cookies and logins stay. If even that fails, the browser is closed.
  */
-export async function recoverHungBrowser(driver: WebDriver, cdpUrl: string | undefined, timeoutMs: number): Promise<Recovery> {
+export async function recoverHungBrowser(
+  driver: WebDriver,
+  cdpUrl: string | undefined,
+  timeoutMs: number,
+): Promise<Recovery> {
   if (!cdpUrl) {
     return 'not_recovered';
   }
   let cdp: Cdp | undefined;
   try {
     cdp = await Cdp.connect(cdpUrl, timeoutMs);
-    const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { targetId: string; type: string }[] };
+    const { targetInfos } = (await cdp.send('Target.getTargets')) as {
+      targetInfos: { targetId: string; type: string }[];
+    };
     const { targetId } = (await cdp.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
     for (const target of targetInfos.filter((t) => t.type === 'page')) {
       await cdp.send('Target.closeTarget', { targetId: target.targetId });

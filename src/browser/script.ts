@@ -9,7 +9,9 @@ export async function runScript(driver: WebDriver, script: string, args: unknown
   } catch (err) {
     // chromedriver reports a DOMException the script threw as "invalid element state".
     if (err instanceof wdError.JavascriptError || err instanceof wdError.InvalidElementStateError) {
-      throw new BadRequest(`The script threw: ${firstLine(err.message)}. Fix the script; it runs as a function body, so use return to answer a value.`);
+      throw new BadRequest(
+        `The script threw: ${firstLine(err.message)}. Fix the script; it runs as a function body, so use return to answer a value.`,
+      );
     }
     throw err;
   }
@@ -69,7 +71,9 @@ export async function waitForCondition(
       heldSince = undefined;
     }
     if (now >= deadline) {
-      throw new TimedOut(`Assertion failed: ${message} (${describeCondition(condition)} did not hold within ${timeoutSeconds} s).`);
+      throw new TimedOut(
+        `Assertion failed: ${message} (${describeCondition(condition)} did not hold within ${timeoutSeconds} s).`,
+      );
     }
     await delay(100);
   }

@@ -19,7 +19,11 @@ const POLL_MS = 100;
  * Finds an element, polling until `waitSeconds` runs out. The first attempt is immediate, so
  * an element that is already there costs one WebDriver command.
  */
-export async function findElement(driver: WebDriver, selector: Selector, waitSeconds = DEFAULT_WAIT_SECONDS): Promise<WebElement> {
+export async function findElement(
+  driver: WebDriver,
+  selector: Selector,
+  waitSeconds = DEFAULT_WAIT_SECONDS,
+): Promise<WebElement> {
   const by = toBy(selector);
   return untilFound(selector, waitSeconds, () =>
     driver.findElement(by).catch((err: unknown) => {
@@ -51,7 +55,11 @@ if (e.nodeType !== Node.ELEMENT_NODE) return 'refused';
 return [e, 'value' in e && e.value === ''];`;
 
 /** findElement for a field about to be typed into, which also says whether it is empty. */
-export async function findFormField(driver: WebDriver, selector: Selector, waitSeconds = DEFAULT_WAIT_SECONDS): Promise<FormField> {
+export async function findFormField(
+  driver: WebDriver,
+  selector: Selector,
+  waitSeconds = DEFAULT_WAIT_SECONDS,
+): Promise<FormField> {
   const [css, xpath] = 'css' in selector ? [selector.css, null] : [null, selector.xpath];
   return untilFound(selector, waitSeconds, async () => {
     const found = await driver.executeScript<[WebElement, boolean] | 'refused' | null>(FIND_FIELD, css, xpath);
@@ -63,7 +71,11 @@ export async function findFormField(driver: WebDriver, selector: Selector, waitS
   });
 }
 
-async function untilFound<T>(selector: Selector, waitSeconds: number, attempt: () => Promise<T | undefined>): Promise<T> {
+async function untilFound<T>(
+  selector: Selector,
+  waitSeconds: number,
+  attempt: () => Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {
     const found = await attempt();
@@ -77,7 +89,11 @@ async function untilFound<T>(selector: Selector, waitSeconds: number, attempt: (
   }
 }
 
-export async function findElements(driver: WebDriver, selector: Selector, waitSeconds = DEFAULT_WAIT_SECONDS): Promise<WebElement[]> {
+export async function findElements(
+  driver: WebDriver,
+  selector: Selector,
+  waitSeconds = DEFAULT_WAIT_SECONDS,
+): Promise<WebElement[]> {
   const by = toBy(selector);
   const deadline = Date.now() + waitSeconds * 1000;
   for (;;) {

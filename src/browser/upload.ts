@@ -19,8 +19,15 @@ export async function uploadFile(
 ): Promise<void> {
   const element = await findElement(driver, selector, waitSeconds);
   // sendKeys would type the node's temp path into any other field.
-  if (!(await driver.executeScript<boolean>("return arguments[0].tagName === 'INPUT' && arguments[0].type === 'file'", element))) {
-    throw new BadRequest(`${describeSelector(selector)} is not a file input; point selector at the <input type="file">, find it with outline.`);
+  if (
+    !(await driver.executeScript<boolean>(
+      "return arguments[0].tagName === 'INPUT' && arguments[0].type === 'file'",
+      element,
+    ))
+  ) {
+    throw new BadRequest(
+      `${describeSelector(selector)} is not a file input; point selector at the <input type="file">, find it with outline.`,
+    );
   }
   const dir = await mkdtemp(join(tmpdir(), 'selenium-flow-upload-'));
   try {

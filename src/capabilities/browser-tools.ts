@@ -34,7 +34,8 @@ const WITHHELD = { withheld: true as const, withheld_reason: CARRIED };
 /** Captures mask the fields of a browser a secret was typed into (and nothing else pays for it). */
 const masking = (secrets: SecretsAccess) => (secrets.typedHere() ? (text: string) => secrets.carries(text) : undefined);
 const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? DEFAULT_WAIT_SECONDS;
-const exactlyOne = (args: Record<string, unknown>, names: string[]) => names.filter((n) => args[n] !== undefined).length === 1;
+const exactlyOne = (args: Record<string, unknown>, names: string[]) =>
+  names.filter((n) => args[n] !== undefined).length === 1;
 const windowSide = z.number().int().min(200).max(7680);
 /** One rule for every name a file gets, so a name saved can always be listed, fetched and linked. */
 const fileNameArgument = z.string().min(1).max(255).refine(isFileName, FILE_NAME_RULE);
@@ -60,7 +61,9 @@ export const navigate = defineTool({
     action: z.enum(['back', 'forward', 'refresh']).optional(),
   }),
   check: (args) =>
-    exactlyOne(args, ['url', 'action']) ? undefined : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
+    exactlyOne(args, ['url', 'action'])
+      ? undefined
+      : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
   output: z.object({}),
   handler: async (args, { driver }) => {
     if (args.url !== undefined) {
@@ -86,7 +89,10 @@ export const interactTool = defineTool({
     option: z.string().max(MAX_LINE_CHARS).optional().describe('for select: option text or value'),
     wait_timeout: waitTimeout,
   }),
-  check: (args) => (args.action === 'select' && args.option === undefined ? 'select needs option: the text or value of the option to choose.' : undefined),
+  check: (args) =>
+    args.action === 'select' && args.option === undefined
+      ? 'select needs option: the text or value of the option to choose.'
+      : undefined,
   output: z.object({ done: z.string().describe('what was done, to which element') }),
   handler: async (args, { driver }) => {
     await interact(driver, args.action, args.selector, waitOf(args), args.option);
@@ -106,7 +112,10 @@ export const write = defineTool({
     selector,
     text: z
       .string()
-      .max(MAX_TEXT_CHARS, `text is at most ${MAX_TEXT_CHARS} characters (typed key by key); give a file to a file input with upload_file`)
+      .max(
+        MAX_TEXT_CHARS,
+        `text is at most ${MAX_TEXT_CHARS} characters (typed key by key); give a file to a file input with upload_file`,
+      )
       .optional()
       .describe('what to type'),
     secret: secretArgument.optional(),
@@ -119,9 +128,15 @@ export const write = defineTool({
       ? undefined
       : 'Pass exactly one of text (what to type) or secret ({name, key} from list_secrets, typed by the server).',
   output: z.object({
-    value: z.string().nullable().describe('the field value read back; null for a password field or a secret, which are never read back'),
+    value: z
+      .string()
+      .nullable()
+      .describe('the field value read back; null for a password field or a secret, which are never read back'),
     secret: z.object({ name: z.string(), key: z.string() }).optional().describe('the secret that was typed'),
-    note: z.string().optional().describe('a secret typed into a field that shows it in clear (not a password field): who else can see it'),
+    note: z
+      .string()
+      .optional()
+      .describe('a secret typed into a field that shows it in clear (not a password field): who else can see it'),
   }),
   handler: async (args, { driver, secrets, answerUnread }) => {
     const options = { clear: args.clear ?? true, submit: args.submit ?? false, readBack: !answerUnread };
@@ -141,7 +156,11 @@ export const write = defineTool({
       if (options.submit && outcome.typed && outcome.movedTo === undefined) {
         await element.sendKeys(Key.ENTER);
       }
-      return { value: null, secret: { name: args.secret.name, key: args.secret.key }, ...(field && field !== 'password' ? { note: shownInClear(field) } : {}) };
+      return {
+        value: null,
+        secret: { name: args.secret.name, key: args.secret.key },
+        ...(field && field !== 'password' ? { note: shownInClear(field) } : {}),
+      };
     }
     const typed = await typeText(driver, args.selector, args.text ?? '', { ...options, waitSeconds: waitOf(args) });
     return { value: typed.value, ...typed.page };
@@ -159,7 +178,8 @@ function shownInClear(field: string): string {
 export const pressKeyTool = defineTool({
   name: 'press_key',
   title: 'Press a key',
-  description: 'Press a W3C key (Enter, Tab, Escape, ArrowDown, Backspace… or one character) on the focused element, or on selector.',
+  description:
+    'Press a W3C key (Enter, Tab, Escape, ArrowDown, Backspace… or one character) on the focused element, or on selector.',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
@@ -187,9 +207,15 @@ export const frame = defineTool({
   destructive: false,
   browser: 'open',
   runnableInFlow: true,
-  input: z.object({ action: z.enum(['enter', 'parent', 'top']), selector: selector.optional(), wait_timeout: waitTimeout }),
+  input: z.object({
+    action: z.enum(['enter', 'parent', 'top']),
+    selector: selector.optional(),
+    wait_timeout: waitTimeout,
+  }),
   check: (args) =>
-    args.action === 'enter' && !args.selector ? 'frame enter needs selector: the iframe to enter, e.g. {"css": "iframe"}.' : undefined,
+    args.action === 'enter' && !args.selector
+      ? 'frame enter needs selector: the iframe to enter, e.g. {"css": "iframe"}.'
+      : undefined,
   output: z.object({ frame: z.enum(['enter', 'parent', 'top']) }),
   handler: async (args, { driver }) => {
     await switchFrame(driver, args.action, args.selector, waitOf(args));
@@ -200,11 +226,15 @@ export const frame = defineTool({
 export const dialog = defineTool({
   name: 'dialog',
   title: 'Answer a dialog',
-  description: 'Accept or dismiss the open alert, confirm or prompt (text answers a prompt). Waits briefly for one a click opened.',
+  description:
+    'Accept or dismiss the open alert, confirm or prompt (text answers a prompt). Waits briefly for one a click opened.',
   kind: 'act',
   browser: 'existing',
   runnableInFlow: true,
-  input: z.object({ action: z.enum(['accept', 'dismiss']), text: z.string().max(MAX_PROMPT_CHARS).optional().describe('the answer to a prompt') }),
+  input: z.object({
+    action: z.enum(['accept', 'dismiss']),
+    text: z.string().max(MAX_PROMPT_CHARS).optional().describe('the answer to a prompt'),
+  }),
   output: z.object({ message: z.string().describe("the dialog's message"), answered: z.enum(['accept', 'dismiss']) }),
   handler: async (args, { driver }) => {
     const message = await answerDialog(driver, args.action, args.text);
@@ -233,7 +263,7 @@ export const uploadFileTool = defineTool({
   name: 'upload_file',
   title: 'Set a file input',
   description:
-    'Put a file into an <input type=file>, from exactly one of text, content (base64) or file (a file, screenshot or download of this workspace, by its URI). filename defaults to upload.txt or the file\'s name.',
+    "Put a file into an <input type=file>, from exactly one of text, content (base64) or file (a file, screenshot or download of this workspace, by its URI). filename defaults to upload.txt or the file's name.",
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
@@ -241,9 +271,21 @@ export const uploadFileTool = defineTool({
     'upload_file does not take a secret, not yet: a secret goes only into a field, with write {selector, secret: {name, key}}.',
   input: z.object({
     selector,
-    text: z.string().max(MAX_UPLOAD_BYTES, `text is at most ${MAX_UPLOAD_BYTES} characters (the upload limit)`).optional().describe('file content as text'),
-    content: z.base64().max(MAX_UPLOAD_BASE64_CHARS, `content is at most ${MAX_UPLOAD_BYTES} bytes (the upload limit)`).optional(),
-    file: z.string().min(1).max(MAX_URI_CHARS).optional().describe("a workspace://files… URI of this workspace's Files, screenshots or downloads"),
+    text: z
+      .string()
+      .max(MAX_UPLOAD_BYTES, `text is at most ${MAX_UPLOAD_BYTES} characters (the upload limit)`)
+      .optional()
+      .describe('file content as text'),
+    content: z
+      .base64()
+      .max(MAX_UPLOAD_BASE64_CHARS, `content is at most ${MAX_UPLOAD_BYTES} bytes (the upload limit)`)
+      .optional(),
+    file: z
+      .string()
+      .min(1)
+      .max(MAX_URI_CHARS)
+      .optional()
+      .describe("a workspace://files… URI of this workspace's Files, screenshots or downloads"),
     filename: fileNameArgument.optional().describe('the name the page sees'),
     mime_type: z.string().max(MAX_WORD_CHARS).optional(),
     wait_timeout: waitTimeout,
@@ -263,7 +305,8 @@ export const uploadFileTool = defineTool({
 export const executeScript = defineTool({
   name: 'execute_script',
   title: 'Run JavaScript',
-  description: 'Run JavaScript in the page as a function body (use return to answer a value; arguments[i] are args). Answers the JSON result.',
+  description:
+    'Run JavaScript in the page as a function body (use return to answer a value; arguments[i] are args). Answers the JSON result.',
   kind: 'act',
   browser: 'open',
   runnableInFlow: true,
@@ -274,7 +317,9 @@ export const executeScript = defineTool({
     args: z.array(z.unknown()).max(32).optional(),
   }),
   output: z.object({ result: z.unknown().describe("the script's return value, as JSON") }),
-  handler: async (args, { driver }) => ({ result: withinAnswerLimit(await runScript(driver, args.script, args.args ?? [])) }),
+  handler: async (args, { driver }) => ({
+    result: withinAnswerLimit(await runScript(driver, args.script, args.args ?? [])),
+  }),
 });
 
 /**
@@ -339,7 +384,10 @@ export const extractTool = defineTool({
     url: webUrl.optional(),
     wait_timeout: waitTimeout,
   }),
-  check: (args) => (args.what === 'attribute' && !args.attribute ? 'what "attribute" needs attribute: the name to read, e.g. "href".' : undefined),
+  check: (args) =>
+    args.what === 'attribute' && !args.attribute
+      ? 'what "attribute" needs attribute: the name to read, e.g. "href".'
+      : undefined,
   output: z.object({
     value: z.string().nullable().optional().describe('the first match (without all)'),
     values: z.array(z.string().nullable()).optional().describe('every match (with all)'),
@@ -374,8 +422,17 @@ export const outlineTool = defineTool({
   input: z.object({ selector: selector.optional(), max_chars: maxChars(10000) }),
   output: z.object({ url: z.string(), title: z.string(), outline: z.string(), truncated: z.boolean().optional() }),
   handler: async (args, { driver, secrets }) => {
-    const [state, map] = await Promise.all([readPageState(driver), outline(driver, args.selector, args.max_chars ?? 10000, (text) => secrets.carries(text))]);
-    return { url: state.url, title: state.title, outline: map.outline, ...(map.truncated ? { truncated: true } : {}), ...(map.withheld ? WITHHELD : {}) };
+    const [state, map] = await Promise.all([
+      readPageState(driver),
+      outline(driver, args.selector, args.max_chars ?? 10000, (text) => secrets.carries(text)),
+    ]);
+    return {
+      url: state.url,
+      title: state.title,
+      outline: map.outline,
+      ...(map.truncated ? { truncated: true } : {}),
+      ...(map.withheld ? WITHHELD : {}),
+    };
   },
 });
 
@@ -424,7 +481,12 @@ export const screenshot = defineTool({
     }
     const png = Buffer.from(data, 'base64');
     const saved = args.save ? await files.saveScreenshot(args.filename, png) : undefined;
-    return { mime_type: 'image/png' as const, bytes: png.byteLength, data, ...(saved ? { uri: saved.uri, name: saved.name, url: saved.url } : {}) };
+    return {
+      mime_type: 'image/png' as const,
+      bytes: png.byteLength,
+      data,
+      ...(saved ? { uri: saved.uri, name: saved.name, url: saved.url } : {}),
+    };
   },
 });
 
@@ -444,13 +506,21 @@ export const print = defineTool({
   }),
   output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), ...savedFile.shape }),
   handler: async (args, { driver, files, secrets }) => {
-    const data = await withSecretsMasked(driver, masking(secrets), () => printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false }));
+    const data = await withSecretsMasked(driver, masking(secrets), () =>
+      printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false }),
+    );
     if (data === undefined) {
       return { mime_type: 'application/pdf' as const, bytes: 0, withheld: true, withheld_reason: SHOWN_ELSEWHERE };
     }
     const pdf = Buffer.from(data, 'base64');
     const saved = await files.savePrint(args.filename, pdf);
-    return { mime_type: 'application/pdf' as const, bytes: pdf.byteLength, uri: saved.uri, name: saved.name, url: saved.url };
+    return {
+      mime_type: 'application/pdf' as const,
+      bytes: pdf.byteLength,
+      uri: saved.uri,
+      name: saved.name,
+      url: saved.url,
+    };
   },
 });
 
@@ -472,10 +542,13 @@ export const assertTool = defineTool({
     stable_for: z.number().int().min(0).max(60_000).optional().describe('ms it must hold'),
     message: z.string().min(1).max(MAX_LINE_CHARS).describe('what failed, in your words'),
   }),
-  check: (args) => (exactlyOne(args, ['script', 'selector']) ? undefined : 'Pass exactly one of script or selector (with state).'),
+  check: (args) =>
+    exactlyOne(args, ['script', 'selector']) ? undefined : 'Pass exactly one of script or selector (with state).',
   output: z.object({ passed: z.literal(true), waited_ms: z.number() }),
   handler: async (args, { driver }) => {
-    const condition = args.selector ? { selector: args.selector, state: args.state ?? 'present' } : { script: args.script ?? '' };
+    const condition = args.selector
+      ? { selector: args.selector, state: args.state ?? 'present' }
+      : { script: args.script ?? '' };
     const waited = await waitForCondition(driver, condition, args.timeout ?? 5, args.stable_for ?? 0, args.message);
     return { passed: true as const, waited_ms: waited };
   },

@@ -65,8 +65,12 @@ export async function callTool(
   const run = capability.boundsItself
     ? handle
     : () =>
-        withinDeadline(capability, args, { callTimeoutMs: deps.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, until: deadline }, handle, () =>
-          recoverCallersBrowser(deps.workspaces, caller, sessionId),
+        withinDeadline(
+          capability,
+          args,
+          { callTimeoutMs: deps.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, until: deadline },
+          handle,
+          () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
         );
   try {
     return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
@@ -107,7 +111,14 @@ async function runHandler(
   const browser = await deps.workspaces.attach(caller, sessionId, capability.browser === 'open');
   await secrets.adopt(browser.record);
   const files = filesOf(deps.files, caller.workspace);
-  const ctx: BrowserContext = { driver: browser.driver, browserName: browser.browserName, caller, files, secrets, answerUnread };
+  const ctx: BrowserContext = {
+    driver: browser.driver,
+    browserName: browser.browserName,
+    caller,
+    files,
+    secrets,
+    answerUnread,
+  };
   try {
     const result = await capability.handler(args, ctx as BrowserContext & WorkspaceContext);
     secrets.noteIn(browser.record);
@@ -115,7 +126,11 @@ async function runHandler(
       if (caller.key) {
         // A read given a url (extract) may have moved the browser: remember where it is now.
         const page = args.url === undefined ? undefined : await readPageState(browser.driver);
-        await deps.workspaces.touch(caller.key, page && !secrets.screen(page).withheld ? page : undefined, browser.record);
+        await deps.workspaces.touch(
+          caller.key,
+          page && !secrets.screen(page).withheld ? page : undefined,
+          browser.record,
+        );
       }
       const { shown, withheld } = secrets.screen(result);
       return secrets.screenAnswer(shown, withheld);
@@ -132,7 +147,10 @@ async function runHandler(
     if (caller.key) {
       await deps.workspaces.touch(caller.key, withheld ? undefined : page, browser.record);
     }
-    return secrets.screenAnswer({ ...shown, ...rest, ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}) }, withheld);
+    return secrets.screenAnswer(
+      { ...shown, ...rest, ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}) },
+      withheld,
+    );
   } catch (err) {
     const translated = translateGridError(err);
     if (translated instanceof BrowserGone && caller.key) {
@@ -148,7 +166,11 @@ async function runHandler(
  * so they are screened like any page state. Otherwise the page is read now, unless nobody will
  * read it.
  */
-async function pageAfter(driver: WebDriver, result: ToolResult, unread: boolean): Promise<{ page?: PageState; rest: ToolResult }> {
+async function pageAfter(
+  driver: WebDriver,
+  result: ToolResult,
+  unread: boolean,
+): Promise<{ page?: PageState; rest: ToolResult }> {
   const { url, title, ...rest } = result;
   if (typeof url === 'string' && typeof title === 'string') {
     return { page: { url, title }, rest };
@@ -183,7 +205,7 @@ function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefin
   if (where !== '' && issue.code !== 'custom' && valueAt(rawArgs, issue.path) === undefined) {
     return `Missing argument ${where} for ${capability.name}; its arguments are: ${known}.`;
   }
-  if (issue.code === 'invalid_type' && where === '' ) {
+  if (issue.code === 'invalid_type' && where === '') {
     return `The arguments of ${capability.name} must be a JSON object; its arguments are: ${known}.`;
   }
   if (issue.code === 'invalid_value' && 'values' in issue) {
@@ -207,7 +229,9 @@ function refuseLoneSurrogates(args: Record<string, unknown>, tool: string): void
     const [value, path] = next;
     if (typeof value === 'string') {
       if (LONE_SURROGATE.test(value)) {
-        throw new BadRequest(`${path || 'An argument name'} of ${tool} holds half of a UTF-16 surrogate pair, which is not text; send well-formed Unicode.`);
+        throw new BadRequest(
+          `${path || 'An argument name'} of ${tool} holds half of a UTF-16 surrogate pair, which is not text; send well-formed Unicode.`,
+        );
       }
     } else if (value !== null && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
@@ -220,7 +244,11 @@ function refuseLoneSurrogates(args: Record<string, unknown>, tool: string): void
 
 /** The value at a zod issue's path, to tell a missing argument from a wrong one. */
 export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined), value);
+  return path.reduce<unknown>(
+    (node, key) =>
+      node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined,
+    value,
+  );
 }
 
 /** saved: the server remembers the browser, so a session_id is a mistake; stateless: required. */
@@ -249,7 +277,13 @@ function flowToolbox(deps: CallDeps, caller: Caller, sessionId: string | undefin
       if (!capability) {
         throw new BadRequest(`Unknown tool ${tool}.`);
       }
-      return callTool(deps, capability, caller.key || !sessionId ? args : { ...args, session_id: sessionId }, caller, context);
+      return callTool(
+        deps,
+        capability,
+        caller.key || !sessionId ? args : { ...args, session_id: sessionId },
+        caller,
+        context,
+      );
     },
     currentUrl: async () => (await screenedPage(deps, caller, sessionId))?.shown.url ?? null,
     // Steps skip reads nobody makes, so the record is behind until the run's end page is read:
@@ -271,7 +305,12 @@ function flowToolbox(deps: CallDeps, caller: Caller, sessionId: string | undefin
 /** Where the caller's browser is, as much of it as may be shown (a secret typed earlier may be in it). */
 async function screenedPage(deps: CallDeps, caller: Caller, sessionId: string | undefined) {
   const { page, record } = await deps.workspaces.currentPage(caller, sessionId);
-  return page && { ...new SecretCall(deps.secrets, { workspace: caller.workspace }, turnKeyOf(caller, sessionId)).screen(page), record };
+  return (
+    page && {
+      ...new SecretCall(deps.secrets, { workspace: caller.workspace }, turnKeyOf(caller, sessionId)).screen(page),
+      record,
+    }
+  );
 }
 
 function workspaceView(deps: CallDeps, caller: Caller, sessionId: string | undefined): WorkspaceView {
@@ -288,10 +327,16 @@ function workspaceView(deps: CallDeps, caller: Caller, sessionId: string | undef
   };
 }
 
-async function describeWorkspace(deps: CallDeps, caller: Caller, sessionId: string | undefined): Promise<CurrentWorkspace> {
+async function describeWorkspace(
+  deps: CallDeps,
+  caller: Caller,
+  sessionId: string | undefined,
+): Promise<CurrentWorkspace> {
   const { workspaces } = deps;
   const flowsHere = async () =>
-    deps.flows ? (await deps.flows.view(caller, flowToolbox(deps, caller, sessionId)).list(false)).map((f) => f.name) : [];
+    deps.flows
+      ? (await deps.flows.view(caller, flowToolbox(deps, caller, sessionId)).list(false)).map((f) => f.name)
+      : [];
   if (!caller.key) {
     const held = sessionId ? await workspaces.describeHandle(caller, sessionId) : undefined;
     return {
@@ -312,10 +357,7 @@ async function describeWorkspace(deps: CallDeps, caller: Caller, sessionId: stri
   return {
     workspace: caller.workspace ?? null,
     mode: 'saved',
-    browser:
-      record?.gridId && alive
-        ? { kind: record.browser, version: record.browserVersion ?? '', alive }
-        : null,
+    browser: record?.gridId && alive ? { kind: record.browser, version: record.browserVersion ?? '', alive } : null,
     window: record ? record.window : null,
     url: record?.url ?? null,
     title: record?.title ?? null,

@@ -52,8 +52,13 @@ export async function withinDeadline<T>(
   await Promise.race([work.catch(() => undefined), delay(SETTLE_MS)]);
   work.catch(() => undefined);
   const seconds = Math.round(ms / 1000);
-  const bound = deadline.until !== undefined && ms < own ? 'the flow run has left (FLOW_RUN_TIMEOUT)' : `${seconds} s (CALL_TIMEOUT${waits > 0 ? ' plus the wait it asked for' : ''})`;
-  throw new TimedOut(`${capability.name} did not finish within ${bound}, so it was stopped; ${RECOVERED[recovery ?? 'none']}`);
+  const bound =
+    deadline.until !== undefined && ms < own
+      ? 'the flow run has left (FLOW_RUN_TIMEOUT)'
+      : `${seconds} s (CALL_TIMEOUT${waits > 0 ? ' plus the wait it asked for' : ''})`;
+  throw new TimedOut(
+    `${capability.name} did not finish within ${bound}, so it was stopped; ${RECOVERED[recovery ?? 'none']}`,
+  );
 }
 
 const RECOVERED: Record<Recovery | 'none', string> = {
@@ -69,7 +74,11 @@ function numberOr0(value: unknown): number {
 }
 
 /** Recovers the caller's browser after a call on it ran out of time (see recoverHungBrowser). */
-export async function recoverCallersBrowser(workspaces: Workspaces, caller: Caller, sessionId: string | undefined): Promise<Recovery> {
+export async function recoverCallersBrowser(
+  workspaces: Workspaces,
+  caller: Caller,
+  sessionId: string | undefined,
+): Promise<Recovery> {
   const browser = await workspaces.attach(caller, sessionId, false);
   const capabilities = await browser.driver.getCapabilities();
   const cdp: unknown = capabilities.get('se:cdp');

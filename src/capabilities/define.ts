@@ -138,7 +138,7 @@ export interface Capability {
   handler: (args: Record<string, unknown>, ctx: BrowserContext & WorkspaceContext) => Promise<Record<string, unknown>>;
 }
 
-const sessionIdArgument = z.string().max(256).describe("stateless mode only: the handle open_session answered");
+const sessionIdArgument = z.string().max(256).describe('stateless mode only: the handle open_session answered');
 
 /** The answer of every acting tool: where the browser is now. */
 export const pageState = z.object({
@@ -155,7 +155,9 @@ const withheldShape = {
   withheld: z
     .literal(true)
     .optional()
-    .describe('part of this answer carried a secret typed into this browser and is blanked (a url keeps only its origin)'),
+    .describe(
+      'part of this answer carried a secret typed into this browser and is blanked (a url keeps only its origin)',
+    ),
   withheld_reason: z.string().optional().describe('why, when withheld'),
 };
 
@@ -169,7 +171,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     check,
   );
   const stepArgs = withCheck(z.strictObject(def.input.shape), check);
-  const output = (def.kind === 'act' && def.browser !== 'none' ? pageState.extend(def.output.shape) : def.output).extend(withheldShape);
+  const output = (
+    def.kind === 'act' && def.browser !== 'none' ? pageState.extend(def.output.shape) : def.output
+  ).extend(withheldShape);
   return {
     name: def.name,
     title: def.title,

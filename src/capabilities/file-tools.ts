@@ -19,7 +19,14 @@ export const fileListing = z.object({
   count: z.number(),
   files: z.array(entry).describe('newest first'),
   folders: z
-    .array(z.object({ name: z.enum(['screenshots', 'downloads']), uri: z.string(), count: z.number(), browser: z.boolean().optional() }))
+    .array(
+      z.object({
+        name: z.enum(['screenshots', 'downloads']),
+        uri: z.string(),
+        count: z.number(),
+        browser: z.boolean().optional(),
+      }),
+    )
     .optional()
     .describe('Files only: its two folders'),
   browser: z.boolean().optional().describe('downloads: whether the browser lives (downloads end with it)'),
@@ -36,7 +43,11 @@ export const keepFile = defineTool({
   runnableInFlow: true,
   http: { method: 'POST', path: '/files/kept' },
   input: z.object({
-    uri: z.string().min(1).max(MAX_URI_CHARS).describe('workspace://files/screenshots/<name> or workspace://files/downloads/<name>'),
+    uri: z
+      .string()
+      .min(1)
+      .max(MAX_URI_CHARS)
+      .describe('workspace://files/screenshots/<name> or workspace://files/downloads/<name>'),
   }),
   output: z.object({
     from: z.string().describe('the uri it was kept from'),

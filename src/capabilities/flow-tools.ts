@@ -48,7 +48,9 @@ const runReport = z.object({
   omitted: z
     .array(z.string())
     .optional()
-    .describe(`steps whose results were left out: the report holds at most ${MAX_REPORT_BYTES} bytes of them; return fewer or smaller`),
+    .describe(
+      `steps whose results were left out: the report holds at most ${MAX_REPORT_BYTES} bytes of them; return fewer or smaller`,
+    ),
 });
 
 /** Flows are off without a data directory: say how to turn them on. */
@@ -112,7 +114,13 @@ export const saveFlow = defineTool({
     name: flowName,
     document: z
       .union([
-        z.string().min(1).max(MAX_DOCUMENT_BYTES, `a flow is at most ${MAX_DOCUMENT_BYTES / 1024} KiB (the document limit); split it into smaller flows`),
+        z
+          .string()
+          .min(1)
+          .max(
+            MAX_DOCUMENT_BYTES,
+            `a flow is at most ${MAX_DOCUMENT_BYTES / 1024} KiB (the document limit); split it into smaller flows`,
+          ),
         z.record(z.string(), z.unknown()),
       ])
       .describe('YAML text, or the same as JSON'),
@@ -155,5 +163,6 @@ export const runFlowTool = defineTool({
     verbose: z.boolean().optional().describe("every step's full result"),
   }),
   output: runReport,
-  handler: async (args, { flows }) => runReport.parse(await flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false)),
+  handler: async (args, { flows }) =>
+    runReport.parse(await flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false)),
 });

@@ -25,7 +25,11 @@ export interface FlowRead {
 export interface FlowsView {
   list(everywhere: boolean): Promise<FlowListing[]>;
   get(name: string): Promise<FlowRead>;
-  save(name: string, document: string | Record<string, unknown>, ifMatch?: string): Promise<{ name: string; revision: string; created: boolean }>;
+  save(
+    name: string,
+    document: string | Record<string, unknown>,
+    ifMatch?: string,
+  ): Promise<{ name: string; revision: string; created: boolean }>;
   delete(name: string, ifMatch?: string): Promise<{ deleted: boolean }>;
   run(name: string, params: Record<string, unknown>, verbose: boolean): Promise<Record<string, unknown>>;
   schema(): Record<string, unknown>;

@@ -42,4 +42,11 @@ export function capabilityNamed(name: string): Capability | undefined {
 }
 
 /** Tools that only mirror a resource, for clients that cannot read resources. */
-export const MIRROR_TOOLS = new Set(['current_workspace', 'selenium_flow_skill', 'list_flows', 'get_flow', 'workspace_files', 'list_secrets']);
+export const MIRROR_TOOLS = new Set([
+  'current_workspace',
+  'selenium_flow_skill',
+  'list_flows',
+  'get_flow',
+  'workspace_files',
+  'list_secrets',
+]);

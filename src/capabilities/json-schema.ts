@@ -9,7 +9,12 @@ export type ObjectSchema = { type: 'object' } & Record<string, unknown>;
  * OpenAPI and the docs all render through here, so they cannot disagree.
  */
 export function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): ObjectSchema {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any', override: compactSelector });
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    override: compactSelector,
+  });
   return { ...json, type: 'object' };
 }
 
@@ -25,7 +30,10 @@ function compactSelector(ctx: { zodSchema: unknown; jsonSchema: Record<string, u
   delete ctx.jsonSchema.anyOf;
   Object.assign(ctx.jsonSchema, {
     type: 'object',
-    properties: { css: { type: 'string', maxLength: MAX_SELECTOR_CHARS }, xpath: { type: 'string', maxLength: MAX_SELECTOR_CHARS } },
+    properties: {
+      css: { type: 'string', maxLength: MAX_SELECTOR_CHARS },
+      xpath: { type: 'string', maxLength: MAX_SELECTOR_CHARS },
+    },
     minProperties: 1,
     maxProperties: 1,
     additionalProperties: false,

@@ -11,12 +11,15 @@ export function renderToolReference(): string {
     '',
     '<!-- Generated from src/capabilities by `npm run gen`. Do not edit by hand. -->',
     '',
-    'Every tool is an MCP tool and an HTTP endpoint, one to one. Over HTTP the body is the tool\'s arguments as JSON',
+    "Every tool is an MCP tool and an HTTP endpoint, one to one. Over HTTP the body is the tool's arguments as JSON",
     'and a 200 answers the same object as the MCP `structuredContent`. Errors: `{"error": {"code", "message"}}` (see the OpenAPI document).',
     '',
     '| tool | HTTP | kind | flow step |',
     '| --- | --- | --- | --- |',
-    ...CAPABILITIES.map((c) => `| [\`${c.name}\`](#${c.name}) | \`${c.http.method} ${c.http.path}\` | ${c.kind} | ${c.runnableInFlow ? 'yes' : 'no'} |`),
+    ...CAPABILITIES.map(
+      (c) =>
+        `| [\`${c.name}\`](#${c.name}) | \`${c.http.method} ${c.http.path}\` | ${c.kind} | ${c.runnableInFlow ? 'yes' : 'no'} |`,
+    ),
     '',
   ];
   for (const capability of CAPABILITIES) {

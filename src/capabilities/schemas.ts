@@ -4,29 +4,37 @@ import { MAX_SELECTOR_CHARS, MAX_URL_CHARS } from '../limits.js';
 
 export const SELECTOR_FIX = 'pass exactly one of css or xpath, e.g. {"css": "#submit"} or {"xpath": "//button[1]"}.';
 
-const selectorText = z.string().min(1).max(MAX_SELECTOR_CHARS, `a selector is at most ${MAX_SELECTOR_CHARS} characters`);
+const selectorText = z
+  .string()
+  .min(1)
+  .max(MAX_SELECTOR_CHARS, `a selector is at most ${MAX_SELECTOR_CHARS} characters`);
 
-export const selector = z
-  .union([z.strictObject({ css: selectorText }), z.strictObject({ xpath: selectorText })], { error: SELECTOR_FIX });
+export const selector = z.union([z.strictObject({ css: selectorText }), z.strictObject({ xpath: selectorText })], {
+  error: SELECTOR_FIX,
+});
 
-export const waitTimeout = z
-  .number()
-  .min(0)
-  .max(60)
-  .optional()
-  .describe(`seconds (default ${DEFAULT_WAIT_SECONDS})`);
+export const waitTimeout = z.number().min(0).max(60).optional().describe(`seconds (default ${DEFAULT_WAIT_SECONDS})`);
 
 const WEB_URL_FIX = 'must be an absolute http(s) URL such as https://example.com/';
 
 /** Only web pages: file:, data:, javascript: and chrome: URLs would reach past the page. */
-export const webUrl = z.string().max(MAX_URL_CHARS, `a URL is at most ${MAX_URL_CHARS} characters`).refine((value) => {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, WEB_URL_FIX);
+export const webUrl = z
+  .string()
+  .max(MAX_URL_CHARS, `a URL is at most ${MAX_URL_CHARS} characters`)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, WEB_URL_FIX);
 
 export const maxChars = (fallback: number) =>
-  z.number().int().min(100).max(1_000_000).optional().describe(`default ${fallback}; a longer answer is cut, with a marker`);
+  z
+    .number()
+    .int()
+    .min(100)
+    .max(1_000_000)
+    .optional()
+    .describe(`default ${fallback}; a longer answer is cut, with a marker`);

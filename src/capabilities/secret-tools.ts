@@ -10,7 +10,10 @@ export const secretArgument = z
   })
   .describe('from list_secrets');
 
-const rejectedLine = z.object({ line: z.number().int().describe('the line number in the declaration'), reason: z.string() });
+const rejectedLine = z.object({
+  line: z.number().int().describe('the line number in the declaration'),
+  reason: z.string(),
+});
 
 export const secretEntry = z.object({
   name: z.string(),
@@ -20,7 +23,10 @@ export const secretEntry = z.object({
   restricted: z.boolean().describe('false: its owner declared no allowed URLs, so it may be typed on any page'),
   usable: z.boolean(),
   problem: z.string().optional().describe('why it cannot be used, and who fixes it'),
-  allowed_urls_rejected: z.array(rejectedLine).optional().describe('declaration lines refused (by number: a line is never quoted)'),
+  allowed_urls_rejected: z
+    .array(rejectedLine)
+    .optional()
+    .describe('declaration lines refused (by number: a line is never quoted)'),
   source: z.enum(['filesystem', 'kubernetes']),
   location: z.string().describe('the directory, or namespace/name, it comes from'),
   workspace: z.string().nullable().describe('the one workspace it is scoped to; null: every workspace'),
@@ -44,7 +50,13 @@ export const listSecrets = defineTool({
   output: z.object({
     secrets: z.array(secretEntry),
     sources: z
-      .array(z.object({ source: z.enum(['filesystem', 'kubernetes']), location: z.string(), problem: z.string().optional() }))
+      .array(
+        z.object({
+          source: z.enum(['filesystem', 'kubernetes']),
+          location: z.string(),
+          problem: z.string().optional(),
+        }),
+      )
       .describe('where secrets are looked for, in order; problem: why one answered nothing'),
   }),
   handler: async (_args, { secrets }) => secrets.list(),

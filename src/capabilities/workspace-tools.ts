@@ -19,7 +19,10 @@ export const openSession = defineTool({
     height: windowSide.optional().describe('default 900'),
   }),
   output: z.object({
-    session_id: z.string().optional().describe('stateless mode only: an opaque handle for this browser, valid for the caller that opened it'),
+    session_id: z
+      .string()
+      .optional()
+      .describe('stateless mode only: an opaque handle for this browser, valid for the caller that opened it'),
     url: z.string(),
     title: z.string(),
   }),
@@ -27,7 +30,11 @@ export const openSession = defineTool({
     // A saved workspace's previous browser ends here: the values typed into it go with it.
     secrets.forgetBrowser();
     const opened = await workspace.open(args.browser, { width: args.width, height: args.height });
-    return { ...(opened.sessionId === undefined ? {} : { session_id: opened.sessionId }), url: opened.url, title: opened.title };
+    return {
+      ...(opened.sessionId === undefined ? {} : { session_id: opened.sessionId }),
+      url: opened.url,
+      title: opened.title,
+    };
   },
 });
 
@@ -51,7 +58,8 @@ export const endBrowser = defineTool({
 export const currentWorkspace = defineTool({
   name: 'current_workspace',
   title: 'Current workspace',
-  description: 'Mirror of the workspace://current resource: the workspace, its browser, window and last page. Never opens a browser.',
+  description:
+    'Mirror of the workspace://current resource: the workspace, its browser, window and last page. Never opens a browser.',
   kind: 'read',
   browser: 'none',
   usesSessionId: true,
@@ -82,7 +90,8 @@ export const currentWorkspace = defineTool({
 export const skillTool = defineTool({
   name: 'selenium_flow_skill',
   title: 'How to use selenium-flow',
-  description: 'Mirror of the skill://selenium-flow/SKILL.md resource: how to drive a browser here, in one page. Read it first.',
+  description:
+    'Mirror of the skill://selenium-flow/SKILL.md resource: how to drive a browser here, in one page. Read it first.',
   kind: 'read',
   browser: 'none',
   runnableInFlow: false,

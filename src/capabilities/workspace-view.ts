@@ -2,7 +2,10 @@ import type { BrowserKind } from '../grid/capabilities.js';
 
 /** What workspace-level tools may do, and nothing more: handlers see a narrow context. */
 export interface WorkspaceView {
-  open(kind: BrowserKind | undefined, window: { width?: number; height?: number }): Promise<{ sessionId?: string; url: string; title: string }>;
+  open(
+    kind: BrowserKind | undefined,
+    window: { width?: number; height?: number },
+  ): Promise<{ sessionId?: string; url: string; title: string }>;
   end(): Promise<{ ended: boolean }>;
   describe(): Promise<CurrentWorkspace>;
 }

@@ -130,11 +130,26 @@ export class Files {
       return { workspace: owner, uri: FOLDER_URI.screenshots, folder, count: files.length, files };
     }
     const downloads = await this.downloadEntries(owner);
-    return { workspace: owner, uri: FOLDER_URI.downloads, folder, count: downloads.entries.length, files: downloads.entries, browser: downloads.browser };
+    return {
+      workspace: owner,
+      uri: FOLDER_URI.downloads,
+      folder,
+      count: downloads.entries.length,
+      files: downloads.entries,
+      browser: downloads.browser,
+    };
   }
 
   /** Every section at once, for the admin page. */
-  async sections(workspace: string): Promise<{ workspace: string; browser: boolean; downloads: FileEntry[]; screenshots: FileEntry[]; files: FileEntry[] }> {
+  async sections(
+    workspace: string,
+  ): Promise<{
+    workspace: string;
+    browser: boolean;
+    downloads: FileEntry[];
+    screenshots: FileEntry[];
+    files: FileEntry[];
+  }> {
     const owner = libraryName(workspace);
     const [downloads, screenshots, files] = await Promise.all([
       this.downloadEntries(owner),
@@ -148,7 +163,8 @@ export class Files {
   async names(workspace: string | undefined, section: Section): Promise<string[]> {
     try {
       const owner = this.owner(workspace);
-      const entries = section === 'downloads' ? (await this.downloadEntries(owner)).entries : await this.diskEntries(owner, section);
+      const entries =
+        section === 'downloads' ? (await this.downloadEntries(owner)).entries : await this.diskEntries(owner, section);
       return entries.map((e) => e.name);
     } catch {
       return [];
@@ -168,7 +184,9 @@ export class Files {
         ? await this.fromBrowser(owner, (gridId) => this.options.downloads.read(gridId, name))
         : await this.requireDisk().read(owner, address.section, name);
     if (!bytes) {
-      throw new NotFound(`No file ${uriOf(address.section, name)}; ${listingUri(address.section)} lists what there is.`);
+      throw new NotFound(
+        `No file ${uriOf(address.section, name)}; ${listingUri(address.section)} lists what there is.`,
+      );
     }
     return { name, bytes, contentType: contentTypeOf(name) };
   }
@@ -177,14 +195,22 @@ export class Files {
   async saveScreenshot(workspace: string | undefined, name: string | undefined, png: Uint8Array): Promise<FileEntry> {
     const owner = this.owner(workspace);
     const wanted = withExtension(fileName(name ?? `screenshot ${stamp()}`, 'filename'), '.png');
-    return this.describe(owner, 'screenshots', await this.requireDisk().claim(owner, 'screenshots', fileName(wanted, 'filename'), png));
+    return this.describe(
+      owner,
+      'screenshots',
+      await this.requireDisk().claim(owner, 'screenshots', fileName(wanted, 'filename'), png),
+    );
   }
 
   /** A print lands in Files under `name` (".pdf" added), or a dated name; a clash is `name (1)`. */
   async savePrint(workspace: string | undefined, name: string | undefined, pdf: Uint8Array): Promise<FileEntry> {
     const owner = this.owner(workspace);
     const wanted = withExtension(fileName(name ?? `page ${stamp()}`, 'filename'), '.pdf');
-    return this.describe(owner, 'files', await this.requireDisk().claim(owner, 'files', fileName(wanted, 'filename'), pdf));
+    return this.describe(
+      owner,
+      'files',
+      await this.requireDisk().claim(owner, 'files', fileName(wanted, 'filename'), pdf),
+    );
   }
 
   /**
@@ -212,12 +238,20 @@ export class Files {
     } else {
       const bytes = await this.fromBrowser(owner, (gridId) => this.options.downloads.read(gridId, name));
       if (!bytes) {
-        throw new NotFound(`No download ${uriOf('downloads', name)}; ${FOLDER_URI.downloads} lists what the browser has.`);
+        throw new NotFound(
+          `No download ${uriOf('downloads', name)}; ${FOLDER_URI.downloads} lists what the browser has.`,
+        );
       }
       const target = (FOLDERS as readonly string[]).includes(name) ? `${name} (1)` : name;
       landed = await disk.replace(owner, 'files', target, bytes);
     }
-    return { from: uriOf(section, name), uri: uriOf('files', landed.name), name: landed.name, size: landed.size, url: this.link('files', owner, landed.name) };
+    return {
+      from: uriOf(section, name),
+      uri: uriOf('files', landed.name),
+      name: landed.name,
+      size: landed.size,
+      url: this.link('files', owner, landed.name),
+    };
   }
 
   // Operator actions: the admin API only; no agent tool deletes or clears anything.
@@ -296,13 +330,17 @@ export class Files {
 
   private async downloadEntries(owner: string): Promise<{ browser: boolean; entries: FileEntry[] }> {
     // Downloads are listed only while the browser lives: a browser the Grid no longer knows has none.
-    const files = await this.fromBrowser(owner, (gridId) => this.options.downloads.list(gridId)).catch((err: unknown) => {
-      if (err instanceof NotFound) {
-        return undefined;
-      }
-      throw err;
-    });
-    return files ? { browser: true, entries: newestFirst(files).map((f) => this.describe(owner, 'downloads', f)) } : { browser: false, entries: [] };
+    const files = await this.fromBrowser(owner, (gridId) => this.options.downloads.list(gridId)).catch(
+      (err: unknown) => {
+        if (err instanceof NotFound) {
+          return undefined;
+        }
+        throw err;
+      },
+    );
+    return files
+      ? { browser: true, entries: newestFirst(files).map((f) => this.describe(owner, 'downloads', f)) }
+      : { browser: false, entries: [] };
   }
 
   private describe(owner: string, section: Section, file: StoredFile): FileEntry {

@@ -91,7 +91,15 @@ export function isImage(contentType: string): boolean {
  * Types a browser may show in place rather than save. Nothing that can run script: a
  * downloaded HTML or SVG page served inline would run on this server's origin.
  */
-const SHOWN_IN_PLACE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain', 'text/csv']);
+const SHOWN_IN_PLACE = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'application/pdf',
+  'text/plain',
+  'text/csv',
+]);
 
 export function servedInline(contentType: string): boolean {
   return SHOWN_IN_PLACE.has(contentType);

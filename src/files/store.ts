@@ -107,7 +107,9 @@ export class DiskFiles {
       landed = await this.linkFirstFree(source, workspace, to, name);
     } catch (err) {
       if (isMissing(err)) {
-        throw new NotFound(`No ${from === 'screenshots' ? 'screenshot' : 'file'} called ${JSON.stringify(name)} (moved or cleared meanwhile).`);
+        throw new NotFound(
+          `No ${from === 'screenshots' ? 'screenshot' : 'file'} called ${JSON.stringify(name)} (moved or cleared meanwhile).`,
+        );
       }
       throw err;
     }
@@ -138,7 +140,12 @@ export class DiskFiles {
     return removed;
   }
 
-  private async linkFirstFree(existing: string, workspace: string, section: DiskSection, name: string): Promise<StoredFile> {
+  private async linkFirstFree(
+    existing: string,
+    workspace: string,
+    section: DiskSection,
+    name: string,
+  ): Promise<StoredFile> {
     await mkdir(this.folder(workspace, section), { recursive: true });
     for (const candidate of candidateNames(name, section === 'files')) {
       try {

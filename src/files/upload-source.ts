@@ -19,14 +19,19 @@ export type ReadFileUri = (uri: string) => Promise<{ name: string; bytes: Uint8A
  * is no path argument, so no caller can hand a page another workspace's files, the global
  * flows, or anything else on this machine.
  */
-export async function resolveUploadBytes(source: UploadSource, readFileUri?: ReadFileUri): Promise<{ name: string; bytes: Uint8Array }> {
+export async function resolveUploadBytes(
+  source: UploadSource,
+  readFileUri?: ReadFileUri,
+): Promise<{ name: string; bytes: Uint8Array }> {
   if (source.file !== undefined) {
     if (!readFileUri) {
       throw new BadRequest('file needs a workspace with files; pass the file as text or content instead.');
     }
     const file = await readFileUri(source.file);
     if (file.bytes.byteLength > MAX_UPLOAD_BYTES) {
-      throw new BadRequest(`That file is ${file.bytes.byteLength} bytes, over the ${MAX_UPLOAD_BYTES}-byte upload limit; upload a smaller file.`);
+      throw new BadRequest(
+        `That file is ${file.bytes.byteLength} bytes, over the ${MAX_UPLOAD_BYTES}-byte upload limit; upload a smaller file.`,
+      );
     }
     return { name: checkedName(source.filename ?? file.name), bytes: file.bytes };
   }

@@ -25,10 +25,11 @@ export interface FlowDocument {
   steps: FlowStep[];
 }
 
-export type JsonSchemaObject = { type: 'object'; properties?: Record<string, Record<string, unknown>>; required?: string[] } & Record<
-  string,
-  unknown
->;
+export type JsonSchemaObject = {
+  type: 'object';
+  properties?: Record<string, Record<string, unknown>>;
+  required?: string[];
+} & Record<string, unknown>;
 
 const STEP_KEYS = ['tool', 'args', 'id', 'onError', 'return', 'note'] as const;
 const MAX_STEPS = 200;
@@ -45,7 +46,10 @@ const urlGlob = z
   .string()
   .min(1)
   .max(MAX_GLOB_LENGTH, `a glob is at most ${MAX_GLOB_LENGTH} characters`)
-  .refine((glob) => glob.split('*').length - 1 <= MAX_GLOB_STARS, `a glob has at most ${MAX_GLOB_STARS} "*"; write a shorter glob`);
+  .refine(
+    (glob) => glob.split('*').length - 1 <= MAX_GLOB_STARS,
+    `a glob has at most ${MAX_GLOB_STARS} "*"; write a shorter glob`,
+  );
 
 const stepFrame = z.strictObject({
   tool: z.string().min(1),
@@ -81,7 +85,10 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
   if (!frame.success) {
     const issue = frame.error.issues[0];
     const where = issue?.path.join('.') || 'the document';
-    const unknown = issue?.code === 'unrecognized_keys' ? ` ${issue.keys.join(', ')}: not a document key (name, description, urls, parameters, steps)` : '';
+    const unknown =
+      issue?.code === 'unrecognized_keys'
+        ? ` ${issue.keys.join(', ')}: not a document key (name, description, urls, parameters, steps)`
+        : '';
     throw new BadRequest(`Invalid flow: ${where}:${unknown || ` ${issue?.message ?? 'invalid'}`}.`);
   }
   const parameters = frame.data.parameters === undefined ? undefined : checkParameters(frame.data.parameters);
@@ -92,7 +99,9 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
     const step = checkStep(rawStep, index + 1, byName, declared);
     if (step.id !== undefined) {
       if (ids.has(step.id)) {
-        throw new BadRequest(`Invalid flow: step ${index + 1}: the id "${step.id}" is already used by an earlier step; ids must be unique.`);
+        throw new BadRequest(
+          `Invalid flow: step ${index + 1}: the id "${step.id}" is already used by an earlier step; ids must be unique.`,
+        );
       }
       ids.add(step.id);
     }
@@ -108,25 +117,34 @@ function parseYaml(text: string): unknown {
   const error = document.errors[0];
   if (error) {
     const line = error.linePos?.[0]?.line;
-    throw new BadRequest(`The flow is not valid YAML${line ? ` (line ${line})` : ''}: ${error.message.split('\n')[0]}; fix the YAML and save again.`);
+    throw new BadRequest(
+      `The flow is not valid YAML${line ? ` (line ${line})` : ''}: ${error.message.split('\n')[0]}; fix the YAML and save again.`,
+    );
   }
   try {
     return document.toJS({ maxAliasCount: MAX_ALIASES }) as unknown;
   } catch (err) {
     if (err instanceof ReferenceError && /alias/i.test(err.message)) {
-      throw new BadRequest(`The flow's YAML expands aliases (*name) more than ${MAX_ALIASES} times; write the values out, or use fewer aliases.`);
+      throw new BadRequest(
+        `The flow's YAML expands aliases (*name) more than ${MAX_ALIASES} times; write the values out, or use fewer aliases.`,
+      );
     }
-    throw new BadRequest(`The flow's YAML cannot be read (${err instanceof Error ? err.message.split('\n')[0] : 'unknown'}); fix the YAML and save again.`);
+    throw new BadRequest(
+      `The flow's YAML cannot be read (${err instanceof Error ? err.message.split('\n')[0] : 'unknown'}); fix the YAML and save again.`,
+    );
   }
 }
 
 export function checkSize(text: string): void {
   if (text.length > MAX_DOCUMENT_BYTES || Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) {
-    throw new BadRequest(`The flow is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB (the document limit); split it into smaller flows.`);
+    throw new BadRequest(
+      `The flow is larger than ${MAX_DOCUMENT_BYTES / 1024} KiB (the document limit); split it into smaller flows.`,
+    );
   }
 }
 
-const tooDeep = (what = 'The flow') => new BadRequest(`${what} nests deeper than ${MAX_DEPTH} levels (the depth limit); flatten it.`);
+const tooDeep = (what = 'The flow') =>
+  new BadRequest(`${what} nests deeper than ${MAX_DEPTH} levels (the depth limit); flatten it.`);
 
 /**
  * Unclosed `[` and `{` counted before the parser sees them, since the parser is where the
@@ -165,7 +183,9 @@ export function checkDepth(value: unknown, what?: string): void {
 
 function checkParameters(parameters: Record<string, unknown>): JsonSchemaObject {
   if (parameters.type !== 'object') {
-    throw new BadRequest('Invalid flow: parameters must be a JSON Schema object: {type: object, properties: {...}, required: [...]}.');
+    throw new BadRequest(
+      'Invalid flow: parameters must be a JSON Schema object: {type: object, properties: {...}, required: [...]}.',
+    );
   }
   checkParameterSchema(parameters);
   return parameters as JsonSchemaObject;
@@ -176,15 +196,21 @@ function checkStep(rawStep: unknown, n: number, byName: Map<string, Capability>,
   if (!frame.success) {
     const issue = frame.error.issues[0];
     if (issue?.code === 'unrecognized_keys') {
-      throw new BadRequest(`Invalid flow: step ${n}: unknown key ${issue.keys.join(', ')}; a step has only ${STEP_KEYS.join(', ')}.`);
+      throw new BadRequest(
+        `Invalid flow: step ${n}: unknown key ${issue.keys.join(', ')}; a step has only ${STEP_KEYS.join(', ')}.`,
+      );
     }
-    throw new BadRequest(`Invalid flow: step ${n}: ${issue?.path.join('.') || 'the step'}: ${issue?.message ?? 'invalid'}.`);
+    throw new BadRequest(
+      `Invalid flow: step ${n}: ${issue?.path.join('.') || 'the step'}: ${issue?.message ?? 'invalid'}.`,
+    );
   }
   const step = { ...frame.data, args: frame.data.args ?? {} };
   const capability = byName.get(step.tool);
   const runnable = [...byName.values()].filter((c) => c.runnableInFlow).map((c) => c.name);
   if (!capability) {
-    throw new BadRequest(`Invalid flow: step ${n}: unknown tool "${step.tool}"; a step may use ${runnable.join(', ')}.`);
+    throw new BadRequest(
+      `Invalid flow: step ${n}: unknown tool "${step.tool}"; a step may use ${runnable.join(', ')}.`,
+    );
   }
   if (!capability.runnableInFlow) {
     throw new BadRequest(
@@ -207,7 +233,9 @@ function checkStep(rawStep: unknown, n: number, byName: Map<string, Capability>,
 function checkSecretReference(args: Record<string, unknown>, n: number): void {
   const secret = args.secret;
   if (secret !== null && typeof secret === 'object' && referencesIn(secret).size > 0) {
-    throw new BadRequest(`Invalid flow: step ${n}: a secret's name and key are written out, never \${parameters}; name the secret itself.`);
+    throw new BadRequest(
+      `Invalid flow: step ${n}: a secret's name and key are written out, never \${parameters}; name the secret itself.`,
+    );
   }
 }
 
@@ -239,7 +267,10 @@ function checkArguments(capability: Capability, args: Record<string, unknown>, n
 }
 
 /** Defaults applied, then the params checked against `parameters`, before step one. */
-export function prepareParams(parameters: JsonSchemaObject | undefined, given: Record<string, unknown>): Record<string, unknown> {
+export function prepareParams(
+  parameters: JsonSchemaObject | undefined,
+  given: Record<string, unknown>,
+): Record<string, unknown> {
   checkDepth(given, 'params');
   const params = structuredClone(given);
   if (!parameters) {
@@ -253,8 +284,13 @@ export function prepareParams(parameters: JsonSchemaObject | undefined, given: R
   if (!validate(params)) {
     const error = validate.errors?.[0];
     const where = error?.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'params';
-    const missing = error?.keyword === 'required' ? ` (${String((error.params as { missingProperty?: string }).missingProperty)})` : '';
-    throw new BadRequest(`Invalid params: ${where} ${error?.message ?? 'is invalid'}${missing}; the flow's parameters are ${JSON.stringify(parameters.properties ?? {})}.`);
+    const missing =
+      error?.keyword === 'required'
+        ? ` (${String((error.params as { missingProperty?: string }).missingProperty)})`
+        : '';
+    throw new BadRequest(
+      `Invalid params: ${where} ${error?.message ?? 'is invalid'}${missing}; the flow's parameters are ${JSON.stringify(parameters.properties ?? {})}.`,
+    );
   }
   return params;
 }
@@ -270,8 +306,15 @@ export function flowDocumentJsonSchema(capabilities: readonly Capability[]): Rec
       properties: {
         tool: { const: c.name },
         args: jsonSchemaOf(c.stepArgs, 'input'),
-        id: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$', description: 'unique in the flow; names the step in the report' },
-        onError: { enum: ['abort', 'continue'], description: 'abort (default) stops the run; continue marks the step failed and goes on' },
+        id: {
+          type: 'string',
+          pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$',
+          description: 'unique in the flow; names the step in the report',
+        },
+        onError: {
+          enum: ['abort', 'continue'],
+          description: 'abort (default) stops the run; continue marks the step failed and goes on',
+        },
         return: { type: 'boolean', description: "include this step's full result in the report" },
         note: { type: 'string', description: 'a comment for people' },
       },
@@ -285,7 +328,11 @@ export function flowDocumentJsonSchema(capabilities: readonly Capability[]): Rec
     properties: {
       name: { type: 'string', description: 'optional; the stored name is authoritative' },
       description: { type: 'string' },
-      urls: { type: 'array', items: { type: 'string' }, description: 'URL globs where the flow is relevant (* = any characters)' },
+      urls: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'URL globs where the flow is relevant (* = any characters)',
+      },
       parameters: {
         type: 'object',
         description: 'a JSON Schema object; each property is a ${name} the steps may use ($${ writes a literal ${)',

@@ -45,7 +45,9 @@ export class FlowLibraries implements FlowsService {
     const shared = await this.listing(GLOBAL_LIBRARY);
     const mine = own && own !== GLOBAL_LIBRARY ? await this.listing(own) : [];
     const mineNames = new Set(mine.map((f) => f.name));
-    const merged = [...mine, ...shared.filter((f) => !mineNames.has(f.name))].sort((a, b) => a.name.localeCompare(b.name));
+    const merged = [...mine, ...shared.filter((f) => !mineNames.has(f.name))].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
     if (everywhere) {
       return merged;
     }
@@ -73,7 +75,13 @@ export class FlowLibraries implements FlowsService {
     const shared = stored.library === GLOBAL_LIBRARY;
     try {
       const document = parseFlow(stored.text, this.capabilities);
-      return { name: stored.name, description: document.description, parameters: document.parameters, urls: document.urls, shared };
+      return {
+        name: stored.name,
+        description: document.description,
+        parameters: document.parameters,
+        urls: document.urls,
+        shared,
+      };
     } catch (err) {
       return { name: stored.name, shared, problem: err instanceof Error ? err.message : 'unreadable' };
     }
@@ -81,7 +89,9 @@ export class FlowLibraries implements FlowsService {
 
   private async find(own: string | undefined, rawName: string): Promise<StoredFlow> {
     const name = checkFlowName(rawName);
-    const stored = (own && own !== GLOBAL_LIBRARY ? await this.store.get(own, name) : undefined) ?? (await this.store.get(GLOBAL_LIBRARY, name));
+    const stored =
+      (own && own !== GLOBAL_LIBRARY ? await this.store.get(own, name) : undefined) ??
+      (await this.store.get(GLOBAL_LIBRARY, name));
     if (!stored) {
       throw new NotFound(`No flow named ${name}; list_flows (everywhere: true) lists the flows you can run.`);
     }
@@ -89,7 +99,12 @@ export class FlowLibraries implements FlowsService {
   }
 
   private read(stored: StoredFlow): FlowRead {
-    const base = { name: stored.name, shared: stored.library === GLOBAL_LIBRARY, revision: stored.revision, text: stored.text };
+    const base = {
+      name: stored.name,
+      shared: stored.library === GLOBAL_LIBRARY,
+      revision: stored.revision,
+      text: stored.text,
+    };
     try {
       return { ...base, document: toPlain(parseFlow(stored.text, this.capabilities)) };
     } catch (err) {
@@ -104,12 +119,19 @@ export class FlowLibraries implements FlowsService {
       );
     }
     if (own === GLOBAL_LIBRARY) {
-      throw new Forbidden('"global" is the shared library, which agents cannot write; use a workspace with another name, or ask an operator.');
+      throw new Forbidden(
+        '"global" is the shared library, which agents cannot write; use a workspace with another name, or ask an operator.',
+      );
     }
     return own;
   }
 
-  private async save(own: string | undefined, rawName: string, source: string | Record<string, unknown>, ifMatch?: string) {
+  private async save(
+    own: string | undefined,
+    rawName: string,
+    source: string | Record<string, unknown>,
+    ifMatch?: string,
+  ) {
     const library = this.writable(own);
     const name = checkFlowName(rawName);
     const text = toYamlText(source);
@@ -134,18 +156,28 @@ export class FlowLibraries implements FlowsService {
     const deleted = await this.store.delete(library, name);
     this.listings.delete(library);
     if (!deleted) {
-      throw new NotFound(`No flow named ${name} in your library; list_flows shows what exists (global flows cannot be deleted by agents).`);
+      throw new NotFound(
+        `No flow named ${name} in your library; list_flows shows what exists (global flows cannot be deleted by agents).`,
+      );
     }
     return { deleted };
   }
 
-  private async run(own: string | undefined, rawName: string, given: Record<string, unknown>, verbose: boolean, toolbox: FlowToolbox) {
+  private async run(
+    own: string | undefined,
+    rawName: string,
+    given: Record<string, unknown>,
+    verbose: boolean,
+    toolbox: FlowToolbox,
+  ) {
     const stored = await this.find(own, rawName);
     let document: FlowDocument;
     try {
       document = parseFlow(stored.text, this.capabilities);
     } catch (err) {
-      throw new BadRequest(`Flow ${stored.name} cannot run: ${err instanceof Error ? err.message : 'it is unreadable'} Fix it with save_flow.`);
+      throw new BadRequest(
+        `Flow ${stored.name} cannot run: ${err instanceof Error ? err.message : 'it is unreadable'} Fix it with save_flow.`,
+      );
     }
     const params = prepareParams(document.parameters, given);
     const report = await runFlow({

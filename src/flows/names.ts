@@ -7,7 +7,9 @@ export const STDIO_LIBRARY = '_stdio';
 /** Flow names follow the workspace-name rule, validated and never slugged. */
 export function checkFlowName(name: string): string {
   if (!workspaceName.safeParse(name).success) {
-    throw new BadRequest(`Invalid flow name "${name.slice(0, 80)}": ${WORKSPACE_NAME_RULE.replace('A workspace name', 'a flow name')}.`);
+    throw new BadRequest(
+      `Invalid flow name "${name.slice(0, 80)}": ${WORKSPACE_NAME_RULE.replace('A workspace name', 'a flow name')}.`,
+    );
   }
   if (name === 'schema') {
     throw new BadRequest('"schema" is reserved (GET /flows/schema is the document schema); choose another flow name.');

@@ -13,20 +13,31 @@ export const COMPILED_SCHEMAS_KEPT = 64;
  * with each one), RE2 matches in time linear in the text. Its syntax lacks lookaround and
  * backreferences, the constructs that need backtracking; a pattern using them is refused at save.
  */
-const linearRegExp: RegExpEngine = Object.assign((pattern: string) => RE2JS.compile(re2Syntax(pattern)), { code: 'RE2JS.compile' });
+const linearRegExp: RegExpEngine = Object.assign((pattern: string) => RE2JS.compile(re2Syntax(pattern)), {
+  code: 'RE2JS.compile',
+});
 
 /**
  * JSON Schema patterns are ECMA-262, where a code point is written `\u00e9` or `\u{1F600}`; RE2
  * writes both `\x{…}`. Everything else is passed through, escapes included.
  */
 export function re2Syntax(pattern: string): string {
-  return pattern.replace(/\\(?:u([0-9A-Fa-f]{4})|u\{([0-9A-Fa-f]{1,6})\}|[^])/g, (escape, four?: string, braced?: string) => {
-    const hex = four ?? braced;
-    return hex === undefined ? escape : `\\x{${hex}}`;
-  });
+  return pattern.replace(
+    /\\(?:u([0-9A-Fa-f]{4})|u\{([0-9A-Fa-f]{1,6})\}|[^])/g,
+    (escape, four?: string, braced?: string) => {
+      const hex = four ?? braced;
+      return hex === undefined ? escape : `\\x{${hex}}`;
+    },
+  );
 }
 
-const options = { allErrors: false, strict: false, useDefaults: true, logger: false, code: { regExp: linearRegExp } } as const;
+const options = {
+  allErrors: false,
+  strict: false,
+  useDefaults: true,
+  logger: false,
+  code: { regExp: linearRegExp },
+} as const;
 
 /** Only ever checks schemas against the meta-schema: nothing is compiled into it, so it never grows. */
 const metaChecker = new Ajv2020(options);
@@ -42,7 +53,9 @@ const compiled = new Map<string, ValidateFunction>();
 export function checkParameterSchema(parameters: Record<string, unknown>): void {
   if (!metaChecker.validateSchema(parameters)) {
     const error = metaChecker.errors?.[0];
-    throw new BadRequest(`Invalid flow: parameters is not a valid JSON Schema (${error?.instancePath || '/'} ${error?.message ?? ''}).`);
+    throw new BadRequest(
+      `Invalid flow: parameters is not a valid JSON Schema (${error?.instancePath || '/'} ${error?.message ?? ''}).`,
+    );
   }
 }
 
@@ -76,7 +89,9 @@ function compile(parameters: Record<string, unknown>): ValidateFunction {
         `Invalid flow: parameters has a pattern RE2 cannot run (${err.message}); patterns here match in linear time, without lookaround or backreferences: rewrite it without them.`,
       );
     }
-    throw new BadRequest(`Invalid flow: parameters cannot be compiled (${err instanceof Error ? err.message.split('\n')[0] : 'unknown'}); fix the schema.`);
+    throw new BadRequest(
+      `Invalid flow: parameters cannot be compiled (${err instanceof Error ? err.message.split('\n')[0] : 'unknown'}); fix the schema.`,
+    );
   }
 }
 

@@ -4,7 +4,11 @@ import type { FlowDocument } from './document.js';
 import { MAX_REPORT_BYTES } from '../limits.js';
 import { substitute } from './references.js';
 
-export type StepCall = (tool: string, args: Record<string, unknown>, step: Required<CallContext>) => Promise<Record<string, unknown>>;
+export type StepCall = (
+  tool: string,
+  args: Record<string, unknown>,
+  step: Required<CallContext>,
+) => Promise<Record<string, unknown>>;
 
 export interface StepReport {
   n: number;
@@ -51,7 +55,13 @@ export interface RunOptions {
 export async function runFlow(options: RunOptions): Promise<RunReport> {
   const { document, verbose } = options;
   const deadline = Date.now() + options.timeoutMs;
-  const report: RunReport = { flow: options.name, status: 'ok', steps_run: 0, steps_total: document.steps.length, steps: [] };
+  const report: RunReport = {
+    flow: options.name,
+    status: 'ok',
+    steps_run: 0,
+    steps_total: document.steps.length,
+    steps: [],
+  };
   const returned: Record<string, Record<string, unknown>> = {};
   let last: Record<string, unknown> | undefined;
   // 200 steps each answering a megabyte would be a 200 MB report, held in memory and read by a model.
@@ -82,7 +92,14 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
       const name = step.id ?? `step${n}`;
       const copies = (verbose ? 1 : 0) + (step.return ? 1 : 0);
       const shown = copies > 0 && keep(name, result, copies);
-      report.steps.push({ n, id, tool: step.tool, ok: true, summary: summarise(step.tool, args, result), ...(verbose && shown ? { result } : {}) });
+      report.steps.push({
+        n,
+        id,
+        tool: step.tool,
+        ok: true,
+        summary: summarise(step.tool, args, result),
+        ...(verbose && shown ? { result } : {}),
+      });
       if (step.return && shown) {
         returned[name] = result;
       }
@@ -121,7 +138,9 @@ async function endPage(options: RunOptions, last: Record<string, unknown> | unde
 }
 
 function pageOf(result: Record<string, unknown> | undefined): { url: string; title: string } | undefined {
-  return typeof result?.url === 'string' && typeof result.title === 'string' ? { url: result.url, title: result.title } : undefined;
+  return typeof result?.url === 'string' && typeof result.title === 'string'
+    ? { url: result.url, title: result.title }
+    : undefined;
 }
 
 class TimedOutRun extends TimedOut {}
@@ -154,7 +173,7 @@ function withoutImages(result: Record<string, unknown>): Record<string, unknown>
 }
 
 function summarise(tool: string, args: Record<string, unknown>, result: Record<string, unknown>): string {
-  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+  const text = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
   const short = (value: unknown) => {
     const s = text(value);
     return s.length > 80 ? `${s.slice(0, 80)}…` : s;
@@ -163,7 +182,11 @@ function summarise(tool: string, args: Record<string, unknown>, result: Record<s
     case 'navigate': {
       // A step whose page went unread names the address it was sent to; the run's url is read.
       const where = result.url ?? args.url;
-      return where !== undefined ? `went to ${text(where)}` : args.action === 'refresh' ? 'refreshed' : `went ${text(args.action)}`;
+      return where !== undefined
+        ? `went to ${text(where)}`
+        : args.action === 'refresh'
+          ? 'refreshed'
+          : `went ${text(args.action)}`;
     }
     case 'write':
       return result.secret ? `typed secret ${text(result.secret)}` : 'typed';
@@ -172,6 +195,8 @@ function summarise(tool: string, args: Record<string, unknown>, result: Record<s
     case 'assert':
       return 'passed';
     default:
-      return short(result.done ?? result.pressed ?? result.message ?? result.uploaded ?? result.frame ?? result.result ?? 'done');
+      return short(
+        result.done ?? result.pressed ?? result.message ?? result.uploaded ?? result.frame ?? result.result ?? 'done',
+      );
   }
 }

@@ -69,7 +69,12 @@ export class DirectoryFlowStore implements FlowStore {
     }
   }
 
-  async put(library: string, name: string, text: string, ifMatch?: string): Promise<{ flow: StoredFlow; created: boolean }> {
+  async put(
+    library: string,
+    name: string,
+    text: string,
+    ifMatch?: string,
+  ): Promise<{ flow: StoredFlow; created: boolean }> {
     const existing = await this.get(library, name);
     if (ifMatch !== undefined && existing?.revision !== ifMatch) {
       throw new Conflict(

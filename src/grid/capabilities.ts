@@ -23,7 +23,11 @@ const CHROME_ARGS = [
  * off. Page dialogs are the exception a caller must see: "ignore" keeps the next command
  * from silently dismissing them.
  */
-export function browserCapabilities(kind: BrowserKind, window: WindowSize, options: { sandbox?: boolean } = {}): Record<string, unknown> {
+export function browserCapabilities(
+  kind: BrowserKind,
+  window: WindowSize,
+  options: { sandbox?: boolean } = {},
+): Record<string, unknown> {
   const common = {
     'se:downloadsEnabled': true,
     unhandledPromptBehavior: 'ignore',
@@ -51,7 +55,11 @@ export function browserCapabilities(kind: BrowserKind, window: WindowSize, optio
     'goog:chromeOptions': {
       // Chromium's sandbox is what keeps a compromised renderer off the node's files; only a node
       // that runs Chromium as root (or without user namespaces) needs it off.
-      args: [...CHROME_ARGS, ...(options.sandbox === false ? ['--no-sandbox'] : []), `--window-size=${window.width},${window.height}`],
+      args: [
+        ...CHROME_ARGS,
+        ...(options.sandbox === false ? ['--no-sandbox'] : []),
+        `--window-size=${window.width},${window.height}`,
+      ],
       prefs: {
         credentials_enable_service: false,
         'profile.password_manager_leak_detection': false,

@@ -87,6 +87,8 @@ export class GridDownloads {
     if (response.status === 404 || (await this.endedJustNow(gridId, text))) {
       throw new BrowserGone(); // the Grid no longer knows the session: ended or reaped
     }
-    throw new GridUnavailable(`The Grid refused to ${doing} (HTTP ${response.status}); check that the node allows managed downloads, then retry.`);
+    throw new GridUnavailable(
+      `The Grid refused to ${doing} (HTTP ${response.status}); check that the node allows managed downloads, then retry.`,
+    );
   }
 }

@@ -80,20 +80,28 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
   try {
     const workDir = await gridWorkDir('grid', launch.account);
     const configPath = join(workDir, 'grid.toml');
-    const config = gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account)) + routerToml(launch.credentials);
+    const config =
+      gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account)) +
+      routerToml(launch.credentials);
     await writePrivate(configPath, config, launch.account);
-    supervised = await superviseJava(launch, workDir, [
-      'standalone',
-      '--config',
-      configPath,
-      // Without --host the Grid binds and advertises a non-loopback address.
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--session-timeout',
-      String(options.sessionTimeoutSeconds ?? 300),
-    ], '-Xmx256m', launch.firewallTable);
+    supervised = await superviseJava(
+      launch,
+      workDir,
+      [
+        'standalone',
+        '--config',
+        configPath,
+        // Without --host the Grid binds and advertises a non-loopback address.
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--session-timeout',
+        String(options.sessionTimeoutSeconds ?? 300),
+      ],
+      '-Xmx256m',
+      launch.firewallTable,
+    );
     await waitUntilReady(url, supervised, launch.log);
   } catch (error) {
     await supervised?.stop();
@@ -143,13 +151,36 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     const hubDir = await gridWorkDir('hub', launch.account);
     const hubConfig = join(hubDir, 'hub.toml');
     await writePrivate(hubConfig, routerToml(launch.credentials), launch.account);
-    const hubArgs = ['hub', '--config', hubConfig, '--host', '127.0.0.1', '--port', String(hubPort), ...eventBus, ...registration];
+    const hubArgs = [
+      'hub',
+      '--config',
+      hubConfig,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(hubPort),
+      ...eventBus,
+      ...registration,
+    ];
     processes.push(await superviseJava(launch, hubDir, hubArgs, '-Xmx256m', launch.firewallTable));
     for (let i = 0; i < nodes; i += 1) {
       const workDir = await gridWorkDir(`node${i + 1}`, launch.account);
       const configPath = join(workDir, 'node.toml');
-      await writeFile(configPath, gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account), address));
-      const args = ['node', '--config', configPath, '--host', '127.0.0.1', '--port', String(await freePort()), ...eventBus, ...registration];
+      await writeFile(
+        configPath,
+        gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account), address),
+      );
+      const args = [
+        'node',
+        '--config',
+        configPath,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(await freePort()),
+        ...eventBus,
+        ...registration,
+      ];
       args.push('--session-timeout', String(options.sessionTimeoutSeconds ?? 300));
       processes.push(await superviseJava(launch, workDir, args, '-Xmx192m', undefined));
     }
@@ -209,7 +240,17 @@ async function gridAccount(): Promise<GridAccount> {
     await run('groupadd', ['--system', BROWSER_GROUP]);
   }
   if ((await lookup('passwd', GRID_USER)) === undefined) {
-    await run('useradd', ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--groups', BROWSER_GROUP, GRID_USER]);
+    await run('useradd', [
+      '--system',
+      '--no-create-home',
+      '--home-dir',
+      '/nonexistent',
+      '--shell',
+      '/usr/sbin/nologin',
+      '--groups',
+      BROWSER_GROUP,
+      GRID_USER,
+    ]);
   }
   const members = (await lookup('group', BROWSER_GROUP))?.[3]?.split(',') ?? [];
   if (!members.includes(GRID_USER)) {
@@ -295,7 +336,12 @@ function runWithInput(command: string, args: string[], input: string): Promise<v
 
 function firstLine(error: unknown): string {
   const stderr = (error as { stderr?: unknown }).stderr;
-  const text = typeof stderr === 'string' && stderr.trim() !== '' ? stderr : error instanceof Error ? error.message : String(error);
+  const text =
+    typeof stderr === 'string' && stderr.trim() !== ''
+      ? stderr
+      : error instanceof Error
+        ? error.message
+        : String(error);
   return text.trim().split('\n')[0] ?? '';
 }
 
@@ -354,20 +400,36 @@ async function readableJar(launch: Launch, workDir: string): Promise<string> {
 
 async function readableBy(account: GridAccount, path: string): Promise<boolean> {
   try {
-    await run('setpriv', ['--reuid', String(account.uid), '--regid', String(account.gid), '--clear-groups', 'test', '-r', path]);
+    await run('setpriv', [
+      '--reuid',
+      String(account.uid),
+      '--regid',
+      String(account.gid),
+      '--clear-groups',
+      'test',
+      '-r',
+      path,
+    ]);
     return true;
   } catch {
     return false;
   }
 }
 
-async function waitUntilNodesReady(url: string, nodes: number, processes: SupervisedProcess[], log: RecentLines): Promise<void> {
+async function waitUntilNodesReady(
+  url: string,
+  nodes: number,
+  processes: SupervisedProcess[],
+  log: RecentLines,
+): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const ended = processes.find((p) => hasExited(p.child));
     if (ended) {
       await outputDrained(ended.child);
-      throw new Error(`A process of the embedded hub-and-node Grid exited before it was ready (${exitDescription(ended.child)}).\n${log.text()}`);
+      throw new Error(
+        `A process of the embedded hub-and-node Grid exited before it was ready (${exitDescription(ended.child)}).\n${log.text()}`,
+      );
     }
     if ((await upNodes(url)) >= nodes) {
       return;
@@ -472,7 +534,13 @@ process.stdin.resume();
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(name, end);
 `;
 
-async function superviseJava(launch: Launch, workDir: string, args: string[], heap: string, firewallTable: string | undefined): Promise<SupervisedProcess> {
+async function superviseJava(
+  launch: Launch,
+  workDir: string,
+  args: string[],
+  heap: string,
+  firewallTable: string | undefined,
+): Promise<SupervisedProcess> {
   const jarPath = await readableJar(launch, workDir);
   const spec = {
     command: launch.java,
@@ -527,9 +595,7 @@ async function waitUntilReady(url: string, supervised: SupervisedProcess, log: R
     }
     await delay(READY_POLL_MS);
   }
-  throw new Error(
-    `The embedded Selenium Grid was not ready within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`,
-  );
+  throw new Error(`The embedded Selenium Grid was not ready within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`);
 }
 
 async function isReady(url: string): Promise<boolean> {
@@ -637,7 +703,10 @@ async function assertSystemDependencies(jarPath: string, isRoot: boolean): Promi
     [await isExecutable(CHROMEDRIVER), { what: CHROMEDRIVER, debianPackage: 'chromium-driver' }],
   ];
   if (isRoot) {
-    checks.push([await isExecutable(SG), { what: SG, debianPackage: 'login' }], [await isExecutable(NFT), { what: NFT, debianPackage: 'nftables' }]);
+    checks.push(
+      [await isExecutable(SG), { what: SG, debianPackage: 'login' }],
+      [await isExecutable(NFT), { what: NFT, debianPackage: 'nftables' }],
+    );
   }
   const missing = checks.filter(([present]) => !present).map(([, m]) => m);
   if (missing.length > 0 || java === undefined) {

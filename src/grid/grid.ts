@@ -25,7 +25,14 @@ export interface SessionTimeouts {
   pageLoadMs: number;
 }
 
-const KEPT_CAPABILITIES = ['browserName', 'browserVersion', 'platformName', 'webSocketUrl', 'se:downloadsEnabled', 'se:cdp'];
+const KEPT_CAPABILITIES = [
+  'browserName',
+  'browserVersion',
+  'platformName',
+  'webSocketUrl',
+  'se:downloadsEnabled',
+  'se:cdp',
+];
 
 /**
  * The Selenium Grid, as the server sees it: open, attach to, and end browsers. Attaching is
@@ -54,8 +61,14 @@ export class Grid {
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
     await this.checkOffers(kind);
     const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
-    const caps = new Capabilities({ ...browserCapabilities(kind, window, { sandbox: this.sandbox }), ...(timeouts ? { timeouts } : {}) });
-    const driver = await gridCall(() => WebDriver.createSession(this.executor, caps) as unknown as Promise<WebDriver>, true);
+    const caps = new Capabilities({
+      ...browserCapabilities(kind, window, { sandbox: this.sandbox }),
+      ...(timeouts ? { timeouts } : {}),
+    });
+    const driver = await gridCall(
+      () => WebDriver.createSession(this.executor, caps) as unknown as Promise<WebDriver>,
+      true,
+    );
     const session = await driver.getSession();
     const answered = session.getCapabilities();
     const kept: Record<string, unknown> = {};
@@ -76,14 +89,18 @@ export class Grid {
     const offered = await this.offeredBrowsers().catch(() => undefined);
     if (offered && offered.size > 0 && !offered.has(kind)) {
       const names = [...offered].sort().join(', ');
-      throw new BadRequest(`This Grid has no ${kind} browser (it offers: ${names}); pass browser: "${[...offered].sort()[0] ?? 'chrome'}", or add a ${kind} node to the Grid.`);
+      throw new BadRequest(
+        `This Grid has no ${kind} browser (it offers: ${names}); pass browser: "${[...offered].sort()[0] ?? 'chrome'}", or add a ${kind} node to the Grid.`,
+      );
     }
   }
 
   /** The browser names the Grid's nodes that are up offer (their slots' stereotypes). */
   async offeredBrowsers(): Promise<Set<string>> {
     const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
-    const body = (await response.json()) as { value?: { nodes?: { availability?: string; slots?: { stereotype?: { browserName?: unknown } }[] }[] } };
+    const body = (await response.json()) as {
+      value?: { nodes?: { availability?: string; slots?: { stereotype?: { browserName?: unknown } }[] }[] };
+    };
     const names = new Set<string>();
     for (const node of body.value?.nodes ?? []) {
       if (node.availability !== undefined && node.availability !== 'UP') {
@@ -145,7 +162,9 @@ export async function gridFetch(url: string, init: RequestInit): Promise<Respons
   try {
     return await fetch(address, { ...init, headers, signal: AbortSignal.timeout(30_000) });
   } catch {
-    throw new GridUnavailable('The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.');
+    throw new GridUnavailable(
+      'The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.',
+    );
   }
 }
 
@@ -200,10 +219,14 @@ export function translateGridError(err: unknown, opening = false): unknown {
     );
   }
   if (isUnreachable(err)) {
-    return new GridUnavailable('The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.');
+    return new GridUnavailable(
+      'The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.',
+    );
   }
   if (opening && err instanceof wdError.WebDriverError) {
-    return new GridUnavailable(`The Grid refused to start a browser (${err.name}); check the Grid's nodes, then retry.`);
+    return new GridUnavailable(
+      `The Grid refused to start a browser (${err.name}); check the Grid's nodes, then retry.`,
+    );
   }
   return err;
 }
@@ -212,11 +235,17 @@ export function translateGridError(err: unknown, opening = false): unknown {
  * What the Grid knows about a browser it runs, for a caller that holds only its id
  * (stateless mode). Undefined when the Grid does not know the id.
  */
-export async function sessionCapabilities(gridUrl: string, gridId: string): Promise<Record<string, unknown> | undefined> {
+export async function sessionCapabilities(
+  gridUrl: string,
+  gridId: string,
+): Promise<Record<string, unknown> | undefined> {
   const response = await gridFetch(`${gridUrl}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: JSON.stringify({ query: 'query ($id: String!) { session(id: $id) { capabilities } }', variables: { id: gridId } }),
+    body: JSON.stringify({
+      query: 'query ($id: String!) { session(id: $id) { capabilities } }',
+      variables: { id: gridId },
+    }),
   });
   if (!response.ok) {
     return undefined;
@@ -227,6 +256,8 @@ export async function sessionCapabilities(gridUrl: string, gridId: string): Prom
     return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
   } catch {
     // Not the Grid's GraphQL answer: something else (a proxy's error page) answers at GRID_URL.
-    throw new GridUnavailable('The Grid did not answer its session lookup in JSON; check that GRID_URL points at the Grid itself, then retry.');
+    throw new GridUnavailable(
+      'The Grid did not answer its session lookup in JSON; check that GRID_URL points at the Grid itself, then retry.',
+    );
   }
 }

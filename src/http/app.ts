@@ -56,7 +56,10 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   app.setErrorHandler((err, _request, reply) => sendError(reply, fromFastifyError(err, options.maxBodyBytes), app));
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({
-      error: { code: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}; see ${options.routePrefix ?? ''}/openapi.json for the routes.` },
+      error: {
+        code: 'not_found',
+        message: `No route ${request.method} ${request.url.split('?')[0]}; see ${options.routePrefix ?? ''}/openapi.json for the routes.`,
+      },
     }),
   );
   app.decorateRequest('principal', undefined);
@@ -68,7 +71,9 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     if (access === 'admin') {
       const adminToken = options.adminToken ?? options.authToken;
       if (!adminToken) {
-        throw new Forbidden('The admin API is closed because no admin token is set; set ADMIN_TOKEN (or MCP_AUTH_TOKEN, which it defaults to) and send it as Authorization: Bearer <token>.');
+        throw new Forbidden(
+          'The admin API is closed because no admin token is set; set ADMIN_TOKEN (or MCP_AUTH_TOKEN, which it defaults to) and send it as Authorization: Bearer <token>.',
+        );
       }
       checkBearer(request, adminToken, 'Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
     } else if (access === 'bearer') {
@@ -76,15 +81,21 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
       const header = request.headers.authorization ?? '';
       const principal = options.tokens.principalOf(header.startsWith('Bearer ') ? header.slice(7) : undefined);
       if (!principal) {
-        throw new Unauthorized('Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN, or a token of TOKENS_FILE>.');
+        throw new Unauthorized(
+          'Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN, or a token of TOKENS_FILE>.',
+        );
       }
       request.principal = principal;
     }
   });
   // A flow document may be PUT as YAML text, the form people write it in.
-  app.addContentTypeParser(['application/yaml', 'text/yaml', 'application/x-yaml', 'text/plain'], { parseAs: 'string' }, (_request, body, done) => {
-    done(null, body);
-  });
+  app.addContentTypeParser(
+    ['application/yaml', 'text/yaml', 'application/x-yaml', 'text/plain'],
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      done(null, body);
+    },
+  );
 
   // Rendered on first request, not at boot: the YAML alone costs half a second of cold start.
   let json: Record<string, unknown> | undefined;
@@ -130,7 +141,10 @@ function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: App
 /** A tool's arguments from an HTTP request, as its rendering in the table says. */
 function httpArguments(http: HttpRendering, request: FastifyRequest): unknown {
   const fromPath = request.params as Record<string, string>;
-  const ifMatch = http.ifMatchArgument && request.headers['if-match'] ? { [http.ifMatchArgument]: request.headers['if-match'].replace(/^"|"$/g, '') } : {};
+  const ifMatch =
+    http.ifMatchArgument && request.headers['if-match']
+      ? { [http.ifMatchArgument]: request.headers['if-match'].replace(/^"|"$/g, '') }
+      : {};
   if (http.method === 'GET' || http.method === 'DELETE') {
     return { ...queryArguments(request.query as Record<string, string>), ...fromPath, ...ifMatch };
   }
@@ -145,7 +159,9 @@ function httpArguments(http: HttpRendering, request: FastifyRequest): unknown {
 
 /** Query strings are text: "true"/"false" become booleans so the tool's schema sees its types. */
 function queryArguments(query: Record<string, string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v === 'true' ? true : v === 'false' ? false : v]));
+  return Object.fromEntries(
+    Object.entries(query).map(([k, v]) => [k, v === 'true' ? true : v === 'false' ? false : v]),
+  );
 }
 
 function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
@@ -160,7 +176,12 @@ function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions):
     // Resolved before the SDK takes the socket, so a bad or forbidden workspace is a plain 4xx.
     const caller = callerOfNodeRequest(request);
     // The SDK hands authInfo through to the server factory untouched; the token itself stays here.
-    (request.raw as { auth?: AuthInfo }).auth = { token: '', clientId: caller.owner ?? '', scopes: [], extra: { caller } };
+    (request.raw as { auth?: AuthInfo }).auth = {
+      token: '',
+      clientId: caller.owner ?? '',
+      scopes: [],
+      extra: { caller },
+    };
     reply.hijack();
     await node(request.raw, reply.raw, request.body);
   };
@@ -201,11 +222,7 @@ function abandonment(reply: FastifyReply): AbortSignal {
   return abort.signal;
 }
 
-function checkBearer(
-  request: FastifyRequest,
-  token: string,
-  refusal: string,
-): void {
+function checkBearer(request: FastifyRequest, token: string, refusal: string): void {
   const header = request.headers.authorization ?? '';
   const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
   const expected = Buffer.from(token);
@@ -228,13 +245,19 @@ function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
   if (code === 'FST_ERR_BAD_URL') {
     return new BadRequest('The URL has a malformed %-escape; percent-encode names in the path (encodeURIComponent).');
   }
-  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
+  if (
+    code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    err instanceof SyntaxError
+  ) {
     return new BadRequest('The body is not valid JSON; send the arguments as a JSON object.');
   }
   // Any other request Fastify itself refuses is the caller's to fix, never a 500.
   const status = (err as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500 && !(err instanceof SeleniumFlowError)) {
-    return new BadRequest(`The request was refused (HTTP ${status}); check the method, headers and body against /openapi.json.`);
+    return new BadRequest(
+      `The request was refused (HTTP ${status}); check the method, headers and body against /openapi.json.`,
+    );
   }
   return err;
 }
@@ -247,7 +270,11 @@ function refuseMalformedRequest(err: { code?: string }, socket: Socket): void {
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const body = JSON.stringify({
     error: tooLarge
-      ? { code: 'payload_too_large', message: 'The request line or headers are too large; send a shorter URL (arguments go in the body) and fewer headers.' }
+      ? {
+          code: 'payload_too_large',
+          message:
+            'The request line or headers are too large; send a shorter URL (arguments go in the body) and fewer headers.',
+        }
       : { code: 'bad_request', message: 'The request is not valid HTTP; check the request line and headers.' },
   });
   socket.end(

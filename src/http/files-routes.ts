@@ -69,7 +69,12 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     answers: { json: jsonSchemaOf(keepFile.output, 'output') },
     handler: async (request, _reply, { deps }) => {
       const caller = callerOfRequest(request);
-      return callTool(deps, keepFile, { uri: uriOf(keptFolder(param(request, 'folder')), param(request, 'name')) }, caller);
+      return callTool(
+        deps,
+        keepFile,
+        { uri: uriOf(keptFolder(param(request, 'folder')), param(request, 'name')) },
+        caller,
+      );
     },
   },
   {
@@ -82,7 +87,13 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     query: { exp: 'the expiry, Unix seconds', sig: 'the HMAC of the path and the expiry' },
     handler: async (request, reply, { deps }) => {
       const query = request.query as Record<string, unknown>;
-      const file = await deps.files.readSigned(param(request, 'section'), param(request, 'workspace'), param(request, 'name'), query.exp, query.sig);
+      const file = await deps.files.readSigned(
+        param(request, 'section'),
+        param(request, 'workspace'),
+        param(request, 'name'),
+        query.exp,
+        query.sig,
+      );
       return sendFile(reply, file);
     },
   },
@@ -112,7 +123,8 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'DELETE',
     path: `${ADMIN_BASE}/{name}`,
     summary: "Delete one file of a workspace's Files",
-    handler: async (request, _reply, { deps }) => deps.files.deleteFile(param(request, 'workspace'), param(request, 'name')),
+    handler: async (request, _reply, { deps }) =>
+      deps.files.deleteFile(param(request, 'workspace'), param(request, 'name')),
   },
   {
     ...admin,

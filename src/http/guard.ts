@@ -17,8 +17,16 @@ export class RequestGuard {
 
   constructor(config: GuardConfig) {
     const publicUrl = config.publicUrl ? new URL(config.publicUrl) : undefined;
-    this.hosts = [...loopbackHosts, bare(config.host.toLowerCase()), ...(publicUrl ? [bare(publicUrl.hostname)] : []), ...config.allowedHosts.map(bare)];
-    this.origins = new Set([...(publicUrl ? [publicUrl.origin] : []), ...config.allowedOrigins.map((o) => o.toLowerCase())]);
+    this.hosts = [
+      ...loopbackHosts,
+      bare(config.host.toLowerCase()),
+      ...(publicUrl ? [bare(publicUrl.hostname)] : []),
+      ...config.allowedHosts.map(bare),
+    ];
+    this.origins = new Set([
+      ...(publicUrl ? [publicUrl.origin] : []),
+      ...config.allowedOrigins.map((o) => o.toLowerCase()),
+    ]);
   }
 
   /** Throws a 403 naming the setting that would let this request in. `anyHost`: probes, addressed by IP. */
@@ -49,7 +57,11 @@ export class RequestGuard {
       return false; // "null" (sandboxed frames, file:) and anything unparsable
     }
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-    return url.protocol === 'http:' && port === localPort && this.hosts.slice(0, loopbackHosts.size + 1).includes(bare(url.hostname));
+    return (
+      url.protocol === 'http:' &&
+      port === localPort &&
+      this.hosts.slice(0, loopbackHosts.size + 1).includes(bare(url.hostname))
+    );
   }
 }
 

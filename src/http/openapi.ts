@@ -13,7 +13,10 @@ const ERROR_SCHEMA = {
     error: {
       type: 'object',
       required: ['code', 'message'],
-      properties: { code: { type: 'string' }, message: { type: 'string', description: 'what went wrong, and the fix' } },
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string', description: 'what went wrong, and the fix' },
+      },
     },
   },
 };
@@ -22,7 +25,8 @@ const WORKSPACE_HEADER = {
   name: 'X-Workspace',
   in: 'header',
   required: false,
-  description: 'Name your workspace to have the server remember its browser (saved mode); without it, pass session_id (stateless mode).',
+  description:
+    'Name your workspace to have the server remember its browser (saved mode); without it, pass session_id (stateless mode).',
   schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
 };
 
@@ -44,12 +48,25 @@ function operationOf(capability: Capability): Record<string, unknown> {
   const properties = (input.properties ?? {}) as Record<string, unknown>;
   const inPath = pathParameterNames(capability.http.path);
   const { method, bodyArgument, ifMatchArgument } = capability.http;
-  const inQuery = method === 'GET' || method === 'DELETE' ? Object.keys(properties).filter((p) => !inPath.includes(p) && p !== ifMatchArgument) : [];
+  const inQuery =
+    method === 'GET' || method === 'DELETE'
+      ? Object.keys(properties).filter((p) => !inPath.includes(p) && p !== ifMatchArgument)
+      : [];
   const parameters = [
     WORKSPACE_HEADER,
     ...inPath.map((name) => ({ name, in: 'path', required: true, schema: properties[name] })),
     ...inQuery.map((name) => ({ name, in: 'query', required: false, schema: properties[name] })),
-    ...(ifMatchArgument ? [{ name: 'If-Match', in: 'header', required: false, description: 'the revision you read; a stale one is a 409', schema: { type: 'string' } }] : []),
+    ...(ifMatchArgument
+      ? [
+          {
+            name: 'If-Match',
+            in: 'header',
+            required: false,
+            description: 'the revision you read; a stale one is a 409',
+            schema: { type: 'string' },
+          },
+        ]
+      : []),
   ];
   const operation: Record<string, unknown> = {
     operationId: capability.name,
@@ -59,13 +76,19 @@ function operationOf(capability: Capability): Record<string, unknown> {
     tags: [capability.browser === 'none' ? 'workspace' : 'browser'],
     parameters,
     responses: {
-      '200': { description: 'the result', content: { 'application/json': { schema: jsonSchemaOf(capability.output, 'output') } } },
+      '200': {
+        description: 'the result',
+        content: { 'application/json': { schema: jsonSchemaOf(capability.output, 'output') } },
+      },
       ...errorResponses(),
     },
   };
   if (bodyArgument) {
     const schema = properties[bodyArgument];
-    operation.requestBody = { required: true, content: { 'application/json': { schema }, 'application/yaml': { schema } } };
+    operation.requestBody = {
+      required: true,
+      content: { 'application/json': { schema }, 'application/yaml': { schema } },
+    };
   } else if (method === 'POST') {
     operation.requestBody = { required: true, content: { 'application/json': { schema: input } } };
   }
@@ -91,7 +114,9 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
 
 /** `GET /files/{name}` → `getFilesName`: unique, since method and path are. */
 function operationIdOf(route: PlainRoute): string {
-  const words = route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
+  const words = route.path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
   return `${route.method.toLowerCase()}${words}`;
 }
 
@@ -106,7 +131,13 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
     parameters: [
       ...(route.tag === 'files' && route.access === 'bearer' ? [WORKSPACE_HEADER] : []),
       ...inPath.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: 'query', required: true, description, schema: { type: 'string' } })),
+      ...Object.entries(route.query ?? {}).map(([name, description]) => ({
+        name,
+        in: 'query',
+        required: true,
+        description,
+        schema: { type: 'string' },
+      })),
     ],
     responses: { '200': { description: 'the result', content: answerOf(route.answers) }, ...errorResponses() },
   };
@@ -116,7 +147,10 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
 export function openApiDocument(version: string, routePrefix?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const capability of CAPABILITIES) {
-    paths[capability.http.path] = { ...paths[capability.http.path], [capability.http.method.toLowerCase()]: operationOf(capability) };
+    paths[capability.http.path] = {
+      ...paths[capability.http.path],
+      [capability.http.method.toLowerCase()]: operationOf(capability),
+    };
   }
   for (const route of PLAIN_ROUTES) {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: routeOperation(route) };
@@ -129,7 +163,9 @@ export function openApiDocument(version: string, routePrefix?: string): Record<s
       description:
         'Drive real browsers on a Selenium Grid. An operation with x-mcp-tool is also the MCP tool of that name; the others are health checks, this description, the workspace file tree, signed links and the admin API.',
     },
-    ...(routePrefix ? { servers: [{ url: routePrefix, description: 'ROUTE_PREFIX: every path below is served under it' }] } : {}),
+    ...(routePrefix
+      ? { servers: [{ url: routePrefix, description: 'ROUTE_PREFIX: every path below is served under it' }] }
+      : {}),
     security: [{ bearer: [] }],
     paths,
     components: {

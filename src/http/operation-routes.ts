@@ -12,15 +12,32 @@ let flowSchema: Record<string, unknown> | undefined;
 
 /** Health checks for supervisors and load balancers; with ROUTE_PREFIX they also answer at the root. */
 export const PROBE_ROUTES: readonly PlainRoute[] = [
-  { ...probe, method: 'GET', path: '/health', summary: 'The process answers (liveness)', answers: OK, handler: async () => ({ status: 'ok' }) },
-  { ...probe, method: 'GET', path: '/started', summary: 'The server has started', answers: OK, handler: async () => ({ status: 'ok' }) },
+  {
+    ...probe,
+    method: 'GET',
+    path: '/health',
+    summary: 'The process answers (liveness)',
+    answers: OK,
+    handler: async () => ({ status: 'ok' }),
+  },
+  {
+    ...probe,
+    method: 'GET',
+    path: '/started',
+    summary: 'The server has started',
+    answers: OK,
+    handler: async () => ({ status: 'ok' }),
+  },
   {
     ...probe,
     method: 'GET',
     path: '/ready',
     summary: 'The Grid and the workspace store answer (otherwise 503, saying which does not)',
     answers: {
-      json: { type: 'object', properties: { status: { enum: ['ok', 'unavailable'] }, grid: { type: 'boolean' }, store: { type: 'boolean' } } },
+      json: {
+        type: 'object',
+        properties: { status: { enum: ['ok', 'unavailable'] }, grid: { type: 'boolean' }, store: { type: 'boolean' } },
+      },
     },
     handler: async (_request, reply, { ready }) => {
       const parts = await ready();
@@ -47,7 +64,14 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
 /** The probes, and the descriptions of the API. */
 export const OPERATION_ROUTES: readonly PlainRoute[] = [
   ...PROBE_ROUTES,
-  { ...open, method: 'GET', path: '/openapi.json', summary: 'This document, as JSON', answers: ANY_OBJECT, handler: async (_request, _reply, { openApiJson }) => openApiJson() },
+  {
+    ...open,
+    method: 'GET',
+    path: '/openapi.json',
+    summary: 'This document, as JSON',
+    answers: ANY_OBJECT,
+    handler: async (_request, _reply, { openApiJson }) => openApiJson(),
+  },
   {
     ...open,
     method: 'GET',

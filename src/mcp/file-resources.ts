@@ -5,7 +5,12 @@ import { FILES_URI, FOLDER_URI } from '../files/uris.js';
 import type { Caller } from '../workspace/caller.js';
 import type { ResourceContent, ResourceDefinition } from './resources.js';
 
-const listing = async (deps: CallDeps, caller: Caller, uri: string, args: Record<string, unknown>): Promise<ResourceContent[]> => [
+const listing = async (
+  deps: CallDeps,
+  caller: Caller,
+  uri: string,
+  args: Record<string, unknown>,
+): Promise<ResourceContent[]> => [
   { uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, workspaceFiles, args, caller)) },
 ];
 
@@ -34,7 +39,8 @@ export const FILE_RESOURCES: ResourceDefinition[] = [
     uri: FILES_URI,
     name: 'files',
     title: 'Files',
-    description: 'The workspace’s Files (prints and kept files; they stay until a person deletes them) and its two folders, screenshots and downloads.',
+    description:
+      'The workspace’s Files (prints and kept files; they stay until a person deletes them) and its two folders, screenshots and downloads.',
     mimeType: 'application/json',
     read: (deps, caller, uri) => listing(deps, caller, uri, {}),
   },
@@ -50,7 +56,8 @@ export const FILE_RESOURCES: ResourceDefinition[] = [
     uri: FOLDER_URI.downloads,
     name: 'downloads',
     title: 'Downloads',
-    description: 'What the browser downloaded, newest first, while it lives; keep_file one to copy it into Files before the browser ends.',
+    description:
+      'What the browser downloaded, newest first, while it lives; keep_file one to copy it into Files before the browser ends.',
     mimeType: 'application/json',
     read: (deps, caller, uri) => listing(deps, caller, uri, { folder: 'downloads' }),
   },

@@ -30,7 +30,9 @@ export const FLOW_RESOURCES: ResourceDefinition[] = [
     title: 'Flow document schema',
     description: 'The JSON Schema of a flow document: every step a tool call validated by that tool’s own schema.',
     mimeType: 'application/schema+json',
-    read: async (_deps, _caller, uri) => [{ uri, mimeType: 'application/schema+json', text: JSON.stringify(flowDocumentJsonSchema(CAPABILITIES)) }],
+    read: async (_deps, _caller, uri) => [
+      { uri, mimeType: 'application/schema+json', text: JSON.stringify(flowDocumentJsonSchema(CAPABILITIES)) },
+    ],
   },
   {
     template: 'flow://flows/{name}',

@@ -57,12 +57,20 @@ export const RESOURCE_DEFINITIONS: ResourceDefinition[] = [
     description:
       'The secrets this workspace may type with write {selector, secret: {name, key}}: names, keys, descriptions, where each may be used. Never a value.',
     mimeType: 'application/json',
-    read: async (deps, caller, uri) => [{ uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, listSecrets, {}, caller)) }],
+    read: async (deps, caller, uri) => [
+      { uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, listSecrets, {}, caller)) },
+    ],
   },
 ];
 
 export function listResources() {
-  return RESOURCE_DEFINITIONS.filter((r) => r.uri).map(({ uri, name, title, description, mimeType }) => ({ uri: uri ?? '', name, title, description, mimeType }));
+  return RESOURCE_DEFINITIONS.filter((r) => r.uri).map(({ uri, name, title, description, mimeType }) => ({
+    uri: uri ?? '',
+    name,
+    title,
+    description,
+    mimeType,
+  }));
 }
 
 export function listResourceTemplates() {
@@ -88,7 +96,13 @@ export async function readResource(deps: CallDeps, caller: Caller, uri: string):
   throw new NotFound(`No resource ${uri}; list them with resources/list and resources/templates/list.`);
 }
 
-export async function completeResource(deps: CallDeps, caller: Caller, template: string, variable: string, prefix: string): Promise<string[]> {
+export async function completeResource(
+  deps: CallDeps,
+  caller: Caller,
+  template: string,
+  variable: string,
+  prefix: string,
+): Promise<string[]> {
   const definition = RESOURCE_DEFINITIONS.find((r) => r.template === template);
   const values = (await definition?.complete?.(deps, caller, variable, prefix)) ?? [];
   return values.filter((v) => v.startsWith(prefix)).slice(0, 100);

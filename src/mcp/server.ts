@@ -30,7 +30,10 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     const capability = capabilityNamed(request.params.name);
     if (!capability || !options.tools.some((t) => t.name === capability.name)) {
       // A protocol error, not a tool result: no call was made, and the model cannot fix it by changing arguments.
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`,
+      );
     }
     try {
       const result = await callTool(deps, capability, request.params.arguments ?? {}, caller);
@@ -94,7 +97,10 @@ function resourceError(err: unknown, uri: string, log: (err: unknown) => void): 
     return new ResourceNotFoundError(uri, err.message);
   }
   if (err instanceof SeleniumFlowError) {
-    return new ProtocolError(err.status < 500 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, err.message);
+    return new ProtocolError(
+      err.status < 500 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+      err.message,
+    );
   }
   log(err);
   return new ProtocolError(ProtocolErrorCode.InternalError, errorBody(err).body.error.message);

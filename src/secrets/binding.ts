@@ -72,7 +72,13 @@ export class Secrets {
    * came of it. `scope` remembers the value for the browser's life before the page gets it,
    * so whatever the page does with it later is recognised in every answer.
    */
-  async type(context: BindContext, ref: SecretRef, page: ReceivingPage, scope: string, typer: (value: string) => Promise<TypeOutcome>): Promise<TypeOutcome> {
+  async type(
+    context: BindContext,
+    ref: SecretRef,
+    page: ReceivingPage,
+    scope: string,
+    typer: (value: string) => Promise<TypeOutcome>,
+  ): Promise<TypeOutcome> {
     const { value, event } = await this.prepare(context, ref, page);
     this.typed.rememberRef(scope, refKey(ref), value);
     let outcome: TypeOutcome;
@@ -83,10 +89,19 @@ export class Secrets {
       throw err;
     }
     if (!outcome.typed) {
-      this.refuse(context, { secret: event.secret, key: event.key, origin: event.origin, reason: outcome.reason }, new Forbidden(outcome.message));
+      this.refuse(
+        context,
+        { secret: event.secret, key: event.key, origin: event.origin, reason: outcome.reason },
+        new Forbidden(outcome.message),
+      );
     }
     if (outcome.movedTo !== undefined) {
-      this.audit.record({ ...event, origin: outcome.movedTo, allowed: false, reason: 'page changed origin while typing; its state is withheld' });
+      this.audit.record({
+        ...event,
+        origin: outcome.movedTo,
+        allowed: false,
+        reason: 'page changed origin while typing; its state is withheld',
+      });
     } else {
       this.audit.record({ ...event, allowed: true });
     }
@@ -104,7 +119,8 @@ export class Secrets {
         continue;
       }
       const resolved = await this.catalogue.resolve(workspace, ref.name);
-      const value = resolved && resolved.entry.keys.includes(ref.key) ? await this.catalogue.read(resolved, ref.key) : undefined;
+      const value =
+        resolved && resolved.entry.keys.includes(ref.key) ? await this.catalogue.read(resolved, ref.key) : undefined;
       if (value !== undefined) {
         this.typed.rememberRef(scope, refKey(ref), value);
       }
@@ -112,14 +128,20 @@ export class Secrets {
   }
 
   /** Resolve, leash, and a fresh read of the value; refusals are audited here, the outcome by the caller. */
-  private async prepare(context: BindContext, ref: SecretRef, page: ReceivingPage): Promise<{ value: string; event: Omit<BindEvent, 'allowed'> }> {
+  private async prepare(
+    context: BindContext,
+    ref: SecretRef,
+    page: ReceivingPage,
+  ): Promise<{ value: string; event: Omit<BindEvent, 'allowed'> }> {
     const origin = originOf(page.frame);
     const topOrigin = originOf(page.top);
     const { resolved, key } = await this.resolveUsable(context, ref, origin);
     const { entry } = resolved;
     const allowedFrame = allows(resolved.listed.allowed, origin);
     if (!allowedFrame || !allows(resolved.listed.allowed, topOrigin)) {
-      const where = allowedFrame ? `the page around this frame is on ${topOrigin}` : `the page that would receive it is on ${origin}`;
+      const where = allowedFrame
+        ? `the page around this frame is on ${topOrigin}`
+        : `the page that would receive it is on ${origin}`;
       return this.refuse(
         context,
         { secret: entry.name, key, origin, reason: 'origin not allowed' },
@@ -133,19 +155,27 @@ export class Secrets {
       return this.refuse(
         context,
         { secret: entry.name, key, origin, reason: 'value unreadable' },
-        new NotFound(`Secret "${entry.name}" key "${key}" cannot be read now (removed, or its source is unreachable); call list_secrets to see what is there.`),
+        new NotFound(
+          `Secret "${entry.name}" key "${key}" cannot be read now (removed, or its source is unreachable); call list_secrets to see what is there.`,
+        ),
       );
     }
     return { value, event: { ...who(context), secret: entry.name, key, origin } };
   }
 
   /** The secret and key from one snapshot, usable; every refusal audited and thrown. */
-  private async resolveUsable(context: BindContext, ref: SecretRef, origin: string): Promise<{ resolved: ResolvedSecret; key: string }> {
+  private async resolveUsable(
+    context: BindContext,
+    ref: SecretRef,
+    origin: string,
+  ): Promise<{ resolved: ResolvedSecret; key: string }> {
     if (!this.catalogue.enabled) {
       return this.refuse(
         context,
         { secret: null, key: null, origin, reason: 'no secret sources' },
-        new NotFound('This server has no secrets configured (SECRETS_DIRS, or a Kubernetes service account); ask its operator, or type text.'),
+        new NotFound(
+          'This server has no secrets configured (SECRETS_DIRS, or a Kubernetes service account); ask its operator, or type text.',
+        ),
       );
     }
     const resolved = await this.catalogue.resolve(context.workspace, ref.name);
@@ -154,7 +184,9 @@ export class Secrets {
       return this.refuse(
         context,
         { secret: null, key: null, origin, reason: 'no such secret' },
-        new NotFound(`No secret "${ref.name}" for this workspace; call list_secrets for the secrets and keys you may use.`),
+        new NotFound(
+          `No secret "${ref.name}" for this workspace; call list_secrets for the secrets and keys you may use.`,
+        ),
       );
     }
     const { entry } = resolved;
@@ -163,20 +195,28 @@ export class Secrets {
       return this.refuse(
         context,
         { secret: entry.name, key: null, origin, reason: 'no such key' },
-        new NotFound(`Secret "${entry.name}" has no key "${ref.key}"; its keys are ${entry.keys.join(', ') || 'none'} (see list_secrets).`),
+        new NotFound(
+          `Secret "${entry.name}" has no key "${ref.key}"; its keys are ${entry.keys.join(', ') || 'none'} (see list_secrets).`,
+        ),
       );
     }
     if (!entry.usable) {
       return this.refuse(
         context,
         { secret: entry.name, key, origin, reason: 'unusable declaration' },
-        new Forbidden(`Secret "${entry.name}" cannot be used: ${entry.problem ?? 'its declaration is unusable'} (list_secrets shows which line).`),
+        new Forbidden(
+          `Secret "${entry.name}" cannot be used: ${entry.problem ?? 'its declaration is unusable'} (list_secrets shows which line).`,
+        ),
       );
     }
     return { resolved, key };
   }
 
-  private refuse(context: BindContext, event: Pick<BindEvent, 'secret' | 'key' | 'origin' | 'reason'>, error: Error): never {
+  private refuse(
+    context: BindContext,
+    event: Pick<BindEvent, 'secret' | 'key' | 'origin' | 'reason'>,
+    error: Error,
+  ): never {
     this.audit.record({ ...who(context), ...event, allowed: false });
     throw error;
   }
@@ -228,7 +268,11 @@ export class SecretCall {
     await this.configured().check(this.context, ref, page);
   }
 
-  async type(ref: SecretRef, page: ReceivingPage, typer: (value: string) => Promise<TypeOutcome>): Promise<TypeOutcome> {
+  async type(
+    ref: SecretRef,
+    page: ReceivingPage,
+    typer: (value: string) => Promise<TypeOutcome>,
+  ): Promise<TypeOutcome> {
     const outcome = await this.configured().type(this.context, ref, page, this.scopeKey(), typer);
     this.typedRefs.push({ name: ref.name, key: ref.key });
     if (outcome.typed && outcome.movedTo !== undefined) {
@@ -284,7 +328,14 @@ export class SecretCall {
     if (!this.moved && !carries(url, values) && !carries(title, values)) {
       return { shown: page, withheld: false };
     }
-    return { shown: { ...page, ...(typeof page.url === 'string' ? { url: originShown(url) } : {}), ...(typeof page.title === 'string' ? { title: '' } : {}) }, withheld: true };
+    return {
+      shown: {
+        ...page,
+        ...(typeof page.url === 'string' ? { url: originShown(url) } : {}),
+        ...(typeof page.title === 'string' ? { title: '' } : {}),
+      },
+      withheld: true,
+    };
   }
 
   /**
@@ -321,7 +372,10 @@ export class SecretCall {
       return node;
     };
     const shown = values.length === 0 ? answer : (walk(answer) as Record<string, unknown>);
-    const reasons = [pageWithheld && this.moved ? MOVED : '', hits > 0 || (pageWithheld && !this.moved) ? CARRIED : ''].filter(Boolean);
+    const reasons = [
+      pageWithheld && this.moved ? MOVED : '',
+      hits > 0 || (pageWithheld && !this.moved) ? CARRIED : '',
+    ].filter(Boolean);
     return reasons.length === 0 ? shown : { ...shown, withheld: true, withheld_reason: reasons.join('; ') };
   }
 
@@ -330,7 +384,8 @@ export class SecretCall {
     if (!(err instanceof Error) || !carries(err.message, this.values())) {
       return err;
     }
-    const message = 'The answer to this call carried a value typed as a secret into this browser, so it is withheld; read the page another way (outline, or extract a narrower selector).';
+    const message =
+      'The answer to this call carried a value typed as a secret into this browser, so it is withheld; read the page another way (outline, or extract a narrower selector).';
     if (err instanceof SeleniumFlowError) {
       const Screened = err.constructor as new (message: string) => SeleniumFlowError;
       return new Screened(message);
@@ -353,7 +408,9 @@ export class SecretCall {
 
   private configured(): Secrets {
     if (!this.secrets) {
-      throw new NotFound('This server has no secrets configured (SECRETS_DIRS, or a Kubernetes service account); ask its operator, or type text.');
+      throw new NotFound(
+        'This server has no secrets configured (SECRETS_DIRS, or a Kubernetes service account); ask its operator, or type text.',
+      );
     }
     return this.secrets;
   }

@@ -101,6 +101,11 @@ async function readAllowed(path: string): Promise<AllowedUrls> {
     return parseAllowedUrls(await readFile(path, 'utf8'));
   } catch {
     // A dangling symlink reads as ENOENT too, but something is there: fail closed.
-    return (await lstat(path).then(() => true, () => false)) ? unreadableDeclaration() : UNRESTRICTED;
+    return (await lstat(path).then(
+      () => true,
+      () => false,
+    ))
+      ? unreadableDeclaration()
+      : UNRESTRICTED;
   }
 }

@@ -18,7 +18,13 @@ export interface SecretsSettings {
 export function createSecrets(settings: SecretsSettings, log: AuditLogger): Secrets {
   const sources: SecretSource[] = settings.dirs.map((dir) => new FilesystemSource(dir));
   if (settings.kubernetes === 'auto' && serviceAccountMounted(settings.accountDir)) {
-    sources.push(new KubernetesSource({ accountDir: settings.accountDir, host: settings.kubernetesHost, port: settings.kubernetesPort }));
+    sources.push(
+      new KubernetesSource({
+        accountDir: settings.accountDir,
+        host: settings.kubernetesHost,
+        port: settings.kubernetesPort,
+      }),
+    );
   }
   return new Secrets(new Catalogue(sources, settings.ttlSeconds * 1000), new BindAudit(log));
 }

@@ -56,11 +56,16 @@ export class KubernetesSource implements SecretSource {
       const selector = encodeURIComponent(`${EXPOSE_LABEL}=true`);
       answer = await this.get((ns) => `/api/v1/namespaces/${ns}/secrets?labelSelector=${selector}`);
     } catch (err) {
-      return { secrets: [], problem: err instanceof KubernetesError ? err.message : 'the Kubernetes API could not be reached' };
+      return {
+        secrets: [],
+        problem: err instanceof KubernetesError ? err.message : 'the Kubernetes API could not be reached',
+      };
     }
     const items = (answer.body as { items?: SecretObject[] } | null)?.items ?? [];
     // Key names live only beside the values: project each item at once and keep nothing else.
-    const secrets = items.map((item) => project(item, answer.namespace)).filter((s): s is ListedSecret => s !== undefined);
+    const secrets = items
+      .map((item) => project(item, answer.namespace))
+      .filter((s): s is ListedSecret => s !== undefined);
     return { secrets };
   }
 
@@ -73,7 +78,10 @@ export class KubernetesSource implements SecretSource {
     }
     const item = body as SecretObject | null;
     // Withdrawn since the listing (label removed, or moved to another workspace): gone.
-    if (item?.metadata?.labels?.[EXPOSE_LABEL] !== 'true' || (item.metadata.labels[WORKSPACE_LABEL] ?? null) !== secret.workspace) {
+    if (
+      item?.metadata?.labels?.[EXPOSE_LABEL] !== 'true' ||
+      (item.metadata.labels[WORKSPACE_LABEL] ?? null) !== secret.workspace
+    ) {
       return undefined;
     }
     const encoded = item.data?.[key];
@@ -89,13 +97,20 @@ export class KubernetesSource implements SecretSource {
     let ca: string;
     let namespace: string;
     try {
-      [token, ca, namespace] = await Promise.all(
+      [token, ca, namespace] = (await Promise.all(
         ['token', 'ca.crt', 'namespace'].map(async (name) => (await readFile(join(accountDir, name), 'utf8')).trim()),
-      ) as [string, string, string];
+      )) as [string, string, string];
     } catch {
       throw new KubernetesError('the service account mount (token, ca.crt, namespace) cannot be read');
     }
-    const body = await getJson({ host, port: port ?? 443, path: path(encodeURIComponent(namespace)), token, ca, timeoutMs: this.options.timeoutMs ?? 5000 });
+    const body = await getJson({
+      host,
+      port: port ?? 443,
+      path: path(encodeURIComponent(namespace)),
+      token,
+      ca,
+      timeoutMs: this.options.timeoutMs ?? 5000,
+    });
     return { namespace, body };
   }
 }
@@ -167,7 +182,9 @@ function getJson(req: GetRequest): Promise<unknown> {
       },
     );
     outgoing.on('timeout', () => outgoing.destroy(new KubernetesError('the Kubernetes API did not answer in time')));
-    outgoing.on('error', (err) => reject(err instanceof KubernetesError ? err : new KubernetesError('the Kubernetes API could not be reached')));
+    outgoing.on('error', (err) =>
+      reject(err instanceof KubernetesError ? err : new KubernetesError('the Kubernetes API could not be reached')),
+    );
     outgoing.end();
   });
 }

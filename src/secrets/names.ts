@@ -4,7 +4,8 @@
  */
 export const SECRET_NAME_RULE =
   'a secret name is 1-253 letters, digits, ".", "_" or "-", starting with a letter or digit, without ".."';
-export const SECRET_KEY_RULE = 'a key is 1-253 letters, digits, ".", "_" or "-", starting with a letter or digit, without ".."';
+export const SECRET_KEY_RULE =
+  'a key is 1-253 letters, digits, ".", "_" or "-", starting with a letter or digit, without ".."';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
 

@@ -82,7 +82,9 @@ export function originOf(url: string): string {
 }
 
 export function isUsable(allowed: AllowedUrls): boolean {
-  return !allowed.declared || (allowed.problem === undefined && allowed.rejected.length === 0 && allowed.origins.length > 0);
+  return (
+    !allowed.declared || (allowed.problem === undefined && allowed.rejected.length === 0 && allowed.origins.length > 0)
+  );
 }
 
 /** Why a declaration stops a secret being used at all, with the fix; undefined when it does not. */

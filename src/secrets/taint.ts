@@ -95,7 +95,10 @@ export class TypedValues {
     if (value === '') {
       return;
     }
-    const entry: { values: string[]; usedAt: number; refs?: Set<string> } = this.touch(scope) ?? { values: [], usedAt: this.now() };
+    const entry: { values: string[]; usedAt: number; refs?: Set<string> } = this.touch(scope) ?? {
+      values: [],
+      usedAt: this.now(),
+    };
     if (!entry.values.includes(value)) {
       entry.values.push(value);
       if (entry.values.length > MAX_PER_SCOPE) {

@@ -21,7 +21,9 @@ export const STDIO_CALLER: Caller = { key: 'stdio', workspace: '_stdio' };
 
 /** The caller a workspace name stands for (the admin API and signed links address workspaces by name). */
 export function callerOfWorkspace(name: string): Caller & { key: string } {
-  return name === STDIO_CALLER.workspace ? { key: 'stdio', workspace: name } : { key: `named:${name}`, workspace: name };
+  return name === STDIO_CALLER.workspace
+    ? { key: 'stdio', workspace: name }
+    : { key: `named:${name}`, workspace: name };
 }
 
 export interface CallerSources {

@@ -89,7 +89,14 @@ return 1
 `;
 
 interface TurnCommands {
-  sfTurnTry(queue: string, holder: string, token: string, leaseMs: number, alive: string, joining: '0' | '1'): Promise<number>;
+  sfTurnTry(
+    queue: string,
+    holder: string,
+    token: string,
+    leaseMs: number,
+    alive: string,
+    joining: '0' | '1',
+  ): Promise<number>;
   sfTurnRenew(holder: string, token: string, leaseMs: number): Promise<number>;
   sfTurnRelease(holder: string, token: string): Promise<number>;
   sfTurnLeave(queue: string, token: string, alive: string): Promise<number>;
@@ -123,10 +130,13 @@ export class RedisTurns implements Turns {
     const line = this.keysOf(key);
     const token = randomUUID();
     await this.acquire(line, token);
-    const renewal = setInterval(() => {
-      // A failed renewal is not the call's failure: at worst the lease runs out and the next call goes.
-      this.connection.call(() => this.commands.sfTurnRenew(line.holder, token, this.leaseMs)).catch(() => undefined);
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        // A failed renewal is not the call's failure: at worst the lease runs out and the next call goes.
+        this.connection.call(() => this.commands.sfTurnRenew(line.holder, token, this.leaseMs)).catch(() => undefined);
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
     try {
       return await fn();
     } finally {

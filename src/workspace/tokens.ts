@@ -41,7 +41,10 @@ export class TokenBook {
   ) {}
 
   static from(mainToken: string | undefined, tokensFile: string | undefined): TokenBook {
-    return new TokenBook(mainToken === undefined ? undefined : digestOf(mainToken), tokensFile ? readTokensFile(tokensFile) : []);
+    return new TokenBook(
+      mainToken === undefined ? undefined : digestOf(mainToken),
+      tokensFile ? readTokensFile(tokensFile) : [],
+    );
   }
 
   /** No token configured at all: loopback only, everyone is the same anonymous caller. */
@@ -91,7 +94,8 @@ function digestOf(token: string): Buffer {
  * number and name, or the YAML line), never quoting a token.
  */
 export function readTokensFile(path: string): Entry[] {
-  const fail = (where: string, rule: string) => new ConfigError(`TOKENS_FILE (--tokens-file) ${path}: ${where}${rule}; fix the file and start again.`);
+  const fail = (where: string, rule: string) =>
+    new ConfigError(`TOKENS_FILE (--tokens-file) ${path}: ${where}${rule}; fix the file and start again.`);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -113,9 +117,15 @@ export function readTokensFile(path: string): Entry[] {
   } catch {
     throw fail('', 'uses YAML aliases; write each entry out in full');
   }
-  const list = root !== null && typeof root === 'object' && !Array.isArray(root) ? (root as Record<string, unknown>).tokens : undefined;
+  const list =
+    root !== null && typeof root === 'object' && !Array.isArray(root)
+      ? (root as Record<string, unknown>).tokens
+      : undefined;
   if (!Array.isArray(list) || list.length === 0 || list.length > LIMITS.entries) {
-    throw fail('', `must be an object with "tokens": a list of 1 to ${LIMITS.entries} entries {name, token or sha256, workspaces}`);
+    throw fail(
+      '',
+      `must be an object with "tokens": a list of 1 to ${LIMITS.entries} entries {name, token or sha256, workspaces}`,
+    );
   }
   const names = new Set<string>();
   const digests = new Set<string>();
@@ -127,7 +137,10 @@ export function readTokensFile(path: string): Entry[] {
     const item = raw as Record<string, unknown>;
     const unknown = Object.keys(item).filter((k) => !['name', 'token', 'sha256', 'workspaces'].includes(k));
     if (unknown.length > 0) {
-      throw fail(`${at}: `, `unknown field ${JSON.stringify(unknown[0]?.slice(0, 40))} (the fields are name, token, sha256, workspaces)`);
+      throw fail(
+        `${at}: `,
+        `unknown field ${JSON.stringify(unknown[0]?.slice(0, 40))} (the fields are name, token, sha256, workspaces)`,
+      );
     }
     const { name, token, sha256, workspaces } = item;
     if (typeof name !== 'string' || !NAME.test(name)) {
@@ -158,7 +171,10 @@ export function readTokensFile(path: string): Entry[] {
       workspaces.length > LIMITS.globs ||
       !workspaces.every((w) => typeof w === 'string' && GLOB.test(w))
     ) {
-      throw fail(where, `workspaces must list 1 to ${LIMITS.globs} workspace names or globs (letters, digits, ".", "_", "-", and * for any run)`);
+      throw fail(
+        where,
+        `workspaces must list 1 to ${LIMITS.globs} workspace names or globs (letters, digits, ".", "_", "-", and * for any run)`,
+      );
     }
     return { name, digest, workspaces: workspaces as string[] };
   });

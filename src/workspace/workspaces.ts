@@ -25,7 +25,8 @@ export interface WorkspaceLimits {
 }
 
 const DEFAULT_LIMITS: WorkspaceLimits = { browsersPerCaller: 4, slotWaitSeconds: 30 };
-const NO_SUCH_HANDLE = 'No browser with that session_id (ended, expired, or not opened by you); call open_session for a new one.';
+const NO_SUCH_HANDLE =
+  'No browser with that session_id (ended, expired, or not opened by you); call open_session for a new one.';
 
 /**
  * Workspaces and the browsers they hold. The server holds no browser: a record says which
@@ -49,7 +50,12 @@ export class Workspaces {
   }
 
   /** Opens a browser; a saved workspace's previous browser is ended first. */
-  async open(caller: Caller, kind: BrowserKind | undefined, window: { width?: number; height?: number }, known?: WorkspaceRecord): Promise<AttachedBrowser> {
+  async open(
+    caller: Caller,
+    kind: BrowserKind | undefined,
+    window: { width?: number; height?: number },
+    known?: WorkspaceRecord,
+  ): Promise<AttachedBrowser> {
     const record = caller.key ? (known ?? (await this.store.get(caller.key)) ?? newRecord()) : newRecord();
     const owner = caller.owner ?? 'anonymous';
     // Before the old browser ends: a refused caller keeps the one it had.
@@ -96,7 +102,12 @@ export class Workspaces {
       throw err;
     }
     const driver = this.grid.attach(opened.gridId, opened.capabilities);
-    return { driver, gridId: opened.gridId, browserName: browserNameOf(opened.capabilities), ...(caller.key ? { record: saved } : { handle }) };
+    return {
+      driver,
+      gridId: opened.gridId,
+      browserName: browserNameOf(opened.capabilities),
+      ...(caller.key ? { record: saved } : { handle }),
+    };
   }
 
   /**
@@ -104,7 +115,11 @@ export class Workspaces {
    * (GRID_SLOT_WAIT), and a browser that arrives after the caller stopped waiting, or went
    * away, is ended as soon as it arrives.
    */
-  private openWhileWanted(kind: BrowserKind, size: { width: number; height: number }, abandoned: AbortSignal | undefined): Promise<OpenedBrowser> {
+  private openWhileWanted(
+    kind: BrowserKind,
+    size: { width: number; height: number },
+    abandoned: AbortSignal | undefined,
+  ): Promise<OpenedBrowser> {
     const pending = this.grid.open(kind, size);
     const seconds = this.limits.slotWaitSeconds;
     return new Promise<OpenedBrowser>((resolve, reject) => {
@@ -219,7 +234,12 @@ export class Workspaces {
       return undefined;
     }
     const capabilities = record.capabilities ?? { browserName: record.browser };
-    return { driver: this.grid.attach(record.gridId, capabilities), gridId: record.gridId, browserName: browserNameOf(capabilities), record };
+    return {
+      driver: this.grid.attach(record.gridId, capabilities),
+      gridId: record.gridId,
+      browserName: browserNameOf(capabilities),
+      record,
+    };
   }
 
   /**
@@ -245,7 +265,10 @@ export class Workspaces {
   }
 
   /** What a stateless caller's handle names, for current_workspace: kind, version, and whether it lives. */
-  async describeHandle(caller: Caller, handle: string): Promise<{ kind: BrowserKind; version: string; alive: boolean } | undefined> {
+  async describeHandle(
+    caller: Caller,
+    handle: string,
+  ): Promise<{ kind: BrowserKind; version: string; alive: boolean } | undefined> {
     const record = await this.handleRecord(caller, handle);
     if (!record?.gridId) {
       return undefined;
@@ -285,11 +308,18 @@ export class Workspaces {
    * answer (a dialog is open, it is gone); null when there is neither. With the record it read,
    * for a caller that remembers the page (touch) without reading it again.
    */
-  async currentPage(caller: Caller, sessionId: string | undefined): Promise<{ page: PageState | null; record?: WorkspaceRecord }> {
+  async currentPage(
+    caller: Caller,
+    sessionId: string | undefined,
+  ): Promise<{ page: PageState | null; record?: WorkspaceRecord }> {
     const record = caller.key ? await this.store.get(caller.key) : undefined;
     const remembered = record?.url === undefined ? null : { url: record.url, title: record.title ?? '' };
     try {
-      const browser = record ? this.attachRecorded(record) : sessionId ? await this.attachByHandle(caller, sessionId) : undefined;
+      const browser = record
+        ? this.attachRecorded(record)
+        : sessionId
+          ? await this.attachByHandle(caller, sessionId)
+          : undefined;
       const page = browser ? await readPageState(browser.driver) : undefined;
       return { page: page && !page.dialog ? page : remembered, record };
     } catch {
@@ -314,5 +344,7 @@ function handleKey(handle: string): string {
 }
 
 function abandonedError(): BadRequest {
-  return new BadRequest('The caller went away while its browser was opening, so the browser was ended; call open_session again.');
+  return new BadRequest(
+    'The caller went away while its browser was opening, so the browser was ended; call open_session again.',
+  );
 }

@@ -65,7 +65,15 @@ export async function startFakeKubernetes(namespace = 'team'): Promise<FakeKuber
       res.end(JSON.stringify(body));
     };
     if (token !== fake.acceptedToken) {
-      send(401, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+      send(401, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Unauthorized',
+        reason: 'Unauthorized',
+        code: 401,
+      });
       return;
     }
     const url = new URL(req.url ?? '/', 'https://fake');
@@ -73,11 +81,15 @@ export async function startFakeKubernetes(namespace = 'team'): Promise<FakeKuber
     if (req.method === 'GET' && url.pathname === prefix) {
       const selector = url.searchParams.get('labelSelector');
       const [key, value] = selector ? selector.split('=') : [];
-      const items = fake.secrets.filter((s) => !key || s.labels?.[key] === value).map((s) => secretObject(s, namespace, false));
+      const items = fake.secrets
+        .filter((s) => !key || s.labels?.[key] === value)
+        .map((s) => secretObject(s, namespace, false));
       send(200, { kind: 'SecretList', apiVersion: 'v1', metadata: { resourceVersion: '48213' }, items });
       return;
     }
-    const one = url.pathname.startsWith(`${prefix}/`) ? decodeURIComponent(url.pathname.slice(prefix.length + 1)) : undefined;
+    const one = url.pathname.startsWith(`${prefix}/`)
+      ? decodeURIComponent(url.pathname.slice(prefix.length + 1))
+      : undefined;
     const found = fake.secrets.find((s) => s.name === one);
     if (req.method === 'GET' && found) {
       send(200, secretObject(found, namespace, true));

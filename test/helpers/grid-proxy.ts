@@ -21,7 +21,13 @@ export async function startGridProxy(gridUrl: string): Promise<GridProxy> {
   const proxy: GridProxy = { url: '', created: [], holdNewSessionsMs: 0, close: async () => undefined };
   const server: Server = createServer((incoming, outgoing) => {
     const forward = request(
-      { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: { ...incoming.headers, host: target.host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: { ...incoming.headers, host: target.host },
+      },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));

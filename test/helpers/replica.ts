@@ -83,10 +83,14 @@ export async function roundRobinProxy(upstreams: string[]): Promise<RoundRobin> 
     next += 1;
     counts[index] = (counts[index] ?? 0) + 1;
     const target = new URL(req.url ?? '/', upstreams[index]);
-    const upstream = request(target, { agent, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      target,
+      { agent, method: req.method, headers: { ...req.headers, host: target.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', (err) => {
       errors.push(`${req.method ?? ''} ${target.host}: ${err.message}`);
       if (!res.headersSent) {

@@ -20,7 +20,11 @@ export async function secretsDir(secrets: Record<string, Record<string, string>>
  * timestamped dotted directory, `..data` points at it, and each key is a symlink through
  * `..data`. `rotate` swaps in a new timestamped directory the way the kubelet does.
  */
-export async function projectedSecret(parent: string, name: string, keys: Record<string, string>): Promise<{ rotate(next: Record<string, string>): Promise<void> }> {
+export async function projectedSecret(
+  parent: string,
+  name: string,
+  keys: Record<string, string>,
+): Promise<{ rotate(next: Record<string, string>): Promise<void> }> {
   const dir = join(parent, name);
   await mkdir(dir);
   let generation = 0;
@@ -48,7 +52,9 @@ export async function projectedSecret(parent: string, name: string, keys: Record
 }
 
 /** A logger that keeps what it is given, for asserting audit events. */
-export function capturingLogger(): AuditLogger & { lines: { level: 'info' | 'warn'; event: Record<string, unknown>; message: string }[] } {
+export function capturingLogger(): AuditLogger & {
+  lines: { level: 'info' | 'warn'; event: Record<string, unknown>; message: string }[];
+} {
   const lines: { level: 'info' | 'warn'; event: Record<string, unknown>; message: string }[] = [];
   return {
     lines,

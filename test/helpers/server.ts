@@ -39,7 +39,10 @@ export interface RunningServer {
 }
 
 /** A real selenium-flow HTTP server in this process, on a free port, against the shared Grid (or gridUrl). */
-export async function startServer(env: Record<string, string> = {}, gridUrl: string = inject('gridUrl')): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  gridUrl: string = inject('gridUrl'),
+): Promise<RunningServer> {
   const config = loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', ...env });
   const server = await openServer(config, gridUrl);
   const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
@@ -59,7 +62,9 @@ export async function gridSessionIds(gridUrl: string = inject('gridUrl')): Promi
   const status = (await (await gridFetch(`${gridUrl}/status`, { method: 'GET' })).json()) as {
     value: { nodes: { slots: { session: { sessionId: string } | null }[] }[] };
   };
-  return new Set(status.value.nodes.flatMap((node) => node.slots.flatMap((slot) => (slot.session ? [slot.session.sessionId] : []))));
+  return new Set(
+    status.value.nodes.flatMap((node) => node.slots.flatMap((slot) => (slot.session ? [slot.session.sessionId] : []))),
+  );
 }
 
 /** Whether the Grid still runs the browser with this id. */
@@ -104,7 +109,11 @@ export interface McpToolAnswer {
  * An official MCP client of either protocol era: SDK 1.x speaks 2025-11-25, SDK 2.x
  * speaks 2026-07-28. `workspace` goes on the URL as ?workspace=.
  */
-export async function connectMcp(base: string, era: ProtocolEra, options: { workspace?: string; headers?: Record<string, string> } = {}): Promise<McpCaller> {
+export async function connectMcp(
+  base: string,
+  era: ProtocolEra,
+  options: { workspace?: string; headers?: Record<string, string> } = {},
+): Promise<McpCaller> {
   const url = new URL(`${base}/mcp`);
   if (options.workspace) {
     url.searchParams.set('workspace', options.workspace);
@@ -113,8 +122,12 @@ export async function connectMcp(base: string, era: ProtocolEra, options: { work
   const client =
     era === '2025-11-25'
       ? new LegacyClient({ name: 'test-legacy', version: '1.0.0' })
-      : new ModernClient({ name: 'test-modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  const transport = era === '2025-11-25' ? new LegacyTransport(url, { requestInit }) : new ModernTransport(url, { requestInit });
+      : new ModernClient(
+          { name: 'test-modern', version: '1.0.0' },
+          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+        );
+  const transport =
+    era === '2025-11-25' ? new LegacyTransport(url, { requestInit }) : new ModernTransport(url, { requestInit });
   // Both clients take their own era's transport; the union type hides that pairing.
   await (client as LegacyClient).connect(transport);
   return {
@@ -128,7 +141,10 @@ export async function connectMcp(base: string, era: ProtocolEra, options: { work
       if (!result.isError && result.structuredContent) {
         expectOutputOf(name, result.structuredContent);
       }
-      const text = result.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+      const text = result.content
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text ?? '')
+        .join('\n');
       return { isError: result.isError === true, structured: result.structuredContent, text, content: result.content };
     },
     listTools: async () => (await (client as LegacyClient).listTools()).tools,

@@ -32,7 +32,12 @@ async function raw(
         port: url.port,
         path: url.pathname + url.search,
         method: text === undefined ? 'GET' : 'POST',
-        headers: { ...(text === undefined ? {} : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }), ...headers },
+        headers: {
+          ...(text === undefined
+            ? {}
+            : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
+          ...headers,
+        },
       },
       (response) => {
         let data = '';
@@ -69,7 +74,10 @@ describe('Host and Origin (DNS rebinding, cross-site pages)', () => {
   let running: RunningServer;
   let hostPort: string;
   beforeAll(async () => {
-    running = await startServer({ ALLOWED_HOSTS: 'sf.example,*.agents.example', ALLOWED_ORIGINS: 'https://console.example' });
+    running = await startServer({
+      ALLOWED_HOSTS: 'sf.example,*.agents.example',
+      ALLOWED_ORIGINS: 'https://console.example',
+    });
     hostPort = new URL(running.url).port;
   });
   afterAll(async () => {
@@ -107,15 +115,28 @@ describe('Host and Origin (DNS rebinding, cross-site pages)', () => {
   });
 
   it('answers loopback names, the allowed hosts and origins, and requests without an Origin', async () => {
-    for (const host of [`127.0.0.1:${hostPort}`, `localhost:${hostPort}`, `[::1]:${hostPort}`, `sf.example:${hostPort}`, 'a.agents.example']) {
+    for (const host of [
+      `127.0.0.1:${hostPort}`,
+      `localhost:${hostPort}`,
+      `[::1]:${hostPort}`,
+      `sf.example:${hostPort}`,
+      'a.agents.example',
+    ]) {
       const answered = await raw(running.url, '/workspace', { host });
       expect(answered.status, host).toBe(200);
       expect(answered.body).toMatchObject({ mode: 'stateless' });
     }
     for (const origin of [`http://127.0.0.1:${hostPort}`, `http://localhost:${hostPort}`, 'https://console.example']) {
-      expect((await raw(running.url, '/workspace', { host: `127.0.0.1:${hostPort}`, origin })).status, origin).toBe(200);
+      expect((await raw(running.url, '/workspace', { host: `127.0.0.1:${hostPort}`, origin })).status, origin).toBe(
+        200,
+      );
     }
-    const mcp = await raw(running.url, '/mcp', { host: `localhost:${hostPort}`, origin: `http://localhost:${hostPort}` }, initialize);
+    const mcp = await raw(
+      running.url,
+      '/mcp',
+      { host: `localhost:${hostPort}`, origin: `http://localhost:${hostPort}` },
+      initialize,
+    );
     expect(mcp.status).toBe(200);
   });
 
@@ -146,7 +167,10 @@ describe('the admin API without a token', () => {
 const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-0123456789';
 const ADMIN = 'admin-token-0123456789';
-const as = (token: string, workspace?: string) => ({ authorization: `Bearer ${token}`, ...(workspace ? { 'x-workspace': workspace } : {}) });
+const as = (token: string, workspace?: string) => ({
+  authorization: `Bearer ${token}`,
+  ...(workspace ? { 'x-workspace': workspace } : {}),
+});
 
 async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -172,13 +196,20 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
       `tokens:\n  - name: alice\n    token: ${ALICE}\n    workspaces: [alice, "alice-*"]\n  - name: bob\n    sha256: ${bobDigest}\n    workspaces: [bob]\n`,
     );
     proxy = await startGridProxy(inject('gridUrl'));
-    running = await startServer({ TOKENS_FILE: join(dir, 'tokens.yaml'), ADMIN_TOKEN: ADMIN, BROWSERS_PER_CALLER: '1' }, proxy.url);
+    running = await startServer(
+      { TOKENS_FILE: join(dir, 'tokens.yaml'), ADMIN_TOKEN: ADMIN, BROWSERS_PER_CALLER: '1' },
+      proxy.url,
+    );
   });
   afterAll(async () => {
     for (const [token, handle] of handles) {
       await rest(running.url, '/browser/end-browser', { session_id: handle }, as(token));
     }
-    for (const [token, workspace] of [[ALICE, 'alice-2'], [BOB, 'bob'], [ALICE, 'alice']]) {
+    for (const [token, workspace] of [
+      [ALICE, 'alice-2'],
+      [BOB, 'bob'],
+      [ALICE, 'alice'],
+    ]) {
       await rest(running.url, '/browser/end-browser', {}, as(token ?? '', workspace));
     }
     await running.close();
@@ -187,10 +218,18 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
   });
 
   it('lets each token name only its workspaces over REST, files and MCP; the admin token is separate', async () => {
-    expect((await rest(running.url, '/workspace', undefined, as(ALICE, 'alice'))).body).toMatchObject({ workspace: 'alice' });
-    expect((await rest(running.url, '/workspace', undefined, as(ALICE, 'alice-team'))).body).toMatchObject({ workspace: 'alice-team' });
+    expect((await rest(running.url, '/workspace', undefined, as(ALICE, 'alice'))).body).toMatchObject({
+      workspace: 'alice',
+    });
+    expect((await rest(running.url, '/workspace', undefined, as(ALICE, 'alice-team'))).body).toMatchObject({
+      workspace: 'alice-team',
+    });
     expect((await rest(running.url, '/workspace', undefined, as(BOB, 'bob'))).body).toMatchObject({ workspace: 'bob' });
-    for (const [token, workspace] of [[ALICE, 'bob'], [BOB, 'alice'], [BOB, 'bobby']] as const) {
+    for (const [token, workspace] of [
+      [ALICE, 'bob'],
+      [BOB, 'alice'],
+      [BOB, 'bobby'],
+    ] as const) {
       const refused = await rest(running.url, '/workspace', undefined, as(token, workspace));
       expect(refused.status, `${workspace}`).toBe(403);
       expect(messageOf(refused.body)).toMatch(/TOKENS_FILE.*may use workspaces matching/);
@@ -217,12 +256,21 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
     expect(opened.status).toBe(200);
     const handle = opened.body.session_id as string;
     handles.push([ALICE, handle]);
-    expect((await rest(running.url, '/browser/navigate', { url: `${site}/table.html`, session_id: handle }, as(ALICE))).body).toMatchObject({ title: 'Data table' });
+    expect(
+      (await rest(running.url, '/browser/navigate', { url: `${site}/table.html`, session_id: handle }, as(ALICE))).body,
+    ).toMatchObject({ title: 'Data table' });
 
-    const foreign = await rest(running.url, '/browser/navigate', { url: `${site}/login.html`, session_id: handle }, as(BOB));
+    const foreign = await rest(
+      running.url,
+      '/browser/navigate',
+      { url: `${site}/login.html`, session_id: handle },
+      as(BOB),
+    );
     expect(foreign.status).toBe(404);
     expect(messageOf(foreign.body)).toContain('open_session');
-    expect((await rest(running.url, '/browser/end-browser', { session_id: handle }, as(BOB))).body).toEqual({ ended: false });
+    expect((await rest(running.url, '/browser/end-browser', { session_id: handle }, as(BOB))).body).toEqual({
+      ended: false,
+    });
     const bob = await connectMcp(running.url, '2026-07-28', { headers: as(BOB) });
     try {
       expect((await bob.call('extract', { selector: { css: 'h1' }, session_id: handle })).isError).toBe(true);
@@ -232,8 +280,12 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
     }
     const alice = await connectMcp(running.url, '2026-07-28', { headers: as(ALICE) });
     try {
-      expect((await alice.call('extract', { selector: { css: 'h1' }, session_id: handle })).structured).toEqual({ value: 'Data table' });
-      expect((await alice.call('current_workspace', { session_id: handle })).structured).toMatchObject({ browser: { session_id: handle, alive: true } });
+      expect((await alice.call('extract', { selector: { css: 'h1' }, session_id: handle })).structured).toEqual({
+        value: 'Data table',
+      });
+      expect((await alice.call('current_workspace', { session_id: handle })).structured).toMatchObject({
+        browser: { session_id: handle, alive: true },
+      });
     } finally {
       await alice.close();
     }
@@ -248,7 +300,9 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
     expect(onDemand.status).toBe(429);
     expect((await rest(running.url, '/browser/open-session', {}, as(BOB, 'bob'))).status).toBe(200);
     const [, handle] = handles.pop() ?? ['', ''];
-    expect((await rest(running.url, '/browser/end-browser', { session_id: handle }, as(ALICE))).body).toEqual({ ended: true });
+    expect((await rest(running.url, '/browser/end-browser', { session_id: handle }, as(ALICE))).body).toEqual({
+      ended: true,
+    });
     expect((await rest(running.url, '/browser/open-session', {}, as(ALICE, 'alice-2'))).status).toBe(200);
     expect((await rest(running.url, '/browser/end-browser', {}, as(ALICE, 'alice-2'))).body).toEqual({ ended: true });
     expect((await rest(running.url, '/browser/end-browser', {}, as(BOB, 'bob'))).body).toEqual({ ended: true });
@@ -259,7 +313,9 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
     const reaped = (await gridIdOf(running, 'alice-3')) ?? '';
     await gridFetch(`${inject('gridUrl')}/session/${reaped}`, { method: 'DELETE' });
     expect((await rest(running.url, '/browser/open-session', {}, as(ALICE, 'alice-4'))).status).toBe(200);
-    expect((await rest(running.url, '/workspace', undefined, as(ALICE, 'alice-3'))).body).toMatchObject({ browser: null });
+    expect((await rest(running.url, '/workspace', undefined, as(ALICE, 'alice-3'))).body).toMatchObject({
+      browser: null,
+    });
     expect((await rest(running.url, '/browser/end-browser', {}, as(ALICE, 'alice-4'))).body).toEqual({ ended: true });
   });
 
@@ -301,7 +357,9 @@ describe('the wait for a Grid slot', () => {
       expect(Date.now() - started).toBeLessThan(2900);
       await until(async () => proxy.created.length > 0, 'the Grid created the session');
       await until(async () => !(await gridHas(proxy.created[0] ?? '')), 'the late browser was ended');
-      expect((await rest(running.url, '/workspace', undefined, { 'x-workspace': 'slot-wait' })).body).toMatchObject({ browser: null });
+      expect((await rest(running.url, '/workspace', undefined, { 'x-workspace': 'slot-wait' })).body).toMatchObject({
+        browser: null,
+      });
     } finally {
       await running.close();
       await proxy.close();
@@ -378,9 +436,16 @@ describe('agents never see a Grid id', () => {
         ['execute_script', { script: 'return location.href' }],
         ['extract', { selector: { css: 'h1' } }],
       ] as const) {
-        seen.push(JSON.stringify((await rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, { ...args, session_id: handle })).body));
+        seen.push(
+          JSON.stringify(
+            (await rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, { ...args, session_id: handle })).body,
+          ),
+        );
       }
-      seen.push(JSON.stringify(stateless.body), JSON.stringify((await rest(running.url, `/workspace?session_id=${handle}`)).body));
+      seen.push(
+        JSON.stringify(stateless.body),
+        JSON.stringify((await rest(running.url, `/workspace?session_id=${handle}`)).body),
+      );
       await askGrid();
       seen.push(JSON.stringify((await rest(running.url, '/browser/end-browser', { session_id: handle })).body));
       seen.push(JSON.stringify((await mcp.call('end_browser')).structured));
@@ -413,8 +478,17 @@ describe('an MCP call abandoned while its browser opens', () => {
       const abort = new AbortController();
       const call = fetch(`${running.url}/mcp?workspace=mcp-abandoned`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'open_session', arguments: {} } }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'open_session', arguments: {} },
+        }),
         signal: abort.signal,
       });
       setTimeout(() => abort.abort(), 400);
@@ -422,7 +496,9 @@ describe('an MCP call abandoned while its browser opens', () => {
       await until(async () => proxy.created.length > 0, 'the Grid created the session');
       proxy.holdNewSessionsMs = 0;
       await until(async () => !(await gridHas(proxy.created[0] ?? '')), 'the abandoned browser was ended');
-      expect((await rest(running.url, '/workspace', undefined, { 'x-workspace': 'mcp-abandoned' })).body).toMatchObject({ browser: null });
+      expect((await rest(running.url, '/workspace', undefined, { 'x-workspace': 'mcp-abandoned' })).body).toMatchObject(
+        { browser: null },
+      );
     } finally {
       await running.close();
       await proxy.close();

@@ -65,8 +65,20 @@ afterAll(async () => {
 // What the supervisor gives the JVM, what sh and sg add, and what Debian's /usr/bin/chromium
 // exports (its flags file and the public API keys it ships): nothing of the server's own.
 const MINIMAL_ENVIRONMENT = [
-  'HOME', 'PATH', 'TMPDIR', 'LANG', 'PWD', 'SHLVL', '_',
-  'CHROMIUM_FLAGS', 'CHROME_VERSION_EXTRA', 'CHROME_DESKTOP', 'CHROME_WRAPPER', 'GOOGLE_API_KEY', 'GOOGLE_DEFAULT_CLIENT_ID', 'GOOGLE_DEFAULT_CLIENT_SECRET',
+  'HOME',
+  'PATH',
+  'TMPDIR',
+  'LANG',
+  'PWD',
+  'SHLVL',
+  '_',
+  'CHROMIUM_FLAGS',
+  'CHROME_VERSION_EXTRA',
+  'CHROME_DESKTOP',
+  'CHROME_WRAPPER',
+  'GOOGLE_API_KEY',
+  'GOOGLE_DEFAULT_CLIENT_ID',
+  'GOOGLE_DEFAULT_CLIENT_SECRET',
 ];
 
 interface Target {
@@ -104,7 +116,11 @@ function chromedriverPorts(): number[] {
 }
 
 /** A WebSocket from this test process (not fenced), with the Origin header a page would send. */
-function socketFromHere(url: string, origin?: string, message: unknown = { id: 1, method: 'Target.getTargets', params: {} }): Promise<{ opened: boolean; status?: number; answer?: string }> {
+function socketFromHere(
+  url: string,
+  origin?: string,
+  message: unknown = { id: 1, method: 'Target.getTargets', params: {} },
+): Promise<{ opened: boolean; status?: number; answer?: string }> {
   return new Promise((resolve) => {
     const socket = new WebSocket(url, origin ? { origin } : {});
     const timer = setTimeout(() => {
@@ -135,8 +151,12 @@ describe('a hostile page on the embedded Grid', () => {
     const grid = gridAddress;
     const gridWs = grid.replace(/^http/, 'ws');
     const capabilities = await sessionCapabilities(inject('gridUrl'), id);
-    const debuggerAddress = String((capabilities?.['goog:chromeOptions'] as { debuggerAddress?: string } | undefined)?.debuggerAddress);
-    const devtools = (await (await fetch(`http://${debuggerAddress}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    const debuggerAddress = String(
+      (capabilities?.['goog:chromeOptions'] as { debuggerAddress?: string } | undefined)?.debuggerAddress,
+    );
+    const devtools = (await (await fetch(`http://${debuggerAddress}/json/version`)).json()) as {
+      webSocketDebuggerUrl: string;
+    };
     const drivers = chromedriverPorts();
     expect(drivers.length).toBeGreaterThan(0);
     // A listener the page was not allowed: it proves the fence, not CORS, stops the page.
@@ -156,13 +176,31 @@ describe('a hostile page on the embedded Grid', () => {
       { name: 'Grid own url', kind: 'fetch', url: `${grid}/session/${id}/url` },
       { name: 'Grid own cookies', kind: 'fetch', url: `${grid}/session/${id}/cookie` },
       { name: 'Grid own source', kind: 'fetch', url: `${grid}/session/${id}/source` },
-      { name: 'Grid navigate', kind: 'fetch', url: `${grid}/session/${id}/url`, method: 'POST', body: JSON.stringify({ url: `file://${secretFile}` }) },
-      { name: 'Grid graphql', kind: 'fetch', url: `${grid}/graphql`, method: 'POST', body: JSON.stringify({ query: '{ sessionsInfo { sessions { id } } }' }) },
+      {
+        name: 'Grid navigate',
+        kind: 'fetch',
+        url: `${grid}/session/${id}/url`,
+        method: 'POST',
+        body: JSON.stringify({ url: `file://${secretFile}` }),
+      },
+      {
+        name: 'Grid graphql',
+        kind: 'fetch',
+        url: `${grid}/graphql`,
+        method: 'POST',
+        body: JSON.stringify({ query: '{ sessionsInfo { sessions { id } } }' }),
+      },
       { name: 'Grid se/cdp', kind: 'ws', url: `${gridWs}/session/${id}/se/cdp`, send: cdp },
       { name: 'Grid se/bidi', kind: 'ws', url: `${gridWs}/session/${id}/se/bidi`, send: bidi },
       ...drivers.flatMap((port): Target[] => [
         { name: `chromedriver ${port} /status`, kind: 'fetch', url: `http://127.0.0.1:${port}/status` },
-        { name: `chromedriver ${port} navigate`, kind: 'fetch', url: `http://127.0.0.1:${port}/session/${id}/url`, method: 'POST', body: JSON.stringify({ url: 'about:blank' }) },
+        {
+          name: `chromedriver ${port} navigate`,
+          kind: 'fetch',
+          url: `http://127.0.0.1:${port}/session/${id}/url`,
+          method: 'POST',
+          body: JSON.stringify({ url: 'about:blank' }),
+        },
         { name: `chromedriver ${port} bidi`, kind: 'ws', url: `ws://127.0.0.1:${port}/session/${id}`, send: bidi },
       ]),
       { name: 'DevTools /json/version', kind: 'fetch', url: `http://${debuggerAddress}/json/version` },
@@ -220,8 +258,12 @@ describe('a hostile page on the embedded Grid', () => {
 
   it('finds chromedriver open to loopback origins and DevTools closed to any page origin', async () => {
     const capabilities = await sessionCapabilities(inject('gridUrl'), browser.gridId);
-    const debuggerAddress = String((capabilities?.['goog:chromeOptions'] as { debuggerAddress?: string } | undefined)?.debuggerAddress);
-    const devtools = (await (await fetch(`http://${debuggerAddress}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    const debuggerAddress = String(
+      (capabilities?.['goog:chromeOptions'] as { debuggerAddress?: string } | undefined)?.debuggerAddress,
+    );
+    const devtools = (await (await fetch(`http://${debuggerAddress}/json/version`)).json()) as {
+      webSocketDebuggerUrl: string;
+    };
     expect(await socketFromHere(devtools.webSocketDebuggerUrl, siteUrl)).toMatchObject({ opened: false, status: 403 });
     const port = chromedriverPorts()[0];
     const driverStatus = (origin: string) => fetch(`http://127.0.0.1:${port}/status`, { headers: { origin } });
@@ -242,7 +284,9 @@ describe('a hostile page on the embedded Grid', () => {
     // Below the policy, the OS: the Grid's user reads neither the secret nor the data directory.
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
     for (const path of [secretFile, dataDir]) {
-      expect(() => execFileSync('setpriv', ['--reuid', GRID_USER, '--regid', GRID_USER, '--clear-groups', 'test', '-r', path])).toThrow();
+      expect(() =>
+        execFileSync('setpriv', ['--reuid', GRID_USER, '--regid', GRID_USER, '--clear-groups', 'test', '-r', path]),
+      ).toThrow();
     }
   });
 
@@ -251,7 +295,10 @@ describe('a hostile page on the embedded Grid', () => {
     const sandbox = String(await driver.executeScript('return document.body.innerText'));
     answers.push(sandbox);
     expect(sandbox).toMatch(/adequately sandboxed/i);
-    const processes = execFileSync('ps', ['-u', GRID_USER, '-o', 'pid=,egroup:40=,args=']).toString().trim().split('\n');
+    const processes = execFileSync('ps', ['-u', GRID_USER, '-o', 'pid=,egroup:40=,args='])
+      .toString()
+      .trim()
+      .split('\n');
     const java = processes.find((line) => /\/java .*selenium-server/.test(line));
     const chromium = processes.filter((line) => /\/chromium\/chromium /.test(line));
     expect(java).toBeDefined();
@@ -264,7 +311,10 @@ describe('a hostile page on the embedded Grid', () => {
     for (const line of [java ?? '', ...chromium.filter((l) => !l.includes('--type='))]) {
       const environ = await readFile(`/proc/${line.trim().split(/\s+/)[0]}/environ`, 'utf8').catch(() => '');
       answers.push(environ);
-      const names = environ.split('\0').filter(Boolean).map((entry) => entry.split('=')[0]);
+      const names = environ
+        .split('\0')
+        .filter(Boolean)
+        .map((entry) => entry.split('=')[0]);
       expect(names.filter((name) => !MINIMAL_ENVIRONMENT.includes(name ?? ''))).toEqual([]);
     }
   });

@@ -18,8 +18,16 @@ let base: string;
 
 beforeAll(async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'attacks-'));
-  const env = { ...(process.env as Record<string, string>), GRID_URL: inject('gridUrl'), SE_OFFLINE: 'true', FLOW_DATA_DIR: dataDir };
-  child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'warn'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...(process.env as Record<string, string>),
+    GRID_URL: inject('gridUrl'),
+    SE_OFFLINE: 'true',
+    FLOW_DATA_DIR: dataDir,
+  };
+  child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'warn'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   base = await new Promise<string>((resolve, reject) => {
@@ -35,7 +43,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await fetch(`${base}/browser/end-browser`, { method: 'POST', headers: { ...WORKSPACE, 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
+  await fetch(`${base}/browser/end-browser`, {
+    method: 'POST',
+    headers: { ...WORKSPACE, 'content-type': 'application/json' },
+    body: '{}',
+  }).catch(() => undefined);
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
 });
@@ -94,8 +106,18 @@ describe('attacks on a running server (issue 23)', () => {
 
   it('glob: the most * allowed against a long URL, while the flows for this page are listed', async () => {
     const glob = `${'*a'.repeat(16)}b`;
-    expect((await send('PUT', '/flows/globbed', { urls: [glob], steps: [{ tool: 'navigate', args: { action: 'refresh' } }] })).status).toBe(200);
-    const tooMany = await send('PUT', '/flows/globbed', { urls: [`${'*a'.repeat(40)}b`], steps: [{ tool: 'navigate', args: { action: 'refresh' } }] });
+    expect(
+      (
+        await send('PUT', '/flows/globbed', {
+          urls: [glob],
+          steps: [{ tool: 'navigate', args: { action: 'refresh' } }],
+        })
+      ).status,
+    ).toBe(200);
+    const tooMany = await send('PUT', '/flows/globbed', {
+      urls: [`${'*a'.repeat(40)}b`],
+      steps: [{ tool: 'navigate', args: { action: 'refresh' } }],
+    });
     expect(tooMany.status).toBe(400);
     expect(errorMessage(tooMany)).toMatch(/at most 16 "\*"/);
     const long = `${site}/login.html?${'a'.repeat(7000)}`;
@@ -121,26 +143,43 @@ describe('attacks on a running server (issue 23)', () => {
 
   it('YAML: billion laughs and deep nesting', async () => {
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (const [prev, next] of [['a', 'b'], ['b', 'c'], ['c', 'd'], ['d', 'e'], ['e', 'f'], ['f', 'g'], ['g', 'h'], ['h', 'i']]) {
+    for (const [prev, next] of [
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'd'],
+      ['d', 'e'],
+      ['e', 'f'],
+      ['f', 'g'],
+      ['g', 'h'],
+      ['h', 'i'],
+    ]) {
       levels.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(',')}]`);
     }
-    const laughs = await underAttack(() => send('PUT', '/flows/laughs', `${levels.join('\n')}\nsteps: [*i]\n`, 'application/yaml'));
+    const laughs = await underAttack(() =>
+      send('PUT', '/flows/laughs', `${levels.join('\n')}\nsteps: [*i]\n`, 'application/yaml'),
+    );
     expect(laughs.status).toBe(400);
     expect(errorMessage(laughs)).toMatch(/aliases .* more than 100 times/);
     const depth = 120_000;
-    const deep = await underAttack(() => send('PUT', '/flows/deep', `steps: ${'['.repeat(depth)}${']'.repeat(depth)}`, 'application/yaml'));
+    const deep = await underAttack(() =>
+      send('PUT', '/flows/deep', `steps: ${'['.repeat(depth)}${']'.repeat(depth)}`, 'application/yaml'),
+    );
     expect(deep.status).toBe(400);
     expect(errorMessage(deep)).toMatch(/deeper than 32 levels/);
   });
 
   it('huge text: 1 MB typed into a field', async () => {
-    const typed = await underAttack(() => send('POST', '/browser/write', { selector: { css: '#email' }, text: 'x'.repeat(1024 * 1024) }));
+    const typed = await underAttack(() =>
+      send('POST', '/browser/write', { selector: { css: '#email' }, text: 'x'.repeat(1024 * 1024) }),
+    );
     expect(typed.status).toBe(400);
     expect(errorMessage(typed)).toMatch(/at most 20000 characters/);
   });
 
   it('huge script answer: 50 MB returned by execute_script', async () => {
-    const answer = await underAttack(() => send('POST', '/browser/execute-script', { script: "return 'x'.repeat(50 * 1024 * 1024)" }));
+    const answer = await underAttack(() =>
+      send('POST', '/browser/execute-script', { script: "return 'x'.repeat(50 * 1024 * 1024)" }),
+    );
     expect(answer.status).toBe(400);
     expect(errorMessage(answer)).toMatch(/over the 1000000-byte limit of execute_script \(as JSON\); return less/);
     expect((await send('POST', '/browser/execute-script', { script: 'return 1 + 1' })).body.result).toBe(2);

@@ -31,7 +31,13 @@ function messageOf(body: Answer): string {
 }
 
 /** The refusal a caller should see: the status, and a message that says the fix. */
-async function refused(tool: string, body: unknown, status: number, says: RegExp | string, headers: Record<string, string> = HEADERS) {
+async function refused(
+  tool: string,
+  body: unknown,
+  status: number,
+  says: RegExp | string,
+  headers: Record<string, string> = HEADERS,
+) {
   const answer = await call(tool, body, headers);
   expect(answer.status, `${tool} ${JSON.stringify(body)} -> ${JSON.stringify(answer.body)}`).toBe(status);
   expect((answer.body.error as Answer).code).toEqual(expect.any(String));
@@ -97,18 +103,43 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
   });
 
   it('an unknown action names the ones there are', async () => {
-    await refused('interact', { action: 'tap', selector: { css: 'h1' } }, 400, /action must be one of .*"click".*"scroll_into_view"/);
+    await refused(
+      'interact',
+      { action: 'tap', selector: { css: 'h1' } },
+      400,
+      /action must be one of .*"click".*"scroll_into_view"/,
+    );
     await refused('navigate', { action: 'home' }, 400, /"back", "forward", "refresh"/);
     await refused('frame', { action: 'leave' }, 400, /"enter", "parent", "top"/);
     await refused('dialog', { action: 'ok' }, 400, /"accept", "dismiss"/);
-    await refused('assert', { selector: { css: 'h1' }, state: 'shown', message: 'm' }, 400, /"present", "absent", "visible", "hidden"/);
+    await refused(
+      'assert',
+      { selector: { css: 'h1' }, state: 'shown', message: 'm' },
+      400,
+      /"present", "absent", "visible", "hidden"/,
+    );
   });
 
   it('an unknown argument is refused by name, and never acted on', async () => {
-    await refused('navigate', { url: `${site}/table.html`, secret: { name: 'bank', key: 'password' } }, 400, /navigate takes no secret/);
-    const message = await refused('navigate', { url: `${site}/table.html`, wait: true }, 400, 'Unknown argument "wait" for navigate');
+    await refused(
+      'navigate',
+      { url: `${site}/table.html`, secret: { name: 'bank', key: 'password' } },
+      400,
+      /navigate takes no secret/,
+    );
+    const message = await refused(
+      'navigate',
+      { url: `${site}/table.html`, wait: true },
+      400,
+      'Unknown argument "wait" for navigate',
+    );
     expect(message).toMatch(/its arguments are: url, action/);
-    await refused('interact', { action: 'click', selector: { css: '#to-table' }, force: true }, 400, 'Unknown argument "force"');
+    await refused(
+      'interact',
+      { action: 'click', selector: { css: '#to-table' }, force: true },
+      400,
+      'Unknown argument "force"',
+    );
     await refused('extract', { selector: { css: 'h1', text: 'Login' } }, 400, /css or xpath|"text"/);
     await refused('end_browser', { now: true }, 400, 'Unknown argument "now"');
   });
@@ -120,9 +151,19 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
     await refused('frame', { action: 'enter' }, 400, 'frame enter needs selector');
     await refused('extract', { selector: { css: 'a' }, what: 'attribute' }, 400, 'needs attribute');
     await refused('assert', { message: 'm' }, 400, 'exactly one of script or selector');
-    await refused('assert', { script: 'return true', selector: { css: 'h1' }, message: 'm' }, 400, 'exactly one of script or selector');
+    await refused(
+      'assert',
+      { script: 'return true', selector: { css: 'h1' }, message: 'm' },
+      400,
+      'exactly one of script or selector',
+    );
     await refused('upload_file', { selector: { css: '#file' } }, 400, 'Pass exactly one of text');
-    await refused('upload_file', { selector: { css: '#file' }, text: 'a', content: 'YQ==' }, 400, 'Pass exactly one of text');
+    await refused(
+      'upload_file',
+      { selector: { css: '#file' }, text: 'a', content: 'YQ==' },
+      400,
+      'Pass exactly one of text',
+    );
     await refused('screenshot', { selector: { css: 'h1' }, full_page: true }, 400, 'not both');
   });
 
@@ -137,14 +178,27 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
     await refused('press_key', { key: 'Enter', modifiers: ['Hyper'] }, 400, /modifiers/);
     await refused('press_key', { key: 'NoSuchKey' }, 400, 'W3C key name');
     await refused('upload_file', { selector: { css: '#file' }, content: 'not base64!' }, 400, /content/);
-    await refused('upload_file', { selector: { css: '#file' }, text: 'x', filename: '../evil.txt' }, 400, 'A file name is 1-255 bytes without "/"');
+    await refused(
+      'upload_file',
+      { selector: { css: '#file' }, text: 'x', filename: '../evil.txt' },
+      400,
+      'A file name is 1-255 bytes without "/"',
+    );
     await refused('upload_file', { selector: { css: '#file' }, path: 'report.csv' }, 400, 'Unknown argument "path"');
     await refused('execute_script', { script: '' }, 400, /script/);
     await refused('assert', { selector: { css: 'h1' } }, 400, 'Missing argument message');
   });
 
   it('a URL that is not http(s) is refused, for navigate and for extract', async () => {
-    for (const url of ['file:///etc/passwd', 'javascript:alert(document.cookie)', 'data:text/html,<h1>x</h1>', 'chrome://settings', 'ftp://example.com/', '/table.html', 'not a url']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'javascript:alert(document.cookie)',
+      'data:text/html,<h1>x</h1>',
+      'chrome://settings',
+      'ftp://example.com/',
+      '/table.html',
+      'not a url',
+    ]) {
       await refused('navigate', { url }, 400, 'http(s) URL');
       await refused('extract', { url, selector: { css: 'h1' } }, 400, 'http(s) URL');
     }
@@ -159,7 +213,12 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
   });
 
   it('a session_id in saved mode says to drop it', async () => {
-    await refused('navigate', { url: `${site}/table.html`, session_id: 'a-handle-from-elsewhere' }, 400, 'drop session_id');
+    await refused(
+      'navigate',
+      { url: `${site}/table.html`, session_id: 'a-handle-from-elsewhere' },
+      400,
+      'drop session_id',
+    );
     await refused('extract', { selector: { css: 'h1' }, session_id: 'whatever' }, 400, 'drop session_id');
     await refused('end_browser', { session_id: 'a-handle-from-elsewhere' }, 400, 'drop session_id');
   });
@@ -172,7 +231,13 @@ describe('stateless callers', () => {
   });
 
   it('with a Grid id that does not exist: a 404 saying to call open_session', async () => {
-    await refused('navigate', { url: `${site}/table.html`, session_id: randomBytes(16).toString('hex') }, 404, 'open_session', {});
+    await refused(
+      'navigate',
+      { url: `${site}/table.html`, session_id: randomBytes(16).toString('hex') },
+      404,
+      'open_session',
+      {},
+    );
     await refused('extract', { selector: { css: 'h1' }, session_id: 'no-such-browser' }, 404, 'open_session', {});
   });
 });
@@ -182,7 +247,9 @@ describe('invalid workspace names', () => {
 
   it('are refused with the rule, as X-Workspace on REST', async () => {
     for (const name of INVALID) {
-      await refused('navigate', { url: `${site}/table.html` }, 400, 'workspace name is 1-64 characters', { 'X-Workspace': name });
+      await refused('navigate', { url: `${site}/table.html` }, 400, 'workspace name is 1-64 characters', {
+        'X-Workspace': name,
+      });
       const current = await rest(running.url, '/workspace', undefined, { 'X-Workspace': name });
       statuses.push(current.status);
       expect(current.status, name).toBe(400);
@@ -202,10 +269,18 @@ describe('invalid workspace names', () => {
     });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     for (const name of INVALID) {
-      const viaQuery = await raw(running.url, `/mcp?workspace=${encodeURIComponent(name)}`, { method: 'POST', headers, body: initialize });
+      const viaQuery = await raw(running.url, `/mcp?workspace=${encodeURIComponent(name)}`, {
+        method: 'POST',
+        headers,
+        body: initialize,
+      });
       expect(viaQuery.status, name).toBe(400);
       expect(messageOf(viaQuery.body)).toContain('workspace name is 1-64 characters');
-      const viaHeader = await raw(running.url, '/mcp', { method: 'POST', headers: { ...headers, 'X-Workspace': name }, body: initialize });
+      const viaHeader = await raw(running.url, '/mcp', {
+        method: 'POST',
+        headers: { ...headers, 'X-Workspace': name },
+        body: initialize,
+      });
       expect(viaHeader.status, name).toBe(400);
       expect(messageOf(viaHeader.body)).toContain('workspace name is 1-64 characters');
     }
@@ -219,14 +294,22 @@ describe('bodies the server cannot read', () => {
   // src/http/app.ts (fromFastifyError) does not map, so it is a 500. Turn into it() when fixed.
   it('invalid JSON is a 400 that says to send JSON', async () => {
     for (const body of ['{"url": ', "{'url': 'x'}", 'url=x']) {
-      const response = await fetch(`${running.url}/browser/navigate`, { method: 'POST', headers: { 'content-type': 'application/json', ...HEADERS }, body });
+      const response = await fetch(`${running.url}/browser/navigate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...HEADERS },
+        body,
+      });
       expect(response.status, body).toBe(400);
       expect(messageOf((await response.json()) as Answer)).toContain('JSON');
     }
   });
 
   it('an empty JSON body is a 400 that says to send JSON', async () => {
-    const empty = await raw(running.url, '/browser/navigate', { method: 'POST', headers: { 'content-type': 'application/json', ...HEADERS }, body: '' });
+    const empty = await raw(running.url, '/browser/navigate', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...HEADERS },
+      body: '',
+    });
     expect(empty.status).toBe(400);
     expect(messageOf(empty.body)).toContain('JSON');
     expect(await workspaceRecord()).toEqual(before);
@@ -251,7 +334,11 @@ describe('bodies the server cannot read', () => {
   });
 
   it('an unknown route is a 404 that points at the routes', async () => {
-    const answer = await raw(running.url, '/browser/teleport', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const answer = await raw(running.url, '/browser/teleport', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(answer.status).toBe(404);
     expect(messageOf(answer.body)).toContain('/openapi.json');
   });
@@ -301,7 +388,10 @@ describe('the same refusals over MCP', () => {
         expect(overMcp.text, tool).toBe(messageOf(overHttp.body));
       }
       // An unknown tool is a protocol error (JSON-RPC -32602), not a tool result: no call was made.
-      const unknown = (await mcp.call('teleport', {}).catch((err: unknown) => err)) as { code?: number; message?: string };
+      const unknown = (await mcp.call('teleport', {}).catch((err: unknown) => err)) as {
+        code?: number;
+        message?: string;
+      };
       expect(unknown.code).toBe(-32602);
       expect(unknown.message).toContain('tools/list');
     } finally {
@@ -324,9 +414,17 @@ describe('with MCP_AUTH_TOKEN set', () => {
   });
 
   it('REST without a bearer, or with a wrong one, is a 401 that does not echo the token', async () => {
-    const wrong: Record<string, string>[] = [{}, { authorization: `Bearer ${'y'.repeat(20)}` }, { authorization: token }, { authorization: `Bearer ${token}x` }];
+    const wrong: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${'y'.repeat(20)}` },
+      { authorization: token },
+      { authorization: `Bearer ${token}x` },
+    ];
     for (const headers of wrong) {
-      for (const [path, body] of [['/browser/navigate', { url: `${site}/login.html` }], ['/workspace', undefined]] as const) {
+      for (const [path, body] of [
+        ['/browser/navigate', { url: `${site}/login.html` }],
+        ['/workspace', undefined],
+      ] as const) {
         const answer = await rest(guarded.url, path, body, { ...headers, 'X-Workspace': 'guarded' });
         statuses.push(answer.status);
         expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(401);
@@ -334,7 +432,10 @@ describe('with MCP_AUTH_TOKEN set', () => {
         expect(JSON.stringify(answer.body)).not.toContain(token);
       }
     }
-    const allowed = await rest(guarded.url, '/workspace', undefined, { authorization: `Bearer ${token}`, 'X-Workspace': 'guarded' });
+    const allowed = await rest(guarded.url, '/workspace', undefined, {
+      authorization: `Bearer ${token}`,
+      'X-Workspace': 'guarded',
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.body).toMatchObject({ workspace: 'guarded', browser: null });
   });
@@ -356,8 +457,13 @@ describe('with MCP_AUTH_TOKEN set', () => {
       expect(answer.status).toBe(401);
     }
     await expect(connectMcp(guarded.url, '2026-07-28', { workspace: 'guarded' })).rejects.toThrow();
-    await expect(connectMcp(guarded.url, '2025-11-25', { headers: { authorization: 'Bearer wrong' } })).rejects.toThrow();
-    const mcp = await connectMcp(guarded.url, '2026-07-28', { workspace: 'guarded', headers: { authorization: `Bearer ${token}` } });
+    await expect(
+      connectMcp(guarded.url, '2025-11-25', { headers: { authorization: 'Bearer wrong' } }),
+    ).rejects.toThrow();
+    const mcp = await connectMcp(guarded.url, '2026-07-28', {
+      workspace: 'guarded',
+      headers: { authorization: `Bearer ${token}` },
+    });
     try {
       expect((await mcp.listTools()).map((t) => t.name)).toContain('navigate');
     } finally {

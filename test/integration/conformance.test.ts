@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 // The official suite, run from node_modules (no network: it only talks to this server).
-const cli = join(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json'), '..', 'dist', 'index.js');
+const cli = join(
+  createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json'),
+  '..',
+  'dist',
+  'index.js',
+);
 
 let running: RunningServer;
 beforeAll(async () => {

@@ -45,7 +45,9 @@ describe.each([
     const ws = { 'X-Workspace': 'timeouts' };
     expect((await rest(running.url, '/browser/open-session', {}, ws)).status).toBe(200);
     const gridId = await gridIdOf(running, 'timeouts');
-    const timeouts = (await (await gridFetch(`${inject('gridUrl')}/session/${gridId}/timeouts`, { method: 'GET' })).json()) as { value: Record<string, number> };
+    const timeouts = (await (
+      await gridFetch(`${inject('gridUrl')}/session/${gridId}/timeouts`, { method: 'GET' })
+    ).json()) as { value: Record<string, number> };
     expect(timeouts.value).toMatchObject({ script: 4800, pageLoad: 4800 });
     // A script that waits for ever on a live page answers WebDriver's own timeout, a 504.
     const waiting = await rest(running.url, '/browser/execute-script', { script: 'return new Promise(() => {})' }, ws);

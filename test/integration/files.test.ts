@@ -38,7 +38,11 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function send(method: string, path: string, options: { workspace?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function send(
+  method: string,
+  path: string,
+  options: { workspace?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...BEARER, ...options.headers };
   if (options.workspace) {
     headers['x-workspace'] = options.workspace;
@@ -46,16 +50,27 @@ async function send(method: string, path: string, options: { workspace?: string;
   if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
   }
-  return fetch(server.url + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  return fetch(server.url + path, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
 }
 
-async function json(method: string, path: string, options: Parameters<typeof send>[2] = {}): Promise<{ status: number; body: Answer }> {
+async function json(
+  method: string,
+  path: string,
+  options: Parameters<typeof send>[2] = {},
+): Promise<{ status: number; body: Answer }> {
   const response = await send(method, path, options);
   return { status: response.status, body: (await response.json()) as Answer };
 }
 
 async function call(workspace: string, tool: string, args: Answer = {}) {
-  return json('POST', tool === 'keep_file' ? '/files/kept' : `/browser/${tool.replace(/_/g, '-')}`, { workspace, body: args });
+  return json('POST', tool === 'keep_file' ? '/files/kept' : `/browser/${tool.replace(/_/g, '-')}`, {
+    workspace,
+    body: args,
+  });
 }
 
 async function ok(workspace: string, tool: string, args: Answer = {}): Promise<Answer> {
@@ -70,7 +85,10 @@ async function listing(workspace: string, path = '/files'): Promise<Listing> {
   return answer.body as unknown as Listing;
 }
 
-async function bytes(path: string, options: Parameters<typeof send>[2] = {}): Promise<{ status: number; body: Buffer; headers: Headers }> {
+async function bytes(
+  path: string,
+  options: Parameters<typeof send>[2] = {},
+): Promise<{ status: number; body: Buffer; headers: Headers }> {
   const response = await send('GET', path, options);
   return { status: response.status, body: Buffer.from(await response.arrayBuffer()), headers: response.headers };
 }
@@ -147,15 +165,26 @@ describe('downloads', () => {
 
   it('keeps a download as a copy in Files, and the kept file survives the browser', async () => {
     const kept = await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
-    expect(kept).toMatchObject({ from: 'workspace://files/downloads/report.csv', uri: 'workspace://files/report.csv', name: 'report.csv' });
+    expect(kept).toMatchObject({
+      from: 'workspace://files/downloads/report.csv',
+      uri: 'workspace://files/report.csv',
+      name: 'report.csv',
+    });
     expect((await listing(ws, '/files/downloads')).count).toBe(1); // a copy: the Grid cannot delete one file
     // Keeping a download again replaces the same-named file rather than adding "report (1).csv".
-    expect(await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' })).toMatchObject({ name: 'report.csv' });
+    expect(await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' })).toMatchObject({
+      name: 'report.csv',
+    });
 
     await ok(ws, 'end_browser');
     const root = await listing(ws);
     expect(root.files.map((f) => f.name)).toEqual(['report.csv']);
-    expect(root.folders?.[1]).toEqual({ name: 'downloads', uri: 'workspace://files/downloads', count: 0, browser: false });
+    expect(root.folders?.[1]).toEqual({
+      name: 'downloads',
+      uri: 'workspace://files/downloads',
+      count: 0,
+      browser: false,
+    });
     expect((await bytes('/files/report.csv', { workspace: ws })).body.toString()).toBe(REPORT_CSV);
 
     const gone = await call(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
@@ -187,8 +216,16 @@ describe('screenshots and prints', () => {
 
   it('saves a screenshot in Screenshots, still answers the image, and names a clash "name (1)"', async () => {
     const shot = await ok(ws, 'screenshot', { save: true, filename: 'table' });
-    expect(shot).toMatchObject({ name: 'table.png', uri: 'workspace://files/screenshots/table.png', mime_type: 'image/png' });
-    expect(Buffer.from(shot.data as string, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(shot).toMatchObject({
+      name: 'table.png',
+      uri: 'workspace://files/screenshots/table.png',
+      mime_type: 'image/png',
+    });
+    expect(
+      Buffer.from(shot.data as string, 'base64')
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
     const again = await ok(ws, 'screenshot', { save: true, filename: 'table.png' });
     expect(again.name).toBe('table (1).png');
 
@@ -218,7 +255,11 @@ describe('screenshots and prints', () => {
   it('keeping a screenshot moves it into Files; a clash lands as "name (1)"', async () => {
     await ok(ws, 'screenshot', { save: true, filename: 'moved' });
     const kept = await ok(ws, 'keep_file', { uri: 'workspace://files/screenshots/moved.png' });
-    expect(kept).toMatchObject({ from: 'workspace://files/screenshots/moved.png', uri: 'workspace://files/moved.png', name: 'moved.png' });
+    expect(kept).toMatchObject({
+      from: 'workspace://files/screenshots/moved.png',
+      uri: 'workspace://files/moved.png',
+      name: 'moved.png',
+    });
     expect((await listing(ws, '/files/screenshots')).files.map((f) => f.name)).not.toContain('moved.png');
     expect((await listing(ws)).files.map((f) => f.name)).toContain('moved.png');
 
@@ -230,12 +271,18 @@ describe('screenshots and prints', () => {
     const byPath = await json('PUT', '/files/screenshots/moved.png/kept', { workspace: ws });
     expect(byPath.body).toMatchObject({ name: 'moved (2).png' });
     // A Files URI answers with that file.
-    expect(await ok(ws, 'keep_file', { uri: 'workspace://files/moved.png' })).toMatchObject({ uri: 'workspace://files/moved.png' });
+    expect(await ok(ws, 'keep_file', { uri: 'workspace://files/moved.png' })).toMatchObject({
+      uri: 'workspace://files/moved.png',
+    });
   });
 
   it('prints into Files and answers the uri, not the bytes', async () => {
     const printed = await ok(ws, 'print', { filename: 'orders' });
-    expect(printed).toMatchObject({ name: 'orders.pdf', uri: 'workspace://files/orders.pdf', mime_type: 'application/pdf' });
+    expect(printed).toMatchObject({
+      name: 'orders.pdf',
+      uri: 'workspace://files/orders.pdf',
+      mime_type: 'application/pdf',
+    });
     expect(printed).not.toHaveProperty('data');
     const pdf = await bytes('/files/orders.pdf', { workspace: ws });
     expect(pdf.body.subarray(0, 4).toString('latin1')).toBe('%PDF');
@@ -251,7 +298,10 @@ describe('upload_file by uri', () => {
   });
 
   async function uploaded(): Promise<{ name: string; size: number; content: string }> {
-    await ok(ws, 'assert', { script: "return document.getElementById('file-name').textContent !== ''", message: 'no file arrived' });
+    await ok(ws, 'assert', {
+      script: "return document.getElementById('file-name').textContent !== ''",
+      message: 'no file arrived',
+    });
     const read = await ok(ws, 'execute_script', {
       script:
         "const f = document.getElementById('file').files[0]; return {name: f.name, size: f.size, content: document.getElementById('file-content').textContent}",
@@ -269,7 +319,10 @@ describe('upload_file by uri', () => {
       ['workspace://files/report.csv', 'report.csv'],
     ]) {
       await ok(ws, 'navigate', { url: `${site}/upload.html` });
-      expect(await ok(ws, 'upload_file', { selector: { css: '#file' }, file: uri })).toMatchObject({ uploaded: name, bytes: Buffer.byteLength(REPORT_CSV) });
+      expect(await ok(ws, 'upload_file', { selector: { css: '#file' }, file: uri })).toMatchObject({
+        uploaded: name,
+        bytes: Buffer.byteLength(REPORT_CSV),
+      });
       expect(await uploaded()).toEqual({ name, size: Buffer.byteLength(REPORT_CSV), content: REPORT_CSV });
     }
 
@@ -279,7 +332,11 @@ describe('upload_file by uri', () => {
   });
 
   it('refuses two sources at once, and a uri that names no file', async () => {
-    const both = await call(ws, 'upload_file', { selector: { css: '#file' }, text: 'x', file: 'workspace://files/report.csv' });
+    const both = await call(ws, 'upload_file', {
+      selector: { css: '#file' },
+      text: 'x',
+      file: 'workspace://files/report.csv',
+    });
     expect(both.status).toBe(400);
     expect(errorOf(both)).toContain('exactly one of text, content (base64) or file');
     const none = await call(ws, 'upload_file', { selector: { css: '#file' }, file: 'workspace://files/nope.csv' });
@@ -305,9 +362,15 @@ describe('signed links', () => {
     expect(entry.name).toBe('Q4 "final" 😀.png');
     const response = await fetch(server.url + entry.url);
     expect(response.status).toBe(200);
-    expect(Buffer.from(await response.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(
+      Buffer.from(await response.arrayBuffer())
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
     const disposition = response.headers.get('content-disposition') ?? '';
-    expect(disposition).toBe(`inline; filename="Q4 \\"final\\" ??.png"; filename*=UTF-8''Q4%20%22final%22%20%F0%9F%98%80.png`);
+    expect(disposition).toBe(
+      `inline; filename="Q4 \\"final\\" ??.png"; filename*=UTF-8''Q4%20%22final%22%20%F0%9F%98%80.png`,
+    );
     expect(parseDisposition(disposition).parameters.filename).toBe('Q4 "final" 😀.png');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
@@ -408,7 +471,11 @@ describe('a server without FLOW_DATA_DIR', () => {
     bare = await startServer();
   });
   afterAll(async () => {
-    await fetch(`${bare.url}/browser/end-browser`, { method: 'POST', headers: { 'x-workspace': 'no-data', 'content-type': 'application/json' }, body: '{}' });
+    await fetch(`${bare.url}/browser/end-browser`, {
+      method: 'POST',
+      headers: { 'x-workspace': 'no-data', 'content-type': 'application/json' },
+      body: '{}',
+    });
     await bare.close();
   });
 
@@ -458,7 +525,10 @@ describe('operator actions (admin API)', () => {
     await ok(ws, 'print', { filename: 'delete-me' });
     await download(ws);
 
-    const sections = (await (await fetch(server.url + base, { headers: admin })).json()) as Record<string, Entry[] | boolean>;
+    const sections = (await (await fetch(server.url + base, { headers: admin })).json()) as Record<
+      string,
+      Entry[] | boolean
+    >;
     expect(sections).toMatchObject({ workspace: ws, browser: true });
     expect((sections.screenshots as Entry[]).length).toBe(2);
 

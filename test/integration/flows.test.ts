@@ -12,8 +12,14 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'flows-it-'));
   // The shared library is an operator's: it is written on disk, never through the API.
   await mkdir(join(dataDir, 'global', 'flows'), { recursive: true });
-  await writeFile(join(dataDir, 'global', 'flows', 'shared.yaml'), 'description: from global\nsteps:\n  - tool: navigate\n    args: {action: back}\n');
-  await writeFile(join(dataDir, 'global', 'flows', 'mine.yaml'), 'description: global mine\nsteps:\n  - tool: navigate\n    args: {action: back}\n');
+  await writeFile(
+    join(dataDir, 'global', 'flows', 'shared.yaml'),
+    'description: from global\nsteps:\n  - tool: navigate\n    args: {action: back}\n',
+  );
+  await writeFile(
+    join(dataDir, 'global', 'flows', 'mine.yaml'),
+    'description: global mine\nsteps:\n  - tool: navigate\n    args: {action: back}\n',
+  );
   running = await startServer({ FLOW_DATA_DIR: dataDir });
 });
 afterAll(async () => {
@@ -23,7 +29,11 @@ afterAll(async () => {
 async function put(workspace: string, name: string, document: string | object, headers: Record<string, string> = {}) {
   const response = await fetch(`${running.url}/flows/${name}`, {
     method: 'PUT',
-    headers: { 'X-Workspace': workspace, 'content-type': typeof document === 'string' ? 'application/yaml' : 'application/json', ...headers },
+    headers: {
+      'X-Workspace': workspace,
+      'content-type': typeof document === 'string' ? 'application/yaml' : 'application/json',
+      ...headers,
+    },
     body: typeof document === 'string' ? document : JSON.stringify(document),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -74,8 +84,14 @@ describe('a flow', () => {
     });
     expect((run.body.steps as { summary: string }[])[0]?.summary).toBe(`went to ${site()}/login.html`);
     // The last step read without answering the page, so the run asked the browser, and remembered it.
-    expect(run.body).toMatchObject({ url: expect.stringContaining(`${site()}/welcome.html?`) as unknown, title: 'Welcome' });
-    expect((await rest(running.url, '/workspace', undefined, ws)).body).toMatchObject({ url: run.body.url, title: 'Welcome' });
+    expect(run.body).toMatchObject({
+      url: expect.stringContaining(`${site()}/welcome.html?`) as unknown,
+      title: 'Welcome',
+    });
+    expect((await rest(running.url, '/workspace', undefined, ws)).body).toMatchObject({
+      url: run.body.url,
+      title: 'Welcome',
+    });
     const read = await rest(running.url, '/flows/login', undefined, ws);
     expect(read.body).toMatchObject({ name: 'login', shared: false, text, revision: saved.body.revision });
     await rest(running.url, '/browser/end-browser', {}, ws);
@@ -86,7 +102,11 @@ describe('a flow', () => {
     await put('flows-fail', 'broken', {
       steps: [
         { tool: 'navigate', args: { url: `${site()}/table.html` } },
-        { id: 'missing', tool: 'interact', args: { action: 'click', selector: { css: '#no-such-button' }, wait_timeout: 0 } },
+        {
+          id: 'missing',
+          tool: 'interact',
+          args: { action: 'click', selector: { css: '#no-such-button' }, wait_timeout: 0 },
+        },
         { tool: 'navigate', args: { url: `${site()}/login.html` } },
       ],
     });
@@ -114,7 +134,10 @@ describe('a flow', () => {
     await put('flows-moved', 'moved-on', { steps: steps.slice(0, 2) });
     const ok = await rest(running.url, '/flows/moved-on/run', {}, ws);
     expect(ok.body).toMatchObject({ status: 'ok', url: `${site()}/table.html`, title: 'Data table' });
-    expect((await rest(running.url, '/workspace', undefined, ws)).body).toMatchObject({ url: `${site()}/table.html`, title: 'Data table' });
+    expect((await rest(running.url, '/workspace', undefined, ws)).body).toMatchObject({
+      url: `${site()}/table.html`,
+      title: 'Data table',
+    });
     await rest(running.url, '/browser/end-browser', {}, ws);
   });
 
@@ -125,7 +148,12 @@ describe('a flow', () => {
         { tool: 'navigate', args: { url: `${site()}/login.html` } },
         { tool: 'write', args: { selector: { css: '#email' }, text: 'first@example.com' } },
         { id: 'typed', tool: 'extract', args: { selector: { css: '#email' }, what: 'value' }, return: true },
-        { id: 'retyped', tool: 'write', args: { selector: { css: '#email' }, text: 'second@example.com' }, return: true },
+        {
+          id: 'retyped',
+          tool: 'write',
+          args: { selector: { css: '#email' }, text: 'second@example.com' },
+          return: true,
+        },
         { tool: 'interact', args: { action: 'click', selector: { css: '#to-table' } } },
         { tool: 'navigate', args: { action: 'back' } },
         { tool: 'interact', args: { action: 'click', selector: { css: '#to-table' } } },
@@ -134,7 +162,10 @@ describe('a flow', () => {
     const compact = await rest(running.url, '/flows/typed/run', {}, ws);
     expect(compact.body).toMatchObject({
       status: 'ok',
-      returned: { typed: { value: 'first@example.com' }, retyped: { value: 'second@example.com', url: `${site()}/login.html` } },
+      returned: {
+        typed: { value: 'first@example.com' },
+        retyped: { value: 'second@example.com', url: `${site()}/login.html` },
+      },
       url: `${site()}/table.html`,
       title: 'Data table',
     });
@@ -162,7 +193,12 @@ describe('a flow', () => {
       parameters: { type: 'object', properties: { query: { type: 'string', default: '' } } },
       steps: [
         { tool: 'navigate', args: { url: `${site()}/banner.html\${query}` } },
-        { id: 'accept', tool: 'interact', args: { action: 'click', selector: { css: '#cookie-accept' }, wait_timeout: 0 }, onError: 'continue' },
+        {
+          id: 'accept',
+          tool: 'interact',
+          args: { action: 'click', selector: { css: '#cookie-accept' }, wait_timeout: 0 },
+          onError: 'continue',
+        },
         { id: 'title', tool: 'extract', args: { selector: { css: 'title' }, what: 'html' } },
       ],
     });
@@ -195,7 +231,10 @@ describe('a flow', () => {
     try {
       const viaMcp = await mcp.call('run_flow', { name: 'via-http' });
       expect(viaMcp.structured).toMatchObject({ status: 'ok', title: 'Data table' });
-      const saved = await mcp.call('save_flow', { name: 'via-mcp', document: `steps:\n  - tool: extract\n    args: {selector: {css: h1}}\n` });
+      const saved = await mcp.call('save_flow', {
+        name: 'via-mcp',
+        document: `steps:\n  - tool: extract\n    args: {selector: {css: h1}}\n`,
+      });
       expect(saved.structured).toMatchObject({ name: 'via-mcp', created: true });
       const viaHttp = await rest(running.url, '/flows/via-mcp/run', {}, { 'X-Workspace': 'flows-cross' });
       expect(viaHttp.body).toMatchObject({ status: 'ok', result: { value: 'Data table' } });
@@ -210,13 +249,20 @@ describe('a flow', () => {
   });
 
   it('reads merge own and global (own wins); agents never write global', async () => {
-    await put('flows-libs', 'mine', { description: 'own mine', steps: [{ tool: 'navigate', args: { action: 'back' } }] });
+    await put('flows-libs', 'mine', {
+      description: 'own mine',
+      steps: [{ tool: 'navigate', args: { action: 'back' } }],
+    });
     const listed = await rest(running.url, '/flows?everywhere=true', undefined, { 'X-Workspace': 'flows-libs' });
     expect(listed.body.flows).toEqual([
       expect.objectContaining({ name: 'mine', description: 'own mine', shared: false }),
       expect.objectContaining({ name: 'shared', description: 'from global', shared: true }),
     ]);
-    const stateless = await fetch(`${running.url}/flows/x`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"steps":[]}' });
+    const stateless = await fetch(`${running.url}/flows/x`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"steps":[]}',
+    });
     expect(stateless.status).toBe(403);
     expect(JSON.stringify(await stateless.json())).toMatch(/name your workspace.*ask an operator/);
     const global = await put('global', 'x', { steps: [{ tool: 'navigate', args: { action: 'back' } }] });
@@ -228,7 +274,10 @@ describe('a flow', () => {
   it('that was hand-broken on disk is listed with its problem, refuses to run, and breaks nothing else', async () => {
     const ws = { 'X-Workspace': 'flows-broken' };
     await put('flows-broken', 'fine', { steps: [{ tool: 'navigate', args: { action: 'back' } }] });
-    await writeFile(join(dataDir, 'flows-broken', 'flows', 'mangled.yaml'), 'steps:\n  - tool: navigate\n    args: {url: [oops\n');
+    await writeFile(
+      join(dataDir, 'flows-broken', 'flows', 'mangled.yaml'),
+      'steps:\n  - tool: navigate\n    args: {url: [oops\n',
+    );
     await new Promise((resolve) => setTimeout(resolve, 2100)); // the listing cache's lifetime
     const listed = await rest(running.url, '/flows?everywhere=true', undefined, ws);
     const mangled = (listed.body.flows as { name: string; problem?: string }[]).find((f) => f.name === 'mangled');
@@ -246,13 +295,29 @@ describe('a flow', () => {
       expect(answer.status, name).toBeGreaterThanOrEqual(400);
       expect(answer.status, name).toBeLessThan(500);
     }
-    const huge = { description: 'x'.repeat(10), steps: Array.from({ length: 200 }, () => ({ tool: 'execute_script', args: { script: `return '${'y'.repeat(2000)}'` } })) };
-    expect((await put('flows-bad', 'huge', huge)).body.error).toMatchObject({ message: expect.stringMatching(/larger than .* split it/) as string });
-    await put('flows-bad', 'typed', { parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, steps: [{ tool: 'navigate', args: { action: 'back' } }] });
+    const huge = {
+      description: 'x'.repeat(10),
+      steps: Array.from({ length: 200 }, () => ({
+        tool: 'execute_script',
+        args: { script: `return '${'y'.repeat(2000)}'` },
+      })),
+    };
+    expect((await put('flows-bad', 'huge', huge)).body.error).toMatchObject({
+      message: expect.stringMatching(/larger than .* split it/) as string,
+    });
+    await put('flows-bad', 'typed', {
+      parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+      steps: [{ tool: 'navigate', args: { action: 'back' } }],
+    });
     const wrong = await rest(running.url, '/flows/typed/run', { params: { n: 'three' } }, ws);
     expect(wrong.status).toBe(400);
     expect(JSON.stringify(wrong.body)).toMatch(/Invalid params: n must be integer/);
-    const stale = await put('flows-bad', 'typed', { steps: [{ tool: 'navigate', args: { action: 'back' } }] }, { 'If-Match': '"0000000000000000"' });
+    const stale = await put(
+      'flows-bad',
+      'typed',
+      { steps: [{ tool: 'navigate', args: { action: 'back' } }] },
+      { 'If-Match': '"0000000000000000"' },
+    );
     expect(stale.status).toBe(409);
   });
 });

@@ -102,7 +102,9 @@ class Values {
     const type = Array.isArray(schema.type) ? this.pick(schema.type) : schema.type;
     switch (type) {
       case 'string': {
-        const fits = this.strings().filter((v) => v.length >= (schema.minLength ?? 0) && v.length <= (schema.maxLength ?? Infinity));
+        const fits = this.strings().filter(
+          (v) => v.length >= (schema.minLength ?? 0) && v.length <= (schema.maxLength ?? Infinity),
+        );
         return fits.length > 0 ? this.pick(fits) : 'm'.repeat(schema.minLength ?? 1);
       }
       case 'number':
@@ -144,7 +146,9 @@ class Values {
       bounds.push((schema.minimum ?? -1e6) - 1, (schema.maximum ?? 1e6) + 1, 1e308, -1e308, 0.5, -0);
     }
     if (type === 'array') {
-      bounds.push(Array.from({ length: (schema.maxItems ?? 100) + 1 }, () => (schema.items ? this.valid(schema.items) : 'x')));
+      bounds.push(
+        Array.from({ length: (schema.maxItems ?? 100) + 1 }, () => (schema.items ? this.valid(schema.items) : 'x')),
+      );
     }
     if (type === 'object') {
       const properties = Object.keys(schema.properties ?? {});
@@ -158,7 +162,9 @@ class Values {
     const duration = /\bseconds\b|\bms\b/.test(schema.description ?? '');
     const min = schema.minimum ?? -1e6;
     const max = schema.maximum ?? 1e6;
-    return duration ? [min, Math.min(max, min + (integer ? 1 : 0.2))] : [min, max, integer ? Math.round((min + max) / 2) : (min + max) / 2];
+    return duration
+      ? [min, Math.min(max, min + (integer ? 1 : 0.2))]
+      : [min, max, integer ? Math.round((min + max) / 2) : (min + max) / 2];
   }
 
   /** The required properties and some optional ones, no more than maxProperties. */
@@ -213,7 +219,10 @@ class Values {
 const encode = (value: string) => encodeURIComponent(Buffer.from(value).toString());
 
 /** The REST request a tool's HTTP rendering makes of these arguments. */
-function restRequest(capability: Capability, args: Record<string, unknown>): { method: string; path: string; body?: string; headers: Record<string, string> } {
+function restRequest(
+  capability: Capability,
+  args: Record<string, unknown>,
+): { method: string; path: string; body?: string; headers: Record<string, string> } {
   const { http } = capability;
   const rest = { ...args };
   const path = http.path.replace(/\{(\w+)\}/g, (_m, key: string) => {
@@ -268,7 +277,11 @@ describe('fuzzing every tool of the capability table', () => {
     for (const capability of CAPABILITIES) {
       for (const args of values.casesFor(capability)) {
         const request = restRequest(capability, args);
-        const response = await fetch(running.url + request.path, { method: request.method, headers: { ...workspace, ...request.headers }, body: request.body });
+        const response = await fetch(running.url + request.path, {
+          method: request.method,
+          headers: { ...workspace, ...request.headers },
+          body: request.body,
+        });
         sent++;
         const text = await response.text();
         if (process.env.FUZZ_DEBUG) {
@@ -276,9 +289,13 @@ describe('fuzzing every tool of the capability table', () => {
         }
         const body: unknown = text ? JSON.parse(text) : undefined;
         if (response.status >= 500 && !(response.status > 500 && shaped(body))) {
-          found.push(`${capability.name} ${JSON.stringify(args).slice(0, 300)} → ${response.status} ${text.slice(0, 200)}`);
+          found.push(
+            `${capability.name} ${JSON.stringify(args).slice(0, 300)} → ${response.status} ${text.slice(0, 200)}`,
+          );
         } else if (response.status >= 400 && !shaped(body)) {
-          found.push(`${capability.name} ${JSON.stringify(args).slice(0, 300)} → ${response.status} not in the shared shape: ${text.slice(0, 200)}`);
+          found.push(
+            `${capability.name} ${JSON.stringify(args).slice(0, 300)} → ${response.status} not in the shared shape: ${text.slice(0, 200)}`,
+          );
         }
       }
     }
@@ -303,7 +320,9 @@ describe('fuzzing every tool of the capability table', () => {
           } catch (err) {
             const code = (err as { code?: unknown }).code;
             // A protocol error is only for what no argument can fix; an internal one never.
-            found.push(`${capability.name} ${JSON.stringify(args).slice(0, 300)} → protocol error ${String(code)} ${String((err as Error).message).slice(0, 200)}`);
+            found.push(
+              `${capability.name} ${JSON.stringify(args).slice(0, 300)} → protocol error ${String(code)} ${String((err as Error).message).slice(0, 200)}`,
+            );
           }
         }
       }

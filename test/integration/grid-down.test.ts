@@ -24,7 +24,10 @@ describe('a Grid that is down', () => {
     ];
     for (const answer of await Promise.all(calls)) {
       expect(answer.status).toBe(503);
-      expect(answer.body.error).toMatchObject({ code: 'grid_unavailable', message: expect.stringContaining('GRID_URL') as string });
+      expect(answer.body.error).toMatchObject({
+        code: 'grid_unavailable',
+        message: expect.stringContaining('GRID_URL') as string,
+      });
     }
     // A handle this server never handed out names no browser, whatever the Grid's state.
     const unknown = await rest(base, '/browser/extract', { session_id: 'abc' });

@@ -16,15 +16,24 @@ const errorOf = (body: Record<string, unknown>) => body.error as { code: string;
 describe('expected failures are honest 4xx/5xx answers', () => {
   it('names the address and Chromium’s reason when a page cannot be reached, as a 502', async () => {
     const ws = { 'X-Workspace': 'unreachable' };
-    const noHost = await rest(running.url, '/browser/navigate', { url: 'http://user:pw@no-such-host.invalid/some/path' }, ws);
+    const noHost = await rest(
+      running.url,
+      '/browser/navigate',
+      { url: 'http://user:pw@no-such-host.invalid/some/path' },
+      ws,
+    );
     expect(noHost.status).toBe(502);
     expect(errorOf(noHost.body).code).toBe('page_unreachable');
-    expect(errorOf(noHost.body).message).toMatch(/^http:\/\/no-such-host\.invalid could not be loaded: net::ERR_NAME_(NOT_RESOLVED|RESOLUTION_FAILED)/);
+    expect(errorOf(noHost.body).message).toMatch(
+      /^http:\/\/no-such-host\.invalid could not be loaded: net::ERR_NAME_(NOT_RESOLVED|RESOLUTION_FAILED)/,
+    );
     expect(errorOf(noHost.body).message).not.toContain('pw');
     const port = await freePort();
     const refused = await rest(running.url, '/browser/navigate', { url: `http://127.0.0.1:${port}/` }, ws);
     expect(refused.status).toBe(502);
-    expect(errorOf(refused.body).message).toContain(`http://127.0.0.1:${port} could not be loaded: net::ERR_CONNECTION_REFUSED`);
+    expect(errorOf(refused.body).message).toContain(
+      `http://127.0.0.1:${port} could not be loaded: net::ERR_CONNECTION_REFUSED`,
+    );
     // The browser is still usable.
     const went = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, ws);
     expect(went.body).toMatchObject({ title: 'Login' });
@@ -33,7 +42,12 @@ describe('expected failures are honest 4xx/5xx answers', () => {
 
   it('refuses within seconds a browser the Grid does not have, naming the ones it has', async () => {
     const started = Date.now();
-    const firefox = await rest(running.url, '/browser/open-session', { browser: 'firefox' }, { 'X-Workspace': 'no-firefox' });
+    const firefox = await rest(
+      running.url,
+      '/browser/open-session',
+      { browser: 'firefox' },
+      { 'X-Workspace': 'no-firefox' },
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(firefox.status).toBe(400);
     expect(errorOf(firefox.body).message).toContain('This Grid has no firefox browser (it offers: chrome)');
@@ -65,11 +79,17 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('MCP errors as the spec
   it('answers an unknown tool and an unknown resource as JSON-RPC errors, bad arguments as tool errors', async () => {
     const mcp = await connectMcp(running.url, era, { workspace: `mcp-errors-${era}` });
     try {
-      const unknownTool = (await mcp.call('no_such_tool').catch((err: unknown) => err)) as { code?: number; message?: string };
+      const unknownTool = (await mcp.call('no_such_tool').catch((err: unknown) => err)) as {
+        code?: number;
+        message?: string;
+      };
       expect(unknownTool.code).toBe(-32602);
       expect(unknownTool.message).toContain('no_such_tool');
       // SDK 2.x sends resource-not-found as -32602 with data.uri on both eras (the 2026-07-28 rule).
-      const unknownResource = (await mcp.readResource('nothing://here').catch((err: unknown) => err)) as { code?: number; message?: string };
+      const unknownResource = (await mcp.readResource('nothing://here').catch((err: unknown) => err)) as {
+        code?: number;
+        message?: string;
+      };
       expect(unknownResource.code).toBe(-32602);
       expect(unknownResource.message).toContain('nothing://here');
       await expect(mcp.readResource('flow://flows/no-such-flow')).rejects.toMatchObject({ code: -32602 });
@@ -82,7 +102,11 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('MCP errors as the spec
   });
 });
 
-function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function rawGet(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(base + path, { method: 'GET', headers }, (res) => {
       const chunks: Buffer[] = [];

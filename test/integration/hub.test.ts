@@ -21,7 +21,9 @@ afterAll(async () => {
 
 describe('a hub and a node', () => {
   it('registers its node with the hub on loopback addresses only', async () => {
-    const status = (await (await gridFetch(`${grid.url}/status`, { method: 'GET' })).json()) as { value: { ready: boolean; nodes: { uri: string }[] } };
+    const status = (await (await gridFetch(`${grid.url}/status`, { method: 'GET' })).json()) as {
+      value: { ready: boolean; nodes: { uri: string }[] };
+    };
     expect(status.value.ready).toBe(true);
     // The hub asks for the credentials the server was given.
     expect((await fetch(`${withoutCredentials(grid.url)}/status`)).status).toBe(401);
@@ -36,7 +38,9 @@ describe('a hub and a node', () => {
     expect(opened.status).toBe(200);
     // The node's one slot is taken, so the Grid is not `ready` for another session; this
     // replica still serves that browser, so it stays ready for its load balancer.
-    const full = (await (await gridFetch(`${grid.url}/status`, { method: 'GET' })).json()) as { value: { ready: boolean } };
+    const full = (await (await gridFetch(`${grid.url}/status`, { method: 'GET' })).json()) as {
+      value: { ready: boolean };
+    };
     expect(full.value.ready).toBe(false);
     expect(await rest(running.url, '/ready')).toMatchObject({ status: 200, body: { grid: true } });
     const went = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html` }, ws);
@@ -49,7 +53,9 @@ describe('a hub and a node', () => {
     expect(current.body).toMatchObject({ browser: { alive: true } });
     // The addresses the browser hands out (CDP, BiDi) point at the hub, not at the node behind it.
     const capabilities = await sessionCapabilities(grid.url, (await gridIdOf(running, 'through-hub')) ?? '');
-    expect(String(capabilities?.['se:cdp'])).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${new URL(grid.url).port}/session/`));
+    expect(String(capabilities?.['se:cdp'])).toMatch(
+      new RegExp(`^ws://127\\.0\\.0\\.1:${new URL(grid.url).port}/session/`),
+    );
     expect(await rest(running.url, '/browser/end-browser', {}, ws)).toEqual({ status: 200, body: { ended: true } });
   });
 });

@@ -13,7 +13,12 @@ const env = () => ({ ...(process.env as Record<string, string>), GRID_URL: injec
 describe('selenium-flow stdio', () => {
   it('serves MCP over stdio in saved mode: no session_id needed', async () => {
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
-    const transport = new StdioClientTransport({ command: 'npx', args: ['tsx', 'src/cli.ts', 'stdio'], env: env(), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: 'npx',
+      args: ['tsx', 'src/cli.ts', 'stdio'],
+      env: env(),
+      stderr: 'pipe',
+    });
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
@@ -22,7 +27,9 @@ describe('selenium-flow stdio', () => {
       expect(went.structuredContent).toMatchObject({ title: 'Login' });
       const current = await client.callTool({ name: 'current_workspace', arguments: {} });
       expect(current.structuredContent).toMatchObject({ workspace: '_stdio', mode: 'saved', title: 'Login' });
-      expect((await client.callTool({ name: 'end_browser', arguments: {} })).structuredContent).toEqual({ ended: true });
+      expect((await client.callTool({ name: 'end_browser', arguments: {} })).structuredContent).toEqual({
+        ended: true,
+      });
     } finally {
       await client.close();
     }
@@ -69,7 +76,14 @@ describe('selenium-flow serve', () => {
     expect(proxy.created).toHaveLength(2);
     const gridPassword = new URL(inject('gridUrl')).password;
     expect(gridPassword.length).toBeGreaterThan(0);
-    for (const forbidden of [sessionId, ...proxy.created, `${inject('siteUrl')}/login.html`, 'Login', secretText, gridPassword]) {
+    for (const forbidden of [
+      sessionId,
+      ...proxy.created,
+      `${inject('siteUrl')}/login.html`,
+      'Login',
+      secretText,
+      gridPassword,
+    ]) {
       expect(logs).not.toContain(forbidden);
     }
   });
@@ -100,39 +114,47 @@ describe('selenium-flow serve', () => {
 });
 
 describe('selenium-flow grid', () => {
-  it('puts its GRID_URL in a file only its owner reads, and prints the path, never the password', { timeout: 90_000 }, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'grid'], {
-      // Its fence applies to the shared test Grid's browsers too: it must leave the fixture sites open.
-      env: { ...(process.env as Record<string, string>), SE_OFFLINE: 'true', BROWSER_LOOPBACK_PORTS: `${FIXTURE_PORTS.from}-${FIXTURE_PORTS.to}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let printed = '';
-    child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    try {
-      const file = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`grid did not start within 60 s:\n${printed}`)), 60_000);
-        child.stdout.on('data', () => {
-          const match = /is in (\S+grid\.env)/.exec(printed);
-          if (match?.[1]) {
-            clearTimeout(timer);
-            resolve(match[1]);
-          }
-        });
+  it(
+    'puts its GRID_URL in a file only its owner reads, and prints the path, never the password',
+    { timeout: 90_000 },
+    async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'grid'], {
+        // Its fence applies to the shared test Grid's browsers too: it must leave the fixture sites open.
+        env: {
+          ...(process.env as Record<string, string>),
+          SE_OFFLINE: 'true',
+          BROWSER_LOOPBACK_PORTS: `${FIXTURE_PORTS.from}-${FIXTURE_PORTS.to}`,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      const info = await stat(file);
-      expect(info.mode & 0o777).toBe(0o600);
-      const gridUrl = (await readFile(file, 'utf8')).trim().replace(/^GRID_URL=/, '');
-      const password = new URL(gridUrl).password;
-      expect(password.length).toBeGreaterThan(16);
-      expect(printed).not.toContain(password);
-      expect((await gridFetch(`${gridUrl}/status`, { method: 'GET' })).status).toBe(200);
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      await expect(stat(file)).rejects.toThrow();
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+      let printed = '';
+      child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+      try {
+        const file = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`grid did not start within 60 s:\n${printed}`)), 60_000);
+          child.stdout.on('data', () => {
+            const match = /is in (\S+grid\.env)/.exec(printed);
+            if (match?.[1]) {
+              clearTimeout(timer);
+              resolve(match[1]);
+            }
+          });
+        });
+        const info = await stat(file);
+        expect(info.mode & 0o777).toBe(0o600);
+        const gridUrl = (await readFile(file, 'utf8')).trim().replace(/^GRID_URL=/, '');
+        const password = new URL(gridUrl).password;
+        expect(password.length).toBeGreaterThan(16);
+        expect(printed).not.toContain(password);
+        expect((await gridFetch(`${gridUrl}/status`, { method: 'GET' })).status).toBe(200);
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+        await expect(stat(file)).rejects.toThrow();
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
 });

@@ -63,7 +63,9 @@ describe('two replicas sharing Redis', () => {
     const handle = opened.body.session_id as string;
     const went = await rest(b.url, '/browser/navigate', { url: `${site}/table.html`, session_id: handle });
     expect(went.body).toMatchObject({ title: 'Data table' });
-    expect((await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle })).body).toEqual({ value: 'Data table' });
+    expect((await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle })).body).toEqual({
+      value: 'Data table',
+    });
     // Redis holds the handle's digest, never the handle itself.
     expect((await peek.keys('*')).join(' ')).not.toContain(handle);
     expect((await rest(b.url, '/browser/end-browser', { session_id: handle })).body).toEqual({ ended: true });
@@ -75,7 +77,12 @@ describe('two replicas sharing Redis', () => {
     await rest(a.url, '/browser/navigate', { url: `${site}/login.html` }, ws('turns'));
     // Through A, a call waits for a flag that only B's call sets. Taking turns, B's call runs after
     // A's has given up; interleaved, A's would see the flag.
-    const first = rest(a.url, '/browser/assert', { script: 'return window.__flag === true', timeout: 1, message: 'flag not set' }, ws('turns'));
+    const first = rest(
+      a.url,
+      '/browser/assert',
+      { script: 'return window.__flag === true', timeout: 1, message: 'flag not set' },
+      ws('turns'),
+    );
     await until(async () => (await peek.exists('selenium-flow:turn:workspace:named:turns:holder')) === 1);
     const second = rest(b.url, '/browser/execute-script', { script: 'window.__flag = true; return 1' }, ws('turns'));
     const [waited, set] = await Promise.all([first, second]);
@@ -85,9 +92,14 @@ describe('two replicas sharing Redis', () => {
     // And many at once, alternating replicas: every call sees the page as the one before left it.
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        rest(i % 2 === 0 ? a.url : b.url, '/browser/execute-script', {
-          script: 'const n = window.__n || 0; window.__n = n + 1; return n;',
-        }, ws('turns')),
+        rest(
+          i % 2 === 0 ? a.url : b.url,
+          '/browser/execute-script',
+          {
+            script: 'const n = window.__n || 0; window.__n = n + 1; return n;',
+          },
+          ws('turns'),
+        ),
       ),
     );
     expect(results.map((r) => r.body.result).sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
@@ -121,9 +133,12 @@ describe('two replicas sharing Redis', () => {
     await rest(b.url, '/browser/navigate', { url: `${site}/login.html` }, ws('crash'));
     const holder = 'selenium-flow:turn:workspace:named:crash:holder';
     // A long call through A (100 s at most) holds the browser's turn...
-    const doomed = rest(a.url, '/browser/assert', { script: 'return false', timeout: 100, message: 'never' }, ws('crash')).catch(
-      (err: unknown) => err,
-    );
+    const doomed = rest(
+      a.url,
+      '/browser/assert',
+      { script: 'return false', timeout: 100, message: 'never' },
+      ws('crash'),
+    ).catch((err: unknown) => err);
     await until(async () => (await peek.exists(holder)) === 1);
     // ...a call through B waits in line for it...
     const waiting = rest(b.url, '/browser/execute-script', { script: 'return document.title' }, ws('crash'));

@@ -29,7 +29,9 @@ describe('ROUTE_PREFIX', () => {
     const unprefixed = await rest(running.url, '/workspace', undefined, { 'X-Workspace': 'prefixed' });
     expect(unprefixed.status).toBe(404);
     expect(JSON.stringify(unprefixed.body)).toContain(`${PREFIX}/openapi.json`);
-    expect((await rest(running.url, `${PREFIX}/workspace`, undefined, { 'X-Workspace': 'prefixed' })).body).toMatchObject({ workspace: 'prefixed' });
+    expect(
+      (await rest(running.url, `${PREFIX}/workspace`, undefined, { 'X-Workspace': 'prefixed' })).body,
+    ).toMatchObject({ workspace: 'prefixed' });
     const document = (await rest(running.url, `${PREFIX}/openapi.json`)).body;
     expect(document.servers).toEqual([expect.objectContaining({ url: PREFIX })]);
   });
@@ -43,7 +45,11 @@ describe('ROUTE_PREFIX', () => {
       expect(link.startsWith(`${PREFIX}/files/signed/`)).toBe(true);
       const file = await fetch(`${running.url}${link}`);
       expect(file.status).toBe(200);
-      expect(Buffer.from(await file.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
+      expect(
+        Buffer.from(await file.arrayBuffer())
+          .subarray(1, 4)
+          .toString('latin1'),
+      ).toBe('PNG');
     } finally {
       await mcp.call('end_browser');
       await mcp.close();

@@ -15,7 +15,13 @@ import { secretsDir } from '../helpers/secrets.js';
  * reach no answer, record (Redis), stored flow, file or log line, and no keystroke may reach B.
  */
 const CANARY = 'Canary-7f3a91 pw!';
-const FORMS = [CANARY, encodeURIComponent(CANARY), encodeURIComponent(CANARY).replace(/%20/g, '+'), Buffer.from(CANARY).toString('base64'), 'Canary-7f3a91'];
+const FORMS = [
+  CANARY,
+  encodeURIComponent(CANARY),
+  encodeURIComponent(CANARY).replace(/%20/g, '+'),
+  Buffer.from(CANARY).toString('base64'),
+  'Canary-7f3a91',
+];
 
 /** the server under attack: its own process, so its whole log can be grepped */
 let served: Replica;
@@ -28,7 +34,12 @@ let b: FixtureSite;
 const answers: string[] = [];
 const secret = { name: 'canary', key: 'password' };
 
-async function call(path: string, body?: unknown, workspace = 'hostile', server = base): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  path: string,
+  body?: unknown,
+  workspace = 'hostile',
+  server = base,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(server + path, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { 'x-workspace': workspace, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -40,7 +51,8 @@ async function call(path: string, body?: unknown, workspace = 'hostile', server 
 }
 
 const script = async (source: string) => (await call('/browser/execute-script', { script: source })).body;
-const fieldLength = async (css: string) => (await script(`return document.querySelector(${JSON.stringify(css)}).value.length`)).result;
+const fieldLength = async (css: string) =>
+  (await script(`return document.querySelector(${JSON.stringify(css)}).value.length`)).result;
 /** What B received that is not a frame merely taking focus: keys, input, a landing. */
 const fromB = () => b.received.filter((r) => r.event !== 'focused');
 
@@ -91,14 +103,18 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     const typed = await call('/browser/write', { selector: { css: '#token' }, secret });
     expect(typed.status).toBe(200);
     expect(typed.body.note).toMatch(/^typed into a text field, which shows it in clear/);
-    expect(await script("const s = document.querySelector('#state').dataset; return [s.length, s.renders]")).toMatchObject({ result: [String(CANARY.length), '1'] });
+    expect(
+      await script("const s = document.querySelector('#state').dataset; return [s.length, s.renders]"),
+    ).toMatchObject({ result: [String(CANARY.length), '1'] });
   });
 
   it('is refused in a field that takes no text, auditing the refusal', async () => {
     await call('/browser/navigate', { url: `${a.url}/login.html` });
     const refused = await call('/browser/write', { selector: { css: '#remember' }, secret });
     expect(refused.status).toBe(403);
-    expect((refused.body.error as { message: string }).message).toMatch(/only into a text field .* input\[type=checkbox\]; nothing was typed/);
+    expect((refused.body.error as { message: string }).message).toMatch(
+      /only into a text field .* input\[type=checkbox\]; nothing was typed/,
+    );
   });
 
   it('does not come back in a dialog: not in write’s dialog.message, not from the dialog tool', async () => {
@@ -111,20 +127,23 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     expect(String(answered.body.withheld_reason)).toMatch(/typed as a secret/);
   });
 
-  it.each(['url', 'title', 'replace'])('is withheld when the page puts it in its %s 1.5 s later: the next call, and never the record', async (how) => {
-    await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=${how}` });
-    const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
-    expect(typed.body.withheld).toBeUndefined();
-    await delay(2000);
-    const next = await call('/browser/interact', { action: 'hover', selector: { css: 'body' } });
-    expect(next.status).toBe(200);
-    expect(next.body).toMatchObject({ url: a.url, title: '', withheld: true });
-    const outline = await call('/browser/outline', {});
-    expect(outline.body).toMatchObject({ url: a.url, title: '', withheld: true });
-    expect((await script('return location.href + " " + document.title')).withheld).toBe(true);
-    const record = (await call('/workspace')).body;
-    expect(record.url).toBe(`${a.url}/hostile/tell-later.html?how=${how}`);
-  });
+  it.each(['url', 'title', 'replace'])(
+    'is withheld when the page puts it in its %s 1.5 s later: the next call, and never the record',
+    async (how) => {
+      await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=${how}` });
+      const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
+      expect(typed.body.withheld).toBeUndefined();
+      await delay(2000);
+      const next = await call('/browser/interact', { action: 'hover', selector: { css: 'body' } });
+      expect(next.status).toBe(200);
+      expect(next.body).toMatchObject({ url: a.url, title: '', withheld: true });
+      const outline = await call('/browser/outline', {});
+      expect(outline.body).toMatchObject({ url: a.url, title: '', withheld: true });
+      expect((await script('return location.href + " " + document.title')).withheld).toBe(true);
+      const record = (await call('/workspace')).body;
+      expect(record.url).toBe(`${a.url}/hostile/tell-later.html?how=${how}`);
+    },
+  );
 
   it('does not come back from direct reads: extract (whole or cut), execute_script as is or encoded, a thrown error', async () => {
     await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=echo` });
@@ -136,13 +155,21 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     const cut = await call('/browser/extract', { selector: { css: '#password' }, what: 'value', max_chars: 100 });
     expect(cut.body).toMatchObject({ value: '', withheld: true });
     const value = "document.querySelector('#password').value";
-    for (const source of [`return ${value}`, `return btoa(${value})`, `return [{k: ${value}}]`, `return JSON.stringify({v: ${value}})`, `return {[${value}]: 1}`]) {
+    for (const source of [
+      `return ${value}`,
+      `return btoa(${value})`,
+      `return [{k: ${value}}]`,
+      `return JSON.stringify({v: ${value}})`,
+      `return {[${value}]: 1}`,
+    ]) {
       const answer = await script(source);
       expect(answer.withheld, source).toBe(true);
     }
     const thrown = await call('/browser/execute-script', { script: `throw new Error(${value})` });
     expect(thrown.status).toBe(400);
-    expect((thrown.body.error as { message: string }).message).toMatch(/typed as a secret into this browser, so it is withheld/);
+    expect((thrown.body.error as { message: string }).message).toMatch(
+      /typed as a secret into this browser, so it is withheld/,
+    );
     await delay(2000);
     const html = await call('/browser/extract', { selector: { css: '#echo' }, what: 'html' });
     expect(html.body).toMatchObject({ value: '', withheld: true });
@@ -157,7 +184,9 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     const masked = await shot();
     expect(await fieldLength('#token')).toBe(CANARY.length);
     // The same field, empty, and then with text of the canary's length typed as plain text.
-    await script("const e = document.querySelector('#token'); Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(e, '')");
+    await script(
+      "const e = document.querySelector('#token'); Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(e, '')",
+    );
     const empty = await shot();
     await script(
       "const e = document.querySelector('#token'); e.removeAttribute('data-selenium-flow-secret'); Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(e, 'Xxxxxx-0000000 xx!')",
@@ -186,12 +215,16 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
 
   it('sends no keystroke to B when the page redirects there while typed into', async () => {
     b.received.length = 0;
-    await call('/browser/navigate', { url: `${a.url}/hostile/redirect-while-typing.html?on=keys&b=${encodeURIComponent(b.url)}` });
+    await call('/browser/navigate', {
+      url: `${a.url}/hostile/redirect-while-typing.html?on=keys&b=${encodeURIComponent(b.url)}`,
+    });
     const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
     expect(typed.status).toBe(200);
     await delay(500);
     expect(fromB()).toEqual([]);
-    expect(typed.body).toMatchObject({ url: `${a.url}/hostile/redirect-while-typing.html?on=keys&b=${encodeURIComponent(b.url)}` });
+    expect(typed.body).toMatchObject({
+      url: `${a.url}/hostile/redirect-while-typing.html?on=keys&b=${encodeURIComponent(b.url)}`,
+    });
   });
 
   // The page's own input listener takes it to B with what the field holds: that is A's script
@@ -208,7 +241,8 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     expect((await call('/workspace')).body.url).toBe(start);
     await delay(500);
     expect(fromB().filter((r) => r.event === 'key')).toEqual([]);
-    const moved = served.output()
+    const moved = served
+      .output()
       .split('\n')
       .filter((line) => line.includes('"secret_bind"'))
       .map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -223,7 +257,10 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
         steps: [
           { tool: 'navigate', args: { url: `${a.url}/hostile/tell-later.html?how=title` } },
           { tool: 'write', args: { selector: { css: '#password' }, secret } },
-          { tool: 'execute_script', args: { script: 'return new Promise((r) => setTimeout(() => r(document.title), 1800))' } },
+          {
+            tool: 'execute_script',
+            args: { script: 'return new Promise((r) => setTimeout(() => r(document.title), 1800))' },
+          },
           { tool: 'extract', args: { selector: { css: '#password' }, what: 'value' } },
         ],
       },
@@ -274,7 +311,9 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
       await delay(2000);
       const there = await call('/browser/outline', {}, W, replica.url);
       expect(there.body).toMatchObject({ url: a.url, title: '', withheld: true });
-      expect((await call('/browser/extract', { selector: { css: '#password' }, what: 'value' }, W, replica.url)).body).toMatchObject({ value: '', withheld: true });
+      expect(
+        (await call('/browser/extract', { selector: { css: '#password' }, what: 'value' }, W, replica.url)).body,
+      ).toMatchObject({ value: '', withheld: true });
       await call('/browser/end-browser', {}, W, replica.url);
     } finally {
       await replica.kill('SIGTERM');
@@ -306,7 +345,12 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     await walk(dataDir);
     expect(stored.join('\n')).toMatch(/hostile-login/);
     expect(answers.length).toBeGreaterThan(40);
-    const haystacks = { answers: answers.join('\n'), records: records.join('\n'), stored: stored.join('\n'), log: served.output() };
+    const haystacks = {
+      answers: answers.join('\n'),
+      records: records.join('\n'),
+      stored: stored.join('\n'),
+      log: served.output(),
+    };
     for (const [where, text] of Object.entries(haystacks)) {
       for (const form of FORMS) {
         expect(text.includes(form), `${where} carries ${JSON.stringify(form)}`).toBe(false);

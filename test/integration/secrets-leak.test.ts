@@ -9,7 +9,12 @@ import { secretsDir } from '../helpers/secrets.js';
 
 /** The value that must never come back: in any answer, error, record, stored flow or log line. */
 const CANARY = 'Canary-7f3a91 pw!';
-const FORMS = [CANARY, encodeURIComponent(CANARY), encodeURIComponent(CANARY).replace(/%20/g, '+'), Buffer.from(CANARY).toString('base64')];
+const FORMS = [
+  CANARY,
+  encodeURIComponent(CANARY),
+  encodeURIComponent(CANARY).replace(/%20/g, '+'),
+  Buffer.from(CANARY).toString('base64'),
+];
 
 /** the server under attack: its own process, so its whole log can be grepped */
 let served: Replica;
@@ -21,7 +26,12 @@ const answers: string[] = [];
 const site = () => inject('siteUrl');
 const sitePort = () => new URL(site()).port;
 
-async function http(method: string, path: string, body?: unknown, workspace = 'leak'): Promise<{ status: number; body: Record<string, unknown> }> {
+async function http(
+  method: string,
+  path: string,
+  body?: unknown,
+  workspace = 'leak',
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(base + path, {
     method,
     headers: { 'x-workspace': workspace, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -69,7 +79,11 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
   it('over HTTP: the answer, the next page, the workspace record', async () => {
     await http('POST', '/browser/navigate', { url: `${site()}/login.html` });
     await http('POST', '/browser/write', { selector: { css: '#email' }, text: 'ada@example.com' });
-    const typed = await http('POST', '/browser/write', { selector: { css: '#password' }, secret: { name: 'canary', key: 'password' }, submit: true });
+    const typed = await http('POST', '/browser/write', {
+      selector: { css: '#password' },
+      secret: { name: 'canary', key: 'password' },
+      submit: true,
+    });
     expect(typed.status).toBe(200);
     expect(typed.body).toMatchObject({ value: null, secret: { name: 'canary', key: 'password' }, withheld: true });
     await http('POST', '/browser/outline', {});
@@ -87,15 +101,29 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
     };
     try {
       await call('navigate', { url: `${site()}/login.html` });
-      const typed = await call('write', { selector: { css: '#password' }, secret: { name: 'canary', key: 'password' }, submit: true });
+      const typed = await call('write', {
+        selector: { css: '#password' },
+        secret: { name: 'canary', key: 'password' },
+        submit: true,
+      });
       expect(typed.isError).toBe(false);
       expect(typed.structured).toMatchObject({ value: null, secret: { name: 'canary', key: 'password' } });
       await call('current_workspace');
       await call('list_secrets');
       answers.push(await mcp.readResource('workspace://current'), await mcp.readResource('secret://secrets'));
       // errors carry no value either
-      expect((await call('write', { selector: { css: '#nope' }, secret: { name: 'canary', key: 'password' }, wait_timeout: 0 })).isError).toBe(true);
-      expect((await call('navigate', { url: `${site()}/login.html`, secret: { name: 'canary', key: 'password' } })).isError).toBe(true);
+      expect(
+        (
+          await call('write', {
+            selector: { css: '#nope' },
+            secret: { name: 'canary', key: 'password' },
+            wait_timeout: 0,
+          })
+        ).isError,
+      ).toBe(true);
+      expect(
+        (await call('navigate', { url: `${site()}/login.html`, secret: { name: 'canary', key: 'password' } })).isError,
+      ).toBe(true);
     } finally {
       await call('end_browser').catch(() => undefined);
       await mcp.close();
@@ -117,7 +145,11 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
           steps: [
             { tool: 'navigate', args: { url: `${site()}/login.html` } },
             { tool: 'write', args: { selector: { css: '#email' }, text: 'ada@example.com' } },
-            { tool: 'write', id: 'password', args: { selector: { css: '#password' }, secret: { name: 'canary', key: 'password' }, submit: true } },
+            {
+              tool: 'write',
+              id: 'password',
+              args: { selector: { css: '#password' }, secret: { name: 'canary', key: 'password' }, submit: true },
+            },
           ],
         },
       });
@@ -130,7 +162,11 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
       // A flow naming a secret that does not exist saves (catalogues change), and its run fails at that step.
       const missing = await call('save_flow', {
         name: 'missing',
-        document: { steps: [{ tool: 'write', args: { selector: { css: '#password' }, secret: { name: 'gone', key: 'password' } } }] },
+        document: {
+          steps: [
+            { tool: 'write', args: { selector: { css: '#password' }, secret: { name: 'gone', key: 'password' } } },
+          ],
+        },
       });
       expect(missing.isError, missing.text).toBe(false);
       const failed = await call('run_flow', { name: 'missing' });
@@ -143,7 +179,10 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
   it('is refused before any keystroke on another port, a port that merely starts alike, and a host suffix', async () => {
     const refusedHere = async (url: string, name: string) => {
       await http('POST', '/browser/navigate', { url });
-      const refused = await http('POST', '/browser/write', { selector: { css: '#password' }, secret: { name, key: 'password' } });
+      const refused = await http('POST', '/browser/write', {
+        selector: { css: '#password' },
+        secret: { name, key: 'password' },
+      });
       expect(refused.status, JSON.stringify(refused.body)).toBe(403);
       await fieldIsEmpty('#password');
     };
@@ -152,11 +191,19 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
     await refusedHere(`http://localhost.localhost:${sitePort()}/login.html`, 'canary-host');
     // the same secret on its own origin is typed (and not read back here)
     await http('POST', '/browser/navigate', { url: `http://localhost:${sitePort()}/login.html` });
-    expect((await http('POST', '/browser/write', { selector: { css: '#password' }, secret: { name: 'canary-host', key: 'password' } })).status).toBe(200);
+    expect(
+      (
+        await http('POST', '/browser/write', {
+          selector: { css: '#password' },
+          secret: { name: 'canary-host', key: 'password' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('audits every bind with the origin only, refused ones at warn', () => {
-    const events = served.output()
+    const events = served
+      .output()
       .split('\n')
       .filter((line) => line.includes('"secret_bind"'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -166,7 +213,9 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
     expect(refused.every((e) => e.level === 40)).toBe(true);
     expect(refused.map((e) => e.origin)).toContain(other.url);
     // a flow step's bind names the flow and the step (its id)
-    expect(events.some((e) => e.workspace === 'leak' && e.flow === 'login' && e.step === 'password' && e.allowed === true)).toBe(true);
+    expect(
+      events.some((e) => e.workspace === 'leak' && e.flow === 'login' && e.step === 'password' && e.allowed === true),
+    ).toBe(true);
     expect(events.some((e) => e.workspace === 'leak' && e.flow === null && e.allowed === true)).toBe(true);
     for (const event of events) {
       expect(Object.keys(event).sort()).toEqual(

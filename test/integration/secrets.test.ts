@@ -16,7 +16,12 @@ const W = 'secrets';
 beforeAll(async () => {
   other = await startFixtureSite();
   dir = await secretsDir({
-    'site-login': { username: 'ada@example.com', password: 'pw-site-1', _description: 'The fixture site', _allowed_urls: `${site()}\n` },
+    'site-login': {
+      username: 'ada@example.com',
+      password: 'pw-site-1',
+      _description: 'The fixture site',
+      _allowed_urls: `${site()}\n`,
+    },
     anywhere: { password: 'free pw&1' },
     broken: { password: 'never', _allowed_urls: `${site()}/login.html\n` },
   });
@@ -34,8 +39,14 @@ const fieldValue = async (name: string, css: string) =>
   (await rest(server.url, '/browser/extract', { selector: { css }, what: 'value' }, ws(name))).body.value;
 /** Whether a field holds exactly `value`: a read of a typed secret is withheld, a comparison is not. */
 const fieldHolds = async (name: string, css: string, value: string) =>
-  (await rest(server.url, '/browser/execute-script', { script: 'return document.querySelector(arguments[0]).value === arguments[1]', args: [css, value] }, ws(name))).body
-    .result;
+  (
+    await rest(
+      server.url,
+      '/browser/execute-script',
+      { script: 'return document.querySelector(arguments[0]).value === arguments[1]', args: [css, value] },
+      ws(name),
+    )
+  ).body.result;
 
 describe('the secrets catalogue', () => {
   it('is the same listing over GET /secrets, list_secrets and secret://secrets, with no value in it', async () => {
@@ -54,7 +65,10 @@ describe('the secrets catalogue', () => {
       location: join(dir, 'site-login'),
       workspace: null,
     });
-    expect(secrets.find((s) => s.name === 'broken')).toMatchObject({ usable: false, allowed_urls_rejected: [{ line: 1 }] });
+    expect(secrets.find((s) => s.name === 'broken')).toMatchObject({
+      usable: false,
+      allowed_urls_rejected: [{ line: 1 }],
+    });
     expect(JSON.stringify(http.body)).not.toMatch(/pw-site-1|free pw|first-value|never/);
     const mcp = await connectMcp(server.url, '2026-07-28', { workspace: 'catalogue' });
     try {
@@ -69,20 +83,41 @@ describe('the secrets catalogue', () => {
 describe('write with a secret', () => {
   it('types the value, answers value null and names the secret, and keeps the page', async () => {
     await rest(server.url, '/browser/navigate', { url: `${site()}/login.html` }, ws(W));
-    const typed = await rest(server.url, '/browser/write', { selector: { css: '#password' }, secret: { name: 'site-login', key: 'password' } }, ws(W));
+    const typed = await rest(
+      server.url,
+      '/browser/write',
+      { selector: { css: '#password' }, secret: { name: 'site-login', key: 'password' } },
+      ws(W),
+    );
     expect(typed).toEqual({
       status: 200,
-      body: { url: `${site()}/login.html`, title: 'Login', value: null, secret: { name: 'site-login', key: 'password' } },
+      body: {
+        url: `${site()}/login.html`,
+        title: 'Login',
+        value: null,
+        secret: { name: 'site-login', key: 'password' },
+      },
     });
     expect(await fieldHolds(W, '#password', 'pw-site-1')).toBe(true);
     // and reading it back answers nothing of it
-    expect((await rest(server.url, '/browser/extract', { selector: { css: '#password' }, what: 'value' }, ws(W))).body).toMatchObject({ value: '', withheld: true });
-    expect((await rest(server.url, '/workspace', undefined, ws(W))).body).toMatchObject({ url: `${site()}/login.html`, title: 'Login' });
+    expect(
+      (await rest(server.url, '/browser/extract', { selector: { css: '#password' }, what: 'value' }, ws(W))).body,
+    ).toMatchObject({ value: '', withheld: true });
+    expect((await rest(server.url, '/workspace', undefined, ws(W))).body).toMatchObject({
+      url: `${site()}/login.html`,
+      title: 'Login',
+    });
   });
 
   it('types a rotated file value: the one on disk at the moment of typing', async () => {
     await rest(server.url, '/browser/navigate', { url: `${site()}/login.html` }, ws(W));
-    const write = () => rest(server.url, '/browser/write', { selector: { css: '#email' }, secret: { name: 'rotating', key: 'password' } }, ws(W));
+    const write = () =>
+      rest(
+        server.url,
+        '/browser/write',
+        { selector: { css: '#email' }, secret: { name: 'rotating', key: 'password' } },
+        ws(W),
+      );
     await write();
     expect(await fieldHolds(W, '#email', 'first-value')).toBe(true);
     await rotate({ password: 'second-value' });
@@ -105,7 +140,10 @@ describe('write with a secret', () => {
     expect(again.body).toMatchObject({ url: site(), title: '', withheld: true });
     const outline = await rest(server.url, '/browser/outline', {}, ws(name));
     expect(outline.body.url).toBe(site());
-    expect((await rest(server.url, '/workspace', undefined, ws(name))).body).toMatchObject({ url: `${site()}/login.html`, title: 'Login' });
+    expect((await rest(server.url, '/workspace', undefined, ws(name))).body).toMatchObject({
+      url: `${site()}/login.html`,
+      title: 'Login',
+    });
     const away = await rest(server.url, '/browser/navigate', { url: `${site()}/table.html` }, ws(name));
     expect(away.body).toMatchObject({ url: `${site()}/table.html`, title: 'Data table' });
     expect(away.body.withheld).toBeUndefined();
@@ -113,7 +151,12 @@ describe('write with a secret', () => {
 
   it('refuses a page on another port before any keystroke', async () => {
     await rest(server.url, '/browser/navigate', { url: `${other.url}/login.html` }, ws(W));
-    const refused = await rest(server.url, '/browser/write', { selector: { css: '#password' }, secret: { name: 'site-login', key: 'password' } }, ws(W));
+    const refused = await rest(
+      server.url,
+      '/browser/write',
+      { selector: { css: '#password' }, secret: { name: 'site-login', key: 'password' } },
+      ws(W),
+    );
     expect(refused.status).toBe(403);
     expect((refused.body.error as { message: string }).message).toBe(
       `Secret "site-login" may only be typed on ${site()}, and the page that would receive it is on ${other.url}; nothing was typed. Navigate to an allowed page first (list_secrets shows where each secret may be used).`,
@@ -123,17 +166,32 @@ describe('write with a secret', () => {
 
   it('refuses a secret whose declaration has a bad line, naming the line', async () => {
     await rest(server.url, '/browser/navigate', { url: `${site()}/login.html` }, ws(W));
-    const refused = await rest(server.url, '/browser/write', { selector: { css: '#password' }, secret: { name: 'broken', key: 'password' } }, ws(W));
+    const refused = await rest(
+      server.url,
+      '/browser/write',
+      { selector: { css: '#password' }, secret: { name: 'broken', key: 'password' } },
+      ws(W),
+    );
     expect(refused.status).toBe(403);
     expect(JSON.stringify(refused.body)).toMatch(/line 1 carries a path/);
     expect(await fieldValue(W, '#password')).toBe('');
   });
 
   it('answers 404 naming list_secrets for a secret or key that does not exist', async () => {
-    const noSecret = await rest(server.url, '/browser/write', { selector: { css: '#password' }, secret: { name: 'nope', key: 'password' } }, ws(W));
+    const noSecret = await rest(
+      server.url,
+      '/browser/write',
+      { selector: { css: '#password' }, secret: { name: 'nope', key: 'password' } },
+      ws(W),
+    );
     expect(noSecret.status).toBe(404);
     expect(JSON.stringify(noSecret.body)).toContain('list_secrets');
-    const noKey = await rest(server.url, '/browser/write', { selector: { css: '#password' }, secret: { name: 'site-login', key: 'pin' } }, ws(W));
+    const noKey = await rest(
+      server.url,
+      '/browser/write',
+      { selector: { css: '#password' }, secret: { name: 'site-login', key: 'pin' } },
+      ws(W),
+    );
     expect(noKey.status).toBe(404);
     expect((noKey.body.error as { message: string }).message).toContain('its keys are password, username');
   });
@@ -148,20 +206,25 @@ describe('refusals, each with the fix', () => {
   const secret = { name: 'site-login', key: 'password' };
 
   it('refuses both text and secret, or neither', async () => {
-    const message = 'Pass exactly one of text (what to type) or secret ({name, key} from list_secrets, typed by the server).';
+    const message =
+      'Pass exactly one of text (what to type) or secret ({name, key} from list_secrets, typed by the server).';
     expect(await refusal('/browser/write', { selector: { css: '#password' }, text: 'x', secret })).toBe(message);
     expect(await refusal('/browser/write', { selector: { css: '#password' } })).toBe(message);
   });
 
   it('refuses a secret name with / or .., saying the rule', async () => {
-    expect(await refusal('/browser/write', { selector: { css: '#password' }, secret: { name: '../etc', key: 'password' } })).toMatch(
-      /^secret\.name: a secret name is 1-253 letters/,
-    );
-    expect(await refusal('/browser/write', { selector: { css: '#password' }, secret: { name: 'a/b', key: 'k' } })).toMatch(/without "\.\."/);
+    expect(
+      await refusal('/browser/write', { selector: { css: '#password' }, secret: { name: '../etc', key: 'password' } }),
+    ).toMatch(/^secret\.name: a secret name is 1-253 letters/);
+    expect(
+      await refusal('/browser/write', { selector: { css: '#password' }, secret: { name: 'a/b', key: 'k' } }),
+    ).toMatch(/without "\.\."/);
   });
 
   it('says why navigate, execute_script and press_key take no secret, and that upload_file does not yet', async () => {
-    expect(await refusal('/browser/navigate', { url: `${site()}/login.html`, secret })).toMatch(/^navigate takes no secret: a secret in a URL lands in browser history, referrers/);
+    expect(await refusal('/browser/navigate', { url: `${site()}/login.html`, secret })).toMatch(
+      /^navigate takes no secret: a secret in a URL lands in browser history, referrers/,
+    );
     expect(await refusal('/browser/execute-script', { script: 'return 1', secret })).toMatch(/exfiltration/);
     expect(await refusal('/browser/press-key', { key: 'Enter', secret })).toMatch(/^press_key takes no secret/);
     expect(await refusal('/browser/upload-file', { selector: { css: '#file' }, text: 'x', secret })).toMatch(/not yet/);

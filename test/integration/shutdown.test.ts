@@ -6,10 +6,19 @@ import { rest } from '../helpers/server.js';
 describe('selenium-flow serve on SIGTERM', () => {
   it('exits within seconds even while a call is stuck on the browser', async () => {
     // node itself (not npx), so the signal reaches the server and the exit is its own.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'silent'], {
-      env: { ...(process.env as Record<string, string>), GRID_URL: inject('gridUrl'), SE_OFFLINE: 'true', CALL_TIMEOUT: '30' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'silent'],
+      {
+        env: {
+          ...(process.env as Record<string, string>),
+          GRID_URL: inject('gridUrl'),
+          SE_OFFLINE: 'true',
+          CALL_TIMEOUT: '30',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const output: string[] = [];
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -29,7 +38,10 @@ describe('selenium-flow serve on SIGTERM', () => {
     try {
       await rest(base, '/browser/navigate', { url: `${inject('siteUrl')}/table.html`, session_id: sessionId });
       // A script that never settles holds the call (and chromedriver) until WebDriver's script timeout, 24 s.
-      const stuck = rest(base, '/browser/execute-script', { script: 'return new Promise(() => {})', session_id: sessionId }).catch(() => 'cut off');
+      const stuck = rest(base, '/browser/execute-script', {
+        script: 'return new Promise(() => {})',
+        session_id: sessionId,
+      }).catch(() => 'cut off');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const signalled = Date.now();
       child.kill('SIGTERM');

@@ -79,7 +79,9 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
     const went = await ok('navigate', { url: `${site}/login.html`, session_id: id });
     expect(went).toMatchObject({ url: `${site}/login.html`, title: 'Login' });
     await ok('write', { selector: { css: '#email' }, text: 'stateless@example.com', session_id: id });
-    expect(await ok('extract', { selector: { css: '#email' }, what: 'value', session_id: id })).toEqual({ value: 'stateless@example.com' });
+    expect(await ok('extract', { selector: { css: '#email' }, what: 'value', session_id: id })).toEqual({
+      value: 'stateless@example.com',
+    });
     const current = await rest(running.url, `/workspace?session_id=${id}`);
     expect(current.status).toBe(200);
     expect(current.body).toMatchObject({
@@ -110,7 +112,10 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
       expect(messageOf(missing.body), tool).toContain('open_session');
     }
     expect(await ok('end_browser', { session_id: unknownId() })).toEqual({ ended: false });
-    expect((await rest(running.url, `/workspace?session_id=${unknownId()}`)).body).toMatchObject({ mode: 'stateless', browser: null });
+    expect((await rest(running.url, `/workspace?session_id=${unknownId()}`)).body).toMatchObject({
+      mode: 'stateless',
+      browser: null,
+    });
   });
 
   it('two stateless browsers stay apart', async () => {
@@ -147,7 +152,12 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
     const before = await rest(running.url, '/workspace', undefined, headers);
 
     for (const [tool, args] of [...BROWSER_CALLS, ['navigate', { url: `${site}/table.html` }] as [string, Answer]]) {
-      const refused = await rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, { ...args, session_id: handle }, headers);
+      const refused = await rest(
+        running.url,
+        `/browser/${tool.replace(/_/g, '-')}`,
+        { ...args, session_id: handle },
+        headers,
+      );
       expect(refused.status, tool).toBe(400);
       expect(messageOf(refused.body), tool).toContain('drop session_id');
     }

@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TRUNCATION_MARK } from '../../src/browser/reading.js';
-import { connectMcp, gridHas, gridIdOf, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
+import {
+  connectMcp,
+  gridHas,
+  gridIdOf,
+  rest,
+  startServer,
+  type ProtocolEra,
+  type RunningServer,
+} from '../helpers/server.js';
 
 const site = inject('siteUrl');
 const WORKSPACE = 'tools';
@@ -104,7 +112,10 @@ describe('navigate', () => {
     await ok('navigate', { url: `${site}/login.html` });
     await ok('navigate', { url: `${site}/table.html` });
     expect(await ok('navigate', { action: 'back' })).toMatchObject({ url: `${site}/login.html`, title: 'Login' });
-    expect(await ok('navigate', { action: 'forward' })).toMatchObject({ url: `${site}/table.html`, title: 'Data table' });
+    expect(await ok('navigate', { action: 'forward' })).toMatchObject({
+      url: `${site}/table.html`,
+      title: 'Data table',
+    });
     await script('window.__beforeRefresh = true;');
     expect(await ok('navigate', { action: 'refresh' })).toMatchObject({ url: `${site}/table.html` });
     expect(await script('return window.__beforeRefresh === true')).toBe(false);
@@ -194,7 +205,8 @@ describe('interact', () => {
 
   it('scrolls an element into view', async () => {
     await ok('navigate', { url: `${site}/heavy.html` });
-    const inView = "const r = document.getElementById('section-63').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight;";
+    const inView =
+      "const r = document.getElementById('section-63').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight;";
     expect(await script(inView)).toBe(false);
     await ok('interact', { action: 'scroll_into_view', selector: { css: '#section-63' } });
     expect(await script(inView)).toBe(true);
@@ -210,16 +222,24 @@ describe('interact', () => {
 describe('write', () => {
   it('types into a field and reads the value back', async () => {
     await ok('navigate', { url: `${site}/login.html` });
-    expect((await ok('write', { selector: { css: '#email' }, text: 'first@example.com' })).value).toBe('first@example.com');
-    expect((await ok('write', { selector: { css: '#email' }, text: 'second@example.com' })).value).toBe('second@example.com');
-    expect((await ok('write', { selector: { css: '#email' }, text: '.org', clear: false })).value).toBe('second@example.com.org');
+    expect((await ok('write', { selector: { css: '#email' }, text: 'first@example.com' })).value).toBe(
+      'first@example.com',
+    );
+    expect((await ok('write', { selector: { css: '#email' }, text: 'second@example.com' })).value).toBe(
+      'second@example.com',
+    );
+    expect((await ok('write', { selector: { css: '#email' }, text: '.org', clear: false })).value).toBe(
+      'second@example.com.org',
+    );
     expect(await value('#email')).toBe('second@example.com.org');
   });
 
   it('finds the field by XPath too, and says so when a selector is not valid or matches no field', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     await script("document.getElementById('email').value = 'old@example.com'");
-    expect((await ok('write', { selector: { xpath: "//input[@id='email']" }, text: 'x@example.com' })).value).toBe('x@example.com');
+    expect((await ok('write', { selector: { xpath: "//input[@id='email']" }, text: 'x@example.com' })).value).toBe(
+      'x@example.com',
+    );
     for (const selector of [{ css: '#email[' }, { xpath: '//input[' }, { xpath: "//label[@for='email']/text()" }]) {
       const refused = await call('write', { selector, text: 'nobody@example.com' });
       expect(refused.status).toBe(400);
@@ -250,9 +270,16 @@ describe('write', () => {
     const email = 'ada@example.com';
     await ok('write', { selector: { css: '#password' }, text: 'pw' });
     await ok('write', { selector: { css: '#email' }, text: 'ada@' });
-    const submitted = await ok('write', { selector: { css: '#email' }, text: 'example.com', clear: false, submit: true });
+    const submitted = await ok('write', {
+      selector: { css: '#email' },
+      text: 'example.com',
+      clear: false,
+      submit: true,
+    });
     expect(submitted.value).toBe(email);
-    await until("location.pathname === '/welcome.html' && document.getElementById('greeting').textContent !== 'Welcome'");
+    await until(
+      "location.pathname === '/welcome.html' && document.getElementById('greeting').textContent !== 'Welcome'",
+    );
     expect(await text('#greeting')).toBe(`Welcome, ${email}`);
     expect((await workspace()).title).toBe('Welcome');
   });
@@ -321,9 +348,10 @@ describe('frame', () => {
     expect(await ok('interact', { action: 'click', selector: { css: '#inner-button' } })).toMatchObject(top);
     await ok('frame', { action: 'top' });
     // localhost is another origin than 127.0.0.1: the page cannot read the top from there.
-    await script("const f = document.createElement('iframe'); f.id = 'cross'; f.src = arguments[0]; document.body.append(f);", [
-      `${site.replace('127.0.0.1', 'localhost')}/inner.html`,
-    ]);
+    await script(
+      "const f = document.createElement('iframe'); f.id = 'cross'; f.src = arguments[0]; document.body.append(f);",
+      [`${site.replace('127.0.0.1', 'localhost')}/inner.html`],
+    );
     expect(await ok('frame', { action: 'enter', selector: { css: '#cross' } })).toMatchObject(top);
     expect(await ok('interact', { action: 'click', selector: { css: '#inner-button' } })).toMatchObject(top);
     expect(await script('return location.hostname')).toBe('localhost');
@@ -413,7 +441,11 @@ describe('upload_file', () => {
   });
 
   it('sets a file input from text', async () => {
-    const uploaded = await ok('upload_file', { selector: { css: '#file' }, text: 'hello from text', filename: 'note.txt' });
+    const uploaded = await ok('upload_file', {
+      selector: { css: '#file' },
+      text: 'hello from text',
+      filename: 'note.txt',
+    });
     expect(uploaded).toMatchObject({ uploaded: 'note.txt', bytes: Buffer.byteLength('hello from text') });
     await until("document.getElementById('file-content').textContent !== ''");
     expect(await text('#file-name')).toBe('note.txt');
@@ -423,7 +455,11 @@ describe('upload_file', () => {
   it('sets a file input from base64 content', async () => {
     await ok('navigate', { url: `${site}/upload.html` });
     const content = 'id,name\n1,ünïcode\n';
-    const uploaded = await ok('upload_file', { selector: { css: '#file' }, content: Buffer.from(content).toString('base64'), filename: 'data.csv' });
+    const uploaded = await ok('upload_file', {
+      selector: { css: '#file' },
+      content: Buffer.from(content).toString('base64'),
+      filename: 'data.csv',
+    });
     expect(uploaded).toMatchObject({ uploaded: 'data.csv', bytes: Buffer.byteLength(content) });
     await until("document.getElementById('file-content').textContent !== ''");
     expect(await text('#file-name')).toBe('data.csv');
@@ -447,11 +483,18 @@ describe('upload_file', () => {
     await writeFile(join(dataDir, 'someone-else', 'files', 'theirs.txt'), 'another workspace');
     await mkdir(join(dataDir, 'global', 'flows'), { recursive: true });
     await writeFile(join(dataDir, 'global', 'flows', 'ops.yaml'), 'operator flow');
-    expect(await ok('upload_file', { selector: { css: '#file' }, file: 'workspace://files/from-disk.txt' })).toMatchObject({ uploaded: 'from-disk.txt' });
+    expect(
+      await ok('upload_file', { selector: { css: '#file' }, file: 'workspace://files/from-disk.txt' }),
+    ).toMatchObject({ uploaded: 'from-disk.txt' });
     await until("document.getElementById('file-content').textContent !== ''");
     expect(await text('#file-content')).toBe('read from this workspace');
     // There is no path argument any more: nothing names a file outside the caller's workspace.
-    for (const path of ['from-disk.txt', '../someone-else/files/theirs.txt', 'someone-else/files/theirs.txt', 'global/flows/ops.yaml']) {
+    for (const path of [
+      'from-disk.txt',
+      '../someone-else/files/theirs.txt',
+      'someone-else/files/theirs.txt',
+      'global/flows/ops.yaml',
+    ]) {
       const refused = await call('upload_file', { selector: { css: '#file' }, path });
       expect(refused.status, path).toBe(400);
       expect((refused.body.error as Answer).message, path).toContain('Unknown argument "path"');
@@ -510,8 +553,11 @@ describe('extract', () => {
 
   it('reads every match with all', async () => {
     await ok('navigate', { url: `${site}/table.html` });
-    const rows = (await ok('extract', { selector: { css: '#data tbody tr td:nth-child(2)' }, all: true })).values as string[];
-    const expected = await script<string[]>("return [...document.querySelectorAll('#data tbody tr td:nth-child(2)')].map((td) => td.textContent)");
+    const rows = (await ok('extract', { selector: { css: '#data tbody tr td:nth-child(2)' }, all: true }))
+      .values as string[];
+    const expected = await script<string[]>(
+      "return [...document.querySelectorAll('#data tbody tr td:nth-child(2)')].map((td) => td.textContent)",
+    );
     expect(rows).toHaveLength(50);
     expect(rows).toEqual(expected);
     const none = await ok('extract', { selector: { css: '.no-such-row' }, all: true, wait_timeout: 0 });
@@ -541,7 +587,9 @@ describe('extract', () => {
 
   it('waits for an element that appears later', async () => {
     await ok('navigate', { url: `${site}/slow.html` });
-    expect(await ok('extract', { selector: { css: '#slow' }, wait_timeout: 10 })).toMatchObject({ value: 'Finally here' });
+    expect(await ok('extract', { selector: { css: '#slow' }, wait_timeout: 10 })).toMatchObject({
+      value: 'Finally here',
+    });
   });
 });
 
@@ -567,7 +615,9 @@ describe('outline', () => {
     }
 
     // Every field and button of #profile, as the page itself counts them.
-    const ids = await script<string[]>("return [...document.querySelectorAll('#profile input, #profile select, #profile textarea, #profile button')].map((e) => e.id)");
+    const ids = await script<string[]>(
+      "return [...document.querySelectorAll('#profile input, #profile select, #profile textarea, #profile button')].map((e) => e.id)",
+    );
     expect(ids.length).toBe(11);
     const resolved = await script<(string | null)[]>(
       'return arguments[0].map((s) => { const m = document.querySelectorAll(s); return m.length === 1 ? m[0].id : null; })',
@@ -603,7 +653,9 @@ describe('screenshot', () => {
     const shot = await ok('screenshot');
     expect(shot.mime_type).toBe('image/png');
     expect(shot.bytes).toBe(Buffer.from(shot.data as string, 'base64').byteLength);
-    const [w, h] = await script<[number, number]>('return [innerWidth * devicePixelRatio, innerHeight * devicePixelRatio]');
+    const [w, h] = await script<[number, number]>(
+      'return [innerWidth * devicePixelRatio, innerHeight * devicePixelRatio]',
+    );
     expect(pngSize(shot.data as string)).toEqual({ width: w, height: h });
   });
 
@@ -654,7 +706,9 @@ describe('screenshot', () => {
 describe('print', () => {
   /** The saved file's bytes, read back over the REST tree of Files. */
   async function savedBytes(name: string): Promise<Buffer> {
-    const response = await fetch(`${running.url}/files/${encodeURIComponent(name)}`, { headers: { 'X-Workspace': WORKSPACE } });
+    const response = await fetch(`${running.url}/files/${encodeURIComponent(name)}`, {
+      headers: { 'X-Workspace': WORKSPACE },
+    });
     expect(response.status).toBe(200);
     return Buffer.from(await response.arrayBuffer());
   }
@@ -675,27 +729,52 @@ describe('print', () => {
 describe('assert', () => {
   it('passes for present, absent, visible and hidden on a page that changes', async () => {
     await ok('navigate', { url: `${site}/slow.html` });
-    expect(await ok('assert', { selector: { css: '#slow' }, state: 'present', timeout: 10, message: 'slow shows' })).toMatchObject({ passed: true });
-    expect(await ok('assert', { selector: { css: '#gone' }, state: 'absent', timeout: 10, message: 'gone goes' })).toMatchObject({ passed: true });
-    expect(await ok('assert', { selector: { css: '#slow' }, state: 'visible', message: 'slow is visible' })).toMatchObject({ passed: true });
-    expect(await ok('assert', { selector: { css: '#gone' }, state: 'hidden', message: 'gone is hidden' })).toMatchObject({ passed: true });
+    expect(
+      await ok('assert', { selector: { css: '#slow' }, state: 'present', timeout: 10, message: 'slow shows' }),
+    ).toMatchObject({ passed: true });
+    expect(
+      await ok('assert', { selector: { css: '#gone' }, state: 'absent', timeout: 10, message: 'gone goes' }),
+    ).toMatchObject({ passed: true });
+    expect(
+      await ok('assert', { selector: { css: '#slow' }, state: 'visible', message: 'slow is visible' }),
+    ).toMatchObject({ passed: true });
+    expect(
+      await ok('assert', { selector: { css: '#gone' }, state: 'hidden', message: 'gone is hidden' }),
+    ).toMatchObject({ passed: true });
     await script("document.getElementById('slow').style.display = 'none'");
-    expect(await ok('assert', { selector: { css: '#slow' }, state: 'hidden', message: 'slow is hidden' })).toMatchObject({ passed: true });
+    expect(
+      await ok('assert', { selector: { css: '#slow' }, state: 'hidden', message: 'slow is hidden' }),
+    ).toMatchObject({ passed: true });
   });
 
   it('passes a script condition, and holds it for stable_for', async () => {
     await ok('navigate', { url: `${site}/slow.html` });
-    const held = await ok('assert', { script: "return document.getElementById('slow') !== null", timeout: 10, stable_for: 300, message: 'slow stays' });
+    const held = await ok('assert', {
+      script: "return document.getElementById('slow') !== null",
+      timeout: 10,
+      stable_for: 300,
+      message: 'slow stays',
+    });
     expect(held.passed).toBe(true);
     expect(held.waited_ms).toBeGreaterThanOrEqual(300);
   });
 
   it('fails with the caller message when the condition never holds', async () => {
     await ok('navigate', { url: `${site}/slow.html` });
-    const failed = await call('assert', { selector: { css: '#never' }, state: 'present', timeout: 1, message: 'the never element should show' });
+    const failed = await call('assert', {
+      selector: { css: '#never' },
+      state: 'present',
+      timeout: 1,
+      message: 'the never element should show',
+    });
     expect(failed.status).toBe(504);
     expect((failed.body.error as Answer).message).toContain('the never element should show');
-    const visible = await call('assert', { selector: { css: 'h1' }, state: 'hidden', timeout: 0.5, message: 'heading hides' });
+    const visible = await call('assert', {
+      selector: { css: 'h1' },
+      state: 'hidden',
+      timeout: 0.5,
+      message: 'heading hides',
+    });
     expect(visible.status).toBe(504);
     expect((visible.body.error as Answer).message).toContain('heading hides');
   });

@@ -40,7 +40,9 @@ describe('a workspace and its browser', () => {
       const read = await rest(second.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle });
       expect(read.status).toBe(404);
       expect(JSON.stringify(read.body)).toContain('open_session');
-      expect((await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle })).body).toEqual({ value: 'Data table' });
+      expect((await rest(a.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle })).body).toEqual({
+        value: 'Data table',
+      });
     } finally {
       second.child.kill('SIGTERM');
       await rest(a.url, '/browser/end-browser', { session_id: handle });
@@ -67,7 +69,11 @@ describe('a workspace and its browser', () => {
     const act = await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, ws);
     expect(act.body).toMatchObject({ title: 'Login' });
     const current = await rest(a.url, '/workspace', undefined, ws);
-    expect(current.body).toMatchObject({ url: `${inject('siteUrl')}/login.html`, title: 'Login', browser: { alive: true } });
+    expect(current.body).toMatchObject({
+      url: `${inject('siteUrl')}/login.html`,
+      title: 'Login',
+      browser: { alive: true },
+    });
     await rest(a.url, '/browser/end-browser', {}, ws);
   });
 
@@ -76,7 +82,12 @@ describe('a workspace and its browser', () => {
     await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, ws);
     // The first call waits for a flag only the second call sets. Taking turns, the second
     // runs after the first has given up; interleaved, the first would see the flag.
-    const first = rest(a.url, '/browser/assert', { script: 'return window.__flag === true', timeout: 1, message: 'flag not set' }, ws);
+    const first = rest(
+      a.url,
+      '/browser/assert',
+      { script: 'return window.__flag === true', timeout: 1, message: 'flag not set' },
+      ws,
+    );
     await setTimeout(300); // only so the first call is surely in line before the second
     const second = rest(a.url, '/browser/execute-script', { script: 'window.__flag = true; return 1' }, ws);
     const [waited, set] = await Promise.all([first, second]);

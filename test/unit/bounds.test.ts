@@ -25,7 +25,11 @@ function refusal(action: () => unknown): string {
 }
 
 async function library() {
-  const libraries = new FlowLibraries(new DirectoryFlowStore(await mkdtemp(join(tmpdir(), 'bounds-'))), CAPABILITIES, 5000);
+  const libraries = new FlowLibraries(
+    new DirectoryFlowStore(await mkdtemp(join(tmpdir(), 'bounds-'))),
+    CAPABILITIES,
+    5000,
+  );
   const toolbox = {
     call: async (_tool: string, args: Record<string, unknown>) => ({ result: args.script ?? null }),
     currentUrl: async () => 'https://example.com/',
@@ -40,17 +44,23 @@ describe('flow parameters never run a backtracking regex', () => {
   // With JavaScript's engine this match takes 2^37 steps: minutes, then the test timeout. RE2 is linear.
   it('answers a catastrophic pattern against a 37-character argument', () => {
     expect(prepareParams(nested, { p: 'a'.repeat(36) })).toEqual({ p: 'a'.repeat(36) });
-    expect(refusal(() => prepareParams(nested, { p: `${'a'.repeat(36)}!` }))).toMatch(/Invalid params: p must match pattern/);
+    expect(refusal(() => prepareParams(nested, { p: `${'a'.repeat(36)}!` }))).toMatch(
+      /Invalid params: p must match pattern/,
+    );
   });
 
   it('applies patternProperties the same way', () => {
-    const schema = { type: 'object', patternProperties: { '^(x+)+$': { type: 'number' } } } as unknown as JsonSchemaObject;
+    const schema = {
+      type: 'object',
+      patternProperties: { '^(x+)+$': { type: 'number' } },
+    } as unknown as JsonSchemaObject;
     expect(refusal(() => prepareParams(schema, { [`${'x'.repeat(36)}`]: 'no' }))).toMatch(/must be number/);
     expect(prepareParams(schema, { [`${'x'.repeat(36)}y`]: 'fine' })).toBeTruthy();
   });
 
   it('reads ECMA-262 code point escapes as JSON Schema writes them, and leaves an escaped backslash alone', () => {
-    const schema = (pattern: string) => ({ type: 'object', properties: { p: { type: 'string', pattern } } }) as JsonSchemaObject;
+    const schema = (pattern: string) =>
+      ({ type: 'object', properties: { p: { type: 'string', pattern } } }) as JsonSchemaObject;
     expect(prepareParams(schema('^\\u00e9+\\u{1F600}$'), { p: 'éé😀' })).toEqual({ p: 'éé😀' });
     expect(refusal(() => prepareParams(schema('^\\u00e9$'), { p: 'e' }))).toMatch(/must match pattern/);
     expect(re2Syntax('\\\\u0041')).toBe('\\\\u0041');
@@ -60,19 +70,27 @@ describe('flow parameters never run a backtracking regex', () => {
   it('refuses at save a pattern only a backtracking engine can run (lookaround, backreference)', async () => {
     const flows = await library();
     for (const pattern of ['^(?=a)', '(a)\\1']) {
-      const document = { parameters: { type: 'object', properties: { p: { type: 'string', pattern } } }, steps: [step] };
-      await expect(flows.save('f', document)).rejects.toThrow(/pattern RE2 cannot run .*without lookaround or backreferences/);
+      const document = {
+        parameters: { type: 'object', properties: { p: { type: 'string', pattern } } },
+        steps: [step],
+      };
+      await expect(flows.save('f', document)).rejects.toThrow(
+        /pattern RE2 cannot run .*without lookaround or backreferences/,
+      );
     }
   });
 });
 
 describe('compiled parameter schemas', () => {
-  const withId = (id: string, type: string) => ({ $id: id, type: 'object', properties: { p: { type } }, required: ['p'] }) as JsonSchemaObject;
+  const withId = (id: string, type: string) =>
+    ({ $id: id, type: 'object', properties: { p: { type } }, required: ['p'] }) as JsonSchemaObject;
 
   it('take $id per flow: the same schema twice and two flows with one $id both work', () => {
     for (let i = 0; i < 3; i++) {
       expect(prepareParams(withId('https://x.example/params', 'string'), { p: 'a' })).toEqual({ p: 'a' });
-      expect(refusal(() => prepareParams(withId('https://x.example/params', 'number'), { p: 'a' }))).toMatch(/must be number/);
+      expect(refusal(() => prepareParams(withId('https://x.example/params', 'number'), { p: 'a' }))).toMatch(
+        /must be number/,
+      );
     }
   });
 
@@ -80,7 +98,10 @@ describe('compiled parameter schemas', () => {
     const flows = await library();
     for (let i = 0; i < COMPILED_SCHEMAS_KEPT + 16; i++) {
       const parameters = { $id: 'same', type: 'object', properties: { [`p${i}`]: { type: 'string' } } };
-      await flows.save(`f${i}`, { parameters, steps: [{ tool: 'execute_script', args: { script: `return '\${p${i}}'` } }] });
+      await flows.save(`f${i}`, {
+        parameters,
+        steps: [{ tool: 'execute_script', args: { script: `return '\${p${i}}'` } }],
+      });
       const report = await flows.run(`f${i}`, { [`p${i}`]: 'v' }, false);
       expect(report.status).toBe('ok');
       expect(compiledSchemaCount()).toBeLessThanOrEqual(COMPILED_SCHEMAS_KEPT);
@@ -95,7 +116,15 @@ describe('compiled parameter schemas', () => {
 describe('YAML and document bounds', () => {
   it('refuses billion laughs, naming the alias limit', () => {
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (const [prev, next] of [['a', 'b'], ['b', 'c'], ['c', 'd'], ['d', 'e'], ['e', 'f'], ['f', 'g'], ['g', 'h']]) {
+    for (const [prev, next] of [
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'd'],
+      ['d', 'e'],
+      ['e', 'f'],
+      ['f', 'g'],
+      ['g', 'h'],
+    ]) {
       levels.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(',')}]`);
     }
     const text = `${levels.join('\n')}\nsteps: [*h]\n`;
@@ -104,7 +133,9 @@ describe('YAML and document bounds', () => {
 
   it('refuses deep nesting, in YAML flow style, block style and JSON, naming the depth limit', () => {
     const n = 100_000;
-    expect(refusal(() => parseFlow(`steps: ${'['.repeat(n)}${']'.repeat(n)}`, CAPABILITIES))).toMatch(/deeper than 32 levels/);
+    expect(refusal(() => parseFlow(`steps: ${'['.repeat(n)}${']'.repeat(n)}`, CAPABILITIES))).toMatch(
+      /deeper than 32 levels/,
+    );
     const block = `steps:\n${Array.from({ length: 60 }, (_, i) => `${'  '.repeat(i + 1)}- `).join('\n')}x\n`;
     expect(refusal(() => parseFlow(block, CAPABILITIES))).toMatch(/deeper than 32 levels/);
     let deep: unknown = 'x';
@@ -124,7 +155,9 @@ describe('YAML and document bounds', () => {
 
   it('bounds url globs: count, length and number of *', () => {
     expect(refusal(() => parse({ urls: ['*a'.repeat(17)], steps: [step] }))).toMatch(/at most 16 "\*"/);
-    expect(refusal(() => parse({ urls: [`https://${'a'.repeat(2048)}/`], steps: [step] }))).toMatch(/at most 2048 characters/);
+    expect(refusal(() => parse({ urls: [`https://${'a'.repeat(2048)}/`], steps: [step] }))).toMatch(
+      /at most 2048 characters/,
+    );
     expect(refusal(() => parse({ urls: Array(51).fill('https://a/*'), steps: [step] }))).toMatch(/at most 50 globs/);
     expect(parse({ urls: [`${'*a'.repeat(16)}`], steps: [step] }).urls).toHaveLength(1);
   });
@@ -138,7 +171,12 @@ describe('YAML and document bounds', () => {
 
 describe('a flow run report', () => {
   it('holds at most 4 MB of step results, and names the steps it left out', async () => {
-    const steps = Array.from({ length: 10 }, (_, i) => ({ tool: 'execute_script', args: { script: 'return 1' }, id: `s${i}`, return: true }));
+    const steps = Array.from({ length: 10 }, (_, i) => ({
+      tool: 'execute_script',
+      args: { script: 'return 1' },
+      id: `s${i}`,
+      return: true,
+    }));
     const report = await runFlow({
       name: 'big',
       document: { steps },
@@ -163,13 +201,21 @@ type Schema = Record<string, unknown>;
 function unbounded(schema: Schema, where: string): string[] {
   const found: string[] = [];
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-  if (types.includes('string') && schema.maxLength === undefined && schema.enum === undefined && schema.const === undefined) {
+  if (
+    types.includes('string') &&
+    schema.maxLength === undefined &&
+    schema.enum === undefined &&
+    schema.const === undefined
+  ) {
     found.push(`${where}: string without maxLength`);
   }
   if (types.includes('array') && schema.maxItems === undefined && schema.prefixItems === undefined) {
     found.push(`${where}: array without maxItems`);
   }
-  if ((types.includes('number') || types.includes('integer')) && (schema.maximum === undefined || schema.minimum === undefined)) {
+  if (
+    (types.includes('number') || types.includes('integer')) &&
+    (schema.maximum === undefined || schema.minimum === undefined)
+  ) {
     found.push(`${where}: number without minimum and maximum`);
   }
   for (const [key, value] of Object.entries((schema.properties as Record<string, Schema> | undefined) ?? {})) {

@@ -10,7 +10,9 @@ describe('configuration', () => {
 
   it('stops the boot on a bad value with a message naming the setting', () => {
     expect(() => loadConfig({}, { PORT: 'eighty' })).toThrow(/^PORT \(--port\)/);
-    expect(() => loadConfig({}, { GRID_URL: 'ftp://grid' })).toThrow(/GRID_URL \(--grid-url\) must be an http\(s\) URL/);
+    expect(() => loadConfig({}, { GRID_URL: 'ftp://grid' })).toThrow(
+      /GRID_URL \(--grid-url\) must be an http\(s\) URL/,
+    );
     expect(() => loadConfig({}, { SESSION_STORE: 'postgres' })).toThrow(/^SESSION_STORE/);
     expect(() => loadConfig({}, { LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL/);
   });

@@ -15,20 +15,32 @@ const never = () => new Promise<never>(() => undefined);
 describe('a call’s deadline', () => {
   it('answers what the call answered in time, without recovering anything', async () => {
     let recovered = 0;
-    const value = await withinDeadline(tool('execute_script'), {}, { callTimeoutMs: 60_000 }, async () => 'done', async () => {
-      recovered++;
-      return 'tab_replaced';
-    });
+    const value = await withinDeadline(
+      tool('execute_script'),
+      {},
+      { callTimeoutMs: 60_000 },
+      async () => 'done',
+      async () => {
+        recovered++;
+        return 'tab_replaced';
+      },
+    );
     expect(value).toBe('done');
     expect(recovered).toBe(0);
   });
 
   it('never outlasts the flow run it is a step of, and recovers the browser first', async () => {
     let recovered = 0;
-    const stopped = await withinDeadline(tool('execute_script'), {}, { callTimeoutMs: 60_000, until: Date.now() + 20 }, never, async () => {
-      recovered++;
-      return 'tab_replaced';
-    }).catch((err: unknown) => err);
+    const stopped = await withinDeadline(
+      tool('execute_script'),
+      {},
+      { callTimeoutMs: 60_000, until: Date.now() + 20 },
+      never,
+      async () => {
+        recovered++;
+        return 'tab_replaced';
+      },
+    ).catch((err: unknown) => err);
     expect(stopped).toBeInstanceOf(TimedOut);
     expect((stopped as TimedOut).message).toContain('FLOW_RUN_TIMEOUT');
     expect((stopped as TimedOut).message).toContain('its tab was closed');
@@ -41,7 +53,9 @@ describe('a call’s deadline', () => {
       recovered++;
       return 'tab_replaced';
     }).catch((err: unknown) => err);
-    expect((stopped as TimedOut).message).toMatch(/^list_flows did not finish within 0 s \(CALL_TIMEOUT\), so it was stopped; call again\.$/);
+    expect((stopped as TimedOut).message).toMatch(
+      /^list_flows did not finish within 0 s \(CALL_TIMEOUT\), so it was stopped; call again\.$/,
+    );
     expect(recovered).toBe(0);
   });
 });

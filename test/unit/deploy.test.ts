@@ -22,7 +22,10 @@ describe('docker-compose.yaml', () => {
     expect(services['selenium-hub']?.image).toMatch(/^selenium\/hub:/);
     const chrome = services.chrome;
     expect(chrome?.image).toMatch(/^selenium\/node-chrome:/);
-    expect(chrome?.environment).toMatchObject({ SE_EVENT_BUS_HOST: 'selenium-hub', SE_NODE_GRID_URL: 'http://selenium-hub:4444' });
+    expect(chrome?.environment).toMatchObject({
+      SE_EVENT_BUS_HOST: 'selenium-hub',
+      SE_NODE_GRID_URL: 'http://selenium-hub:4444',
+    });
   });
 
   it('runs two replicas on the hub and one Redis, with the same settings', () => {
@@ -30,7 +33,11 @@ describe('docker-compose.yaml', () => {
     expect(services.redis?.image).toMatch(/^redis:7/);
     for (const replica of replicas) {
       expect(replica?.build).toBe('.');
-      expect(replica?.environment).toMatchObject({ GRID_URL: 'http://selenium-hub:4444', SESSION_STORE: 'redis', HOST: '0.0.0.0' });
+      expect(replica?.environment).toMatchObject({
+        GRID_URL: 'http://selenium-hub:4444',
+        SESSION_STORE: 'redis',
+        HOST: '0.0.0.0',
+      });
       expect(replica?.environment?.REDIS_URL).toMatch(/^redis:\/\/:\$\{REDIS_PASSWORD[^}]*\}@redis:6379/);
       expect(replica?.environment?.MCP_AUTH_TOKEN).toMatch(/^\$\{MCP_AUTH_TOKEN/);
     }

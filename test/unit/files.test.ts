@@ -20,7 +20,10 @@ describe('file URIs', () => {
   });
 
   it('reads a literal space like its escape', () => {
-    expect(parseFileUri('workspace://files/screenshots/shot (1).png')).toEqual({ section: 'screenshots', name: 'shot (1).png' });
+    expect(parseFileUri('workspace://files/screenshots/shot (1).png')).toEqual({
+      section: 'screenshots',
+      name: 'shot (1).png',
+    });
   });
 
   it.each([
@@ -90,10 +93,12 @@ describe('signed links', () => {
 
   it('verify on another replica that shares the secret, and nowhere else', () => {
     const link = new LinkSigner('a-shared-secret-of-length', 60).sign('files', 'ws', 'a.pdf');
-    expect(() => new LinkSigner('a-shared-secret-of-length', 60).verify('files', 'ws', 'a.pdf', String(link.exp), link.sig)).not.toThrow();
-    expect(() => new LinkSigner('another-secret-entirely!', 60).verify('files', 'ws', 'a.pdf', String(link.exp), link.sig)).toThrow(
-      'not valid',
-    );
+    expect(() =>
+      new LinkSigner('a-shared-secret-of-length', 60).verify('files', 'ws', 'a.pdf', String(link.exp), link.sig),
+    ).not.toThrow();
+    expect(() =>
+      new LinkSigner('another-secret-entirely!', 60).verify('files', 'ws', 'a.pdf', String(link.exp), link.sig),
+    ).toThrow('not valid');
   });
 });
 
@@ -106,13 +111,20 @@ describe('the Files service on disk', () => {
     root = await mkdtemp(join(tmpdir(), 'selenium-flow-files-unit-'));
     grid = { gridId: 'grid-1', names: { 'export.csv': 'fresh', screenshots: 'tricky' } };
     const downloads: DownloadsSource = {
-      list: async () => Object.entries(grid.names).map(([name, text]) => ({ name, size: text.length, created: new Date() })),
+      list: async () =>
+        Object.entries(grid.names).map(([name, text]) => ({ name, size: text.length, created: new Date() })),
       read: async (_id, name) => (grid.names[name] === undefined ? undefined : Buffer.from(grid.names[name])),
       clear: async () => {
         grid.names = {};
       },
     };
-    files = new Files({ dataDir: root, downloads, links: new LinkSigner('unit-test-secret-xx', 60), linkBase: '', browserOf: async () => grid.gridId });
+    files = new Files({
+      dataDir: root,
+      downloads,
+      links: new LinkSigner('unit-test-secret-xx', 60),
+      linkBase: '',
+      browserOf: async () => grid.gridId,
+    });
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });
@@ -136,7 +148,9 @@ describe('the Files service on disk', () => {
     grid.names['export.csv'] = 'fresh';
     expect(await files.keep('ws', 'workspace://files/downloads/export.csv')).toMatchObject({ name: 'export.csv' });
     expect(await readFile(join(root, 'ws/files/export.csv'), 'utf8')).toBe('fresh');
-    expect(await files.keep('ws', 'workspace://files/downloads/screenshots')).toMatchObject({ name: 'screenshots (1)' });
+    expect(await files.keep('ws', 'workspace://files/downloads/screenshots')).toMatchObject({
+      name: 'screenshots (1)',
+    });
     grid.gridId = undefined;
     await expect(files.keep('ws', 'workspace://files/downloads/export.csv')).rejects.toThrow('no live browser');
   });
@@ -164,7 +178,13 @@ describe('the Files service on disk', () => {
 
   it('refuses a caller without a workspace, and a server without a data directory', async () => {
     await expect(files.root(undefined)).rejects.toThrow('X-Workspace');
-    const off = new Files({ dataDir: undefined, downloads: { list: async () => [], read: async () => undefined, clear: async () => undefined }, links: new LinkSigner(undefined, 60), linkBase: '', browserOf: async () => undefined });
+    const off = new Files({
+      dataDir: undefined,
+      downloads: { list: async () => [], read: async () => undefined, clear: async () => undefined },
+      links: new LinkSigner(undefined, 60),
+      linkBase: '',
+      browserOf: async () => undefined,
+    });
     await expect(off.saveScreenshot('ws', undefined, Buffer.from('x'))).rejects.toThrow('FLOW_DATA_DIR');
     await expect(off.keep('ws', 'workspace://files/screenshots/a.png')).rejects.toThrow('FLOW_DATA_DIR');
   });

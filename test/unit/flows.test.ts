@@ -24,7 +24,9 @@ const refusal = (document: unknown) => {
 describe('${name} parameters', () => {
   it('substitute once, mid-string, leave unknown names as written, and turn $${ into ${', () => {
     const params = { name: 'Ada ${name}', n: 3 };
-    expect(substitute({ a: 'Hi ${name}!', b: ['${n}x'], c: '${window.scrollY}', d: '`$${name}`', e: 7 }, params)).toEqual({
+    expect(
+      substitute({ a: 'Hi ${name}!', b: ['${n}x'], c: '${window.scrollY}', d: '`$${name}`', e: 7 }, params),
+    ).toEqual({
       a: 'Hi Ada ${name}!',
       b: ['3x'],
       c: '${window.scrollY}',
@@ -45,7 +47,11 @@ describe('a flow document', () => {
     const document = parse({
       description: 'Log in',
       urls: ['https://cloud.example.com/*'],
-      parameters: { type: 'object', properties: { email: { type: 'string' }, lang: { type: 'string', default: 'en' } }, required: ['email'] },
+      parameters: {
+        type: 'object',
+        properties: { email: { type: 'string' }, lang: { type: 'string', default: 'en' } },
+        required: ['email'],
+      },
       steps: [
         { tool: 'navigate', args: { url: 'https://${lang}.example.com/login' } },
         { id: 'email', tool: 'write', args: { selector: { css: '#email' }, text: '${email}' } },
@@ -60,15 +66,38 @@ describe('a flow document', () => {
     [step('fly', {}), /step 1: unknown tool "fly"; a step may use navigate/],
     [step('open_session', {}), /step 1: open_session cannot be a flow step/],
     [step('run_flow', { name: 'x' }), /step 1: run_flow cannot be a flow step/],
-    [step('navigate', { url: 'https://a.example', secret: { name: 'x', key: 'y' } }), /step 1 \(navigate\): unknown argument secret; navigate takes url, action/],
+    [
+      step('navigate', { url: 'https://a.example', secret: { name: 'x', key: 'y' } }),
+      /step 1 \(navigate\): unknown argument secret; navigate takes url, action/,
+    ],
     [step('write', { text: 'x' }), /step 1 \(write\): missing argument selector/],
-    [{ steps: [{ tool: 'navigate', args: { url: 'https://a.example' }, wait: 1 }] }, /step 1: unknown key wait; a step has only tool, args, id/],
-    [{ steps: [{ id: 'a', tool: 'navigate', args: { action: 'back' } }, { id: 'a', tool: 'navigate', args: { action: 'back' } }] }, /step 2: the id "a" is already used/],
+    [
+      { steps: [{ tool: 'navigate', args: { url: 'https://a.example' }, wait: 1 }] },
+      /step 1: unknown key wait; a step has only tool, args, id/,
+    ],
+    [
+      {
+        steps: [
+          { id: 'a', tool: 'navigate', args: { action: 'back' } },
+          { id: 'a', tool: 'navigate', args: { action: 'back' } },
+        ],
+      },
+      /step 2: the id "a" is already used/,
+    ],
     [step('navigate', { url: 'https://${host}/' }), /step 1: \$\{host\} is not a declared parameter; .* \$\$\{host\}/],
     [step('navigate', { url: 'javascript:alert(1)' }), /step 1 \(navigate\): url: must be an absolute http\(s\) URL/],
     [{ urls: 'https://x/*', steps: [{ tool: 'navigate', args: { action: 'back' } }] }, /urls must be a list/],
-    [{ parameters: { type: 'string' }, steps: [{ tool: 'navigate', args: { action: 'back' } }] }, /parameters must be a JSON Schema object/],
-    [{ parameters: { type: 'object', properties: { a: { type: 'nope' } } }, steps: [{ tool: 'navigate', args: { action: 'back' } }] }, /not a valid JSON Schema/],
+    [
+      { parameters: { type: 'string' }, steps: [{ tool: 'navigate', args: { action: 'back' } }] },
+      /parameters must be a JSON Schema object/,
+    ],
+    [
+      {
+        parameters: { type: 'object', properties: { a: { type: 'nope' } } },
+        steps: [{ tool: 'navigate', args: { action: 'back' } }],
+      },
+      /not a valid JSON Schema/,
+    ],
     [{ steps: [] }, /at least one step/],
     [{ steps: [{ tool: 'navigate', args: { action: 'back' } }], extra: 1 }, /extra: not a document key/],
   ])('is refused with the step and the fix: %j', (document, message) => {
@@ -79,13 +108,17 @@ describe('a flow document', () => {
     expect(
       refusal({
         parameters: { type: 'object', properties: { who: { type: 'string' } } },
-        steps: [{ tool: 'write', args: { selector: { css: '#p' }, text: 'x', secret: { name: '${who}', key: 'password' } } }],
+        steps: [
+          { tool: 'write', args: { selector: { css: '#p' }, text: 'x', secret: { name: '${who}', key: 'password' } } },
+        ],
       }),
     ).toMatch(/step 1: a secret's name and key are written out/);
   });
 
   it('reports YAML errors with their line', () => {
-    expect(() => parseFlow('steps:\n  - tool: navigate\n    args: {url: [unclosed\n', CAPABILITIES)).toThrow(/not valid YAML \(line \d+\)/);
+    expect(() => parseFlow('steps:\n  - tool: navigate\n    args: {url: [unclosed\n', CAPABILITIES)).toThrow(
+      /not valid YAML \(line \d+\)/,
+    );
   });
 
   it('takes a new tool argument with no change to the flow code', () => {
@@ -102,7 +135,9 @@ describe('a flow document', () => {
       handler: async () => ({}),
     });
     const tools = CAPABILITIES.map((c) => (c.name === 'navigate' ? extended : c));
-    const document = { steps: [{ tool: 'navigate', args: { url: 'https://a.example/', referrer: 'https://b.example/' } }] };
+    const document = {
+      steps: [{ tool: 'navigate', args: { url: 'https://a.example/', referrer: 'https://b.example/' } }],
+    };
     expect(() => parseFlow(document, CAPABILITIES)).toThrow(/unknown argument referrer/);
     expect(parseFlow(document, tools).steps[0]?.args.referrer).toBe('https://b.example/');
     const published = JSON.stringify(flowDocumentJsonSchema(tools));
@@ -111,7 +146,11 @@ describe('a flow document', () => {
 });
 
 describe('params at run time', () => {
-  const parameters = { type: 'object' as const, properties: { email: { type: 'string' }, lang: { type: 'string', default: 'en' } }, required: ['email'] };
+  const parameters = {
+    type: 'object' as const,
+    properties: { email: { type: 'string' }, lang: { type: 'string', default: 'en' } },
+    required: ['email'],
+  };
 
   it('get their defaults, then are checked before step one', () => {
     expect(prepareParams(parameters, { email: 'a@b.c' })).toEqual({ email: 'a@b.c', lang: 'en' });
@@ -155,7 +194,9 @@ describe('the directory flow store', () => {
     const store = new DirectoryFlowStore(root);
     const first = await store.put('ws', 'f', 'steps: []\n');
     await store.put('ws', 'f', 'steps: [1]\n', first.flow.revision);
-    await expect(store.put('ws', 'f', 'steps: [2]\n', first.flow.revision)).rejects.toThrow(/has changed since revision/);
+    await expect(store.put('ws', 'f', 'steps: [2]\n', first.flow.revision)).rejects.toThrow(
+      /has changed since revision/,
+    );
     expect((await store.get('ws', 'f'))?.text).toBe('steps: [1]\n');
   });
 

@@ -44,8 +44,12 @@ describe('BROWSER_LOOPBACK_PORTS', () => {
       { from: 3000, to: 3000 },
       { from: 8000, to: 8010 },
     ]);
-    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '3000, 5173' })).toThrow(/^BROWSER_LOOPBACK_PORTS must be ports or ranges/);
-    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '70000' })).toThrow(/^BROWSER_LOOPBACK_PORTS must hold ports from 1 to 65535/);
+    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '3000, 5173' })).toThrow(
+      /^BROWSER_LOOPBACK_PORTS must be ports or ranges/,
+    );
+    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '70000' })).toThrow(
+      /^BROWSER_LOOPBACK_PORTS must hold ports from 1 to 65535/,
+    );
     expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '9000-8000' })).toThrow(/each range low-high/);
   });
 });

@@ -42,13 +42,19 @@ describe('configuration of the store', () => {
     expect(loadConfig({}, {}).sessionStore).toBe('memory');
     expect(loadConfig({}, { REDIS_URL: 'redis://127.0.0.1:6379' }).sessionStore).toBe('redis');
     expect(loadConfig({ 'redis-url': 'redis://127.0.0.1:6379' }, {}).sessionStore).toBe('redis');
-    expect(loadConfig({}, { REDIS_URL: 'redis://127.0.0.1:6379', SESSION_STORE: 'memory' }).sessionStore).toBe('memory');
+    expect(loadConfig({}, { REDIS_URL: 'redis://127.0.0.1:6379', SESSION_STORE: 'memory' }).sessionStore).toBe(
+      'memory',
+    );
   });
 
   it('refuses an unknown SESSION_STORE, redis without a URL, and a URL that is not redis://, naming the setting', () => {
     expect(() => loadConfig({}, { SESSION_STORE: 'postgres' })).toThrow(/^SESSION_STORE must be "memory" or "redis"/);
-    expect(() => loadConfig({}, { SESSION_STORE: 'redis' })).toThrow(/^SESSION_STORE is "redis" but REDIS_URL \(--redis-url\) is not set/);
-    expect(() => loadConfig({}, { REDIS_URL: 'http://:s3cret@127.0.0.1:6379' })).toThrow(/^REDIS_URL \(--redis-url\) must be a redis:\/\//);
+    expect(() => loadConfig({}, { SESSION_STORE: 'redis' })).toThrow(
+      /^SESSION_STORE is "redis" but REDIS_URL \(--redis-url\) is not set/,
+    );
+    expect(() => loadConfig({}, { REDIS_URL: 'http://:s3cret@127.0.0.1:6379' })).toThrow(
+      /^REDIS_URL \(--redis-url\) must be a redis:\/\//,
+    );
     expect(() => loadConfig({}, { REDIS_URL: 'http://:s3cret@127.0.0.1:6379' })).not.toThrow(/s3cret/);
   });
 });
@@ -69,7 +75,10 @@ describe('a configured Redis at boot', () => {
   it('stops the boot on a wrong password without quoting either password', async () => {
     const guarded = await startRedis({ password: 'right-s3cret' });
     try {
-      const config = loadConfig({}, { REDIS_URL: `redis://:wrong-s3cret@127.0.0.1:${guarded.port}`, LOG_LEVEL: 'silent' });
+      const config = loadConfig(
+        {},
+        { REDIS_URL: `redis://:wrong-s3cret@127.0.0.1:${guarded.port}`, LOG_LEVEL: 'silent' },
+      );
       const message = await connectBackends(config).then(
         () => 'connected',
         (err: unknown) => (err as Error).message,
@@ -84,10 +93,15 @@ describe('a configured Redis at boot', () => {
 
   it('stops the boot when the ioredis package is missing, with the remedy', async () => {
     const config = loadConfig({}, { REDIS_URL: redis.url });
-    const missing = Object.assign(new Error("Cannot find package 'ioredis' imported from /app/dist/workspace/redis-store.js"), {
-      code: 'ERR_MODULE_NOT_FOUND',
-    });
-    await expect(connectBackends(config, () => Promise.reject(missing))).rejects.toThrow(/ioredis package is missing; run `npm install`/);
+    const missing = Object.assign(
+      new Error("Cannot find package 'ioredis' imported from /app/dist/workspace/redis-store.js"),
+      {
+        code: 'ERR_MODULE_NOT_FOUND',
+      },
+    );
+    await expect(connectBackends(config, () => Promise.reject(missing))).rejects.toThrow(
+      /ioredis package is missing; run `npm install`/,
+    );
   });
 
   it('serves /ready with the store when Redis answers, and 503 with store false when it does not', async () => {
@@ -111,7 +125,12 @@ describe('RedisRecordStore', () => {
   it('keeps whole records as JSON under the prefix, and lists keys by SCAN', async () => {
     const conn = await connection();
     const store = new RedisRecordStore(conn, 60, `${RECORD_PREFIX}scan-test:`);
-    const record = { ...newRecord(), gridId: 'g-1', url: 'http://127.0.0.1/a', capabilities: { browserName: 'chrome' } };
+    const record = {
+      ...newRecord(),
+      gridId: 'g-1',
+      url: 'http://127.0.0.1/a',
+      capabilities: { browserName: 'chrome' },
+    };
     await store.put('named:a', record);
     expect(await store.get('named:a')).toEqual(record);
     expect(JSON.parse((await conn.client.get(`${RECORD_PREFIX}scan-test:named:a`)) ?? '')).toEqual(record);
@@ -155,9 +174,18 @@ describe('RedisRecordStore', () => {
       expect(Date.now() - started).toBeLessThan(1_000);
       expect(failure).toBeInstanceOf(StoreUnavailable);
       expect((failure as StoreUnavailable).status).toBe(503);
-      expect((failure as Error).message).toMatch(new RegExp(`Redis at 127\\.0\\.0\\.1:${own.port}\\) is unavailable \\((Redis closed the connection|.*ECONNREFUSED)`));
+      expect((failure as Error).message).toMatch(
+        new RegExp(
+          `Redis at 127\\.0\\.0\\.1:${own.port}\\) is unavailable \\((Redis closed the connection|.*ECONNREFUSED)`,
+        ),
+      );
       await own.start();
-      await until(() => store.ping().then(() => true, () => false));
+      await until(() =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      );
       expect(await store.get('named:r')).toBeUndefined(); // a Redis without persistence comes back empty
       await store.put('named:r', newRecord());
       expect(await store.get('named:r')).toBeDefined();
@@ -177,7 +205,12 @@ describe('RedisRecordStore', () => {
       await expect(store.get('named:h')).rejects.toThrow(/unavailable \(.*timed out/i);
       expect(Date.now() - started).toBeLessThan(1_500);
       own.resume();
-      await until(() => store.ping().then(() => true, () => false));
+      await until(() =>
+        store.ping().then(
+          () => true,
+          () => false,
+        ),
+      );
     } finally {
       own.resume();
       await store.close();
@@ -211,7 +244,12 @@ describe('RedisTurns across replicas', () => {
     const calls = [call(a, 'A1', gate)];
     await until(async () => log.length === 1);
     // Each joins only once the one before it is in line, so the arrival order is known.
-    for (const [turns, name] of [[b, 'B1'], [a, 'A2'], [b, 'B2'], [a, 'A3']] as const) {
+    for (const [turns, name] of [
+      [b, 'B1'],
+      [a, 'A2'],
+      [b, 'B2'],
+      [a, 'A3'],
+    ] as const) {
       const before = await lineLength(connA, key);
       calls.push(call(turns, name));
       await until(async () => (await lineLength(connA, key)) === before + 1);

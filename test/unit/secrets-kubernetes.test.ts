@@ -29,10 +29,17 @@ beforeEach(async () => {
     {
       name: 'cloud-admin',
       labels: EXPOSED,
-      annotations: { 'selenium-flow/description': 'Admin of the cloud', 'selenium-flow/allowed-urls': 'https://cloud.example.com\n' },
+      annotations: {
+        'selenium-flow/description': 'Admin of the cloud',
+        'selenium-flow/allowed-urls': 'https://cloud.example.com\n',
+      },
       data: { username: 'admin', password: 'kube-pw-1' },
     },
-    { name: 'research-token', labels: { ...EXPOSED, 'selenium-flow/workspace': 'research' }, data: { token: 'research-value' } },
+    {
+      name: 'research-token',
+      labels: { ...EXPOSED, 'selenium-flow/workspace': 'research' },
+      data: { token: 'research-value' },
+    },
     { name: 'database', labels: { app: 'db' }, data: { password: 'db-value-never-listed' } },
   ];
 });
@@ -61,7 +68,9 @@ describe('the Kubernetes source', () => {
       },
     ]);
     expect(JSON.stringify(listing)).not.toMatch(/kube-pw-1|a3ViZS1wdy0x|db-value|database/);
-    expect(api.requests.map((r) => r.line)).toEqual(['GET /api/v1/namespaces/team/secrets?labelSelector=selenium-flow%2Fexpose%3Dtrue']);
+    expect(api.requests.map((r) => r.line)).toEqual([
+      'GET /api/v1/namespaces/team/secrets?labelSelector=selenium-flow%2Fexpose%3Dtrue',
+    ]);
   });
 
   it('shows a workspace-labelled Secret to that workspace only', async () => {
@@ -71,8 +80,12 @@ describe('the Kubernetes source', () => {
       ['research-token', 'research'],
     ]);
     expect((await secrets.list('other')).secrets.map((s) => s.name)).toEqual(['cloud-admin']);
-    await expect(secrets.bind({ workspace: 'other' }, { name: 'research-token', key: 'token' }, PAGE)).rejects.toThrow(NotFound);
-    expect(await secrets.bind({ workspace: 'research' }, { name: 'research-token', key: 'token' }, PAGE)).toBe('research-value');
+    await expect(secrets.bind({ workspace: 'other' }, { name: 'research-token', key: 'token' }, PAGE)).rejects.toThrow(
+      NotFound,
+    );
+    expect(await secrets.bind({ workspace: 'research' }, { name: 'research-token', key: 'token' }, PAGE)).toBe(
+      'research-value',
+    );
   });
 
   it('fetches one value fresh at typing time, so a rotated value is the one typed', async () => {
@@ -105,10 +118,18 @@ describe('the Kubernetes source', () => {
     const listing = await secrets.list(undefined);
     expect(listing).toEqual({
       secrets: [],
-      sources: [{ source: 'kubernetes', location: `${api.host}:${api.port}`, problem: 'the Kubernetes API answered 401: the service account token was refused' }],
+      sources: [
+        {
+          source: 'kubernetes',
+          location: `${api.host}:${api.port}`,
+          problem: 'the Kubernetes API answered 401: the service account token was refused',
+        },
+      ],
     });
     expect(JSON.stringify(listing)).not.toContain('token-1');
-    await expect(secrets.bind({ workspace: undefined }, { name: 'cloud-admin', key: 'password' }, PAGE)).rejects.toThrow(/list_secrets/);
+    await expect(
+      secrets.bind({ workspace: undefined }, { name: 'cloud-admin', key: 'password' }, PAGE),
+    ).rejects.toThrow(/list_secrets/);
     expect(log.lines.map((l) => l.level)).toEqual(['warn']);
   });
 
@@ -116,18 +137,30 @@ describe('the Kubernetes source', () => {
     const { secrets } = secretsOver(60_000);
     await secrets.list(undefined);
     api.secrets[0]!.labels = {};
-    await expect(secrets.bind({ workspace: undefined }, { name: 'cloud-admin', key: 'password' }, PAGE)).rejects.toThrow(/cannot be read now/);
+    await expect(
+      secrets.bind({ workspace: undefined }, { name: 'cloud-admin', key: 'password' }, PAGE),
+    ).rejects.toThrow(/cannot be read now/);
   });
 
   it('only ever asks the API to GET Secrets in its namespace', async () => {
     const { secrets } = secretsOver();
     await secrets.list('research');
-    await secrets.bind({ workspace: 'research' }, { name: 'research-token', key: 'token' }, PAGE).catch(() => undefined);
-    await secrets.bind({ workspace: undefined }, { name: 'cloud-admin', key: 'password' }, { top: 'https://evil.test/', frame: 'https://evil.test/' }).catch(() => undefined);
+    await secrets
+      .bind({ workspace: 'research' }, { name: 'research-token', key: 'token' }, PAGE)
+      .catch(() => undefined);
+    await secrets
+      .bind(
+        { workspace: undefined },
+        { name: 'cloud-admin', key: 'password' },
+        { top: 'https://evil.test/', frame: 'https://evil.test/' },
+      )
+      .catch(() => undefined);
     await secrets.bind({ workspace: undefined }, { name: 'cloud-admin', key: 'password' }, PAGE);
     expect(api.requests.length).toBeGreaterThan(2);
     for (const { line } of api.requests) {
-      expect(line).toMatch(/^GET \/api\/v1\/namespaces\/team\/secrets(\?labelSelector=selenium-flow%2Fexpose%3Dtrue|\/[a-z0-9.-]+)$/);
+      expect(line).toMatch(
+        /^GET \/api\/v1\/namespaces\/team\/secrets(\?labelSelector=selenium-flow%2Fexpose%3Dtrue|\/[a-z0-9.-]+)$/,
+      );
     }
   });
 
@@ -137,7 +170,10 @@ describe('the Kubernetes source', () => {
     expect(on.catalogue.sources.map((s) => s.kind)).toEqual(['kubernetes']);
     const off = createSecrets({ ...settings, kubernetes: 'off', accountDir: api.accountDir }, capturingLogger());
     expect(off.catalogue.sources).toEqual([]);
-    const unmounted = createSecrets({ ...settings, kubernetes: 'auto', accountDir: await mkdtemp(join(tmpdir(), 'sf-none-')) }, capturingLogger());
+    const unmounted = createSecrets(
+      { ...settings, kubernetes: 'auto', accountDir: await mkdtemp(join(tmpdir(), 'sf-none-')) },
+      capturingLogger(),
+    );
     expect(unmounted.catalogue.sources).toEqual([]);
   });
 });

@@ -15,14 +15,26 @@ const PAGE = (url: string) => ({ top: url, frame: url });
 
 async function secretsOver(dirs: string[], ttlMs = 0) {
   const log = capturingLogger();
-  const secrets = new Secrets(new Catalogue(dirs.map((d) => new FilesystemSource(d)), ttlMs), new BindAudit(log));
+  const secrets = new Secrets(
+    new Catalogue(
+      dirs.map((d) => new FilesystemSource(d)),
+      ttlMs,
+    ),
+    new BindAudit(log),
+  );
   return { secrets, log };
 }
 
 describe('allowed URLs: the leash matches origins exactly', () => {
   it('reads one origin per line, skipping blanks and comments, normalising default ports', () => {
-    const parsed = parseAllowedUrls('# the admin\nhttps://cloud.example.com\n\nhttp://127.0.0.1:8080/\nhttps://cloud.example.com:443\n');
-    expect(parsed).toEqual({ declared: true, origins: ['https://cloud.example.com', 'http://127.0.0.1:8080'], rejected: [] });
+    const parsed = parseAllowedUrls(
+      '# the admin\nhttps://cloud.example.com\n\nhttp://127.0.0.1:8080/\nhttps://cloud.example.com:443\n',
+    );
+    expect(parsed).toEqual({
+      declared: true,
+      origins: ['https://cloud.example.com', 'http://127.0.0.1:8080'],
+      rejected: [],
+    });
   });
 
   it.each([
@@ -39,7 +51,9 @@ describe('allowed URLs: the leash matches origins exactly', () => {
   });
 
   it('refuses a whole declaration for one line with a path or userinfo, naming the line, never quoting it', () => {
-    const parsed = parseAllowedUrls('https://ok.example.com\nhttps://admin:hunter2@ok.example.com\nhttps://ok.example.com/login?token=abc123');
+    const parsed = parseAllowedUrls(
+      'https://ok.example.com\nhttps://admin:hunter2@ok.example.com\nhttps://ok.example.com/login?token=abc123',
+    );
     expect(parsed.rejected.map((r) => r.line)).toEqual([2, 3]);
     expect(JSON.stringify(parsed.rejected)).not.toMatch(/hunter2|abc123|admin|login/);
     expect(parsed.rejected[0]?.reason).toMatch(/userinfo/);
@@ -67,7 +81,12 @@ describe('secret and key names', () => {
 describe('the filesystem source', () => {
   it('lists a directory per secret and a file per key, one level deep, metadata apart', async () => {
     const dir = await secretsDir({
-      'cloud-admin': { username: 'ada', password: 'pw-1', _description: 'Admin login\n', _allowed_urls: 'https://cloud.example.com\n' },
+      'cloud-admin': {
+        username: 'ada',
+        password: 'pw-1',
+        _description: 'Admin login\n',
+        _allowed_urls: 'https://cloud.example.com\n',
+      },
       '.hidden': { key: 'x' },
     });
     await mkdir(join(dir, 'cloud-admin', 'nested'));
@@ -97,9 +116,13 @@ describe('the filesystem source', () => {
     const { secrets } = await secretsOver([dir]);
     const listing = await secrets.list(undefined);
     expect(listing.secrets.map((s) => [s.name, s.keys, s.description])).toEqual([['github', ['token'], 'CI token']]);
-    expect(await secrets.bind({ workspace: 'w' }, { name: 'github', key: 'token' }, PAGE('https://x.example/'))).toBe('old-token');
+    expect(await secrets.bind({ workspace: 'w' }, { name: 'github', key: 'token' }, PAGE('https://x.example/'))).toBe(
+      'old-token',
+    );
     await volume.rotate({ token: 'new-token', _description: 'CI token' });
-    expect(await secrets.bind({ workspace: 'w' }, { name: 'github', key: 'token' }, PAGE('https://x.example/'))).toBe('new-token');
+    expect(await secrets.bind({ workspace: 'w' }, { name: 'github', key: 'token' }, PAGE('https://x.example/'))).toBe(
+      'new-token',
+    );
   });
 
   it('resolves a name to the first directory that has it, and says which it hid', async () => {
@@ -112,7 +135,9 @@ describe('the filesystem source', () => {
       shadows: [{ source: 'filesystem', location: join(second, 'shared') }],
     });
     expect(listing.secrets.map((s) => s.name).sort()).toEqual(['other', 'shared']);
-    expect(await secrets.bind({ workspace: undefined }, { name: 'shared', key: 'password' }, PAGE('https://x.example/'))).toBe('from-first');
+    expect(
+      await secrets.bind({ workspace: undefined }, { name: 'shared', key: 'password' }, PAGE('https://x.example/')),
+    ).toBe('from-first');
   });
 
   it('treats what cannot be read as absent, never as fatal', async () => {
@@ -134,11 +159,15 @@ describe('the filesystem source', () => {
     const { secrets } = await secretsOver([dir]);
     const [entry] = (await secrets.list(undefined)).secrets;
     expect(entry).toMatchObject({ usable: false, restricted: true });
-    await expect(secrets.bind({ workspace: undefined }, { name: 'locked', key: 'password' }, PAGE('https://x.example/'))).rejects.toThrow(Forbidden);
+    await expect(
+      secrets.bind({ workspace: undefined }, { name: 'locked', key: 'password' }, PAGE('https://x.example/')),
+    ).rejects.toThrow(Forbidden);
   });
 
   it('shows a bad _allowed_urls line by number, and the secret as unusable with the fix', async () => {
-    const dir = await secretsDir({ leaky: { password: 'pw', _allowed_urls: 'https://ok.example\nhttps://u:tok3n@ok.example\n' } });
+    const dir = await secretsDir({
+      leaky: { password: 'pw', _allowed_urls: 'https://ok.example\nhttps://u:tok3n@ok.example\n' },
+    });
     const { secrets } = await secretsOver([dir]);
     const [entry] = (await secrets.list(undefined)).secrets;
     expect(entry).toMatchObject({ usable: false, allowed_urls_rejected: [{ line: 2 }] });
@@ -170,9 +199,17 @@ describe('binding', () => {
     const { secrets, log } = await secretsOver([dir]);
     const ref = { name: 'admin', key: 'password' };
     await expect(
-      secrets.bind({ workspace: 'w', flow: 'login', step: 2 }, ref, PAGE('https://cloud.example.com.evil.test/login?x=1')),
-    ).rejects.toThrow(/may only be typed on https:\/\/cloud\.example\.com, and the page that would receive it is on https:\/\/cloud\.example\.com\.evil\.test/);
-    expect(await secrets.bind({ workspace: 'w', flow: 'login', step: 2 }, ref, PAGE('https://cloud.example.com/login?x=1'))).toBe('S3cr3t-value');
+      secrets.bind(
+        { workspace: 'w', flow: 'login', step: 2 },
+        ref,
+        PAGE('https://cloud.example.com.evil.test/login?x=1'),
+      ),
+    ).rejects.toThrow(
+      /may only be typed on https:\/\/cloud\.example\.com, and the page that would receive it is on https:\/\/cloud\.example\.com\.evil\.test/,
+    );
+    expect(
+      await secrets.bind({ workspace: 'w', flow: 'login', step: 2 }, ref, PAGE('https://cloud.example.com/login?x=1')),
+    ).toBe('S3cr3t-value');
     expect(log.lines).toEqual([
       {
         level: 'warn',
@@ -192,7 +229,16 @@ describe('binding', () => {
       {
         level: 'info',
         message: 'secret bound',
-        event: { event: 'secret_bind', workspace: 'w', flow: 'login', step: 2, secret: 'admin', key: 'password', origin: 'https://cloud.example.com', allowed: true },
+        event: {
+          event: 'secret_bind',
+          workspace: 'w',
+          flow: 'login',
+          step: 2,
+          secret: 'admin',
+          key: 'password',
+          origin: 'https://cloud.example.com',
+          allowed: true,
+        },
       },
     ]);
     expect(JSON.stringify(log.lines)).not.toMatch(/S3cr3t|login\?x/);
@@ -202,21 +248,29 @@ describe('binding', () => {
     const dir = await secretsDir({ admin: { password: 'pw', _allowed_urls: 'https://cloud.example.com' } });
     const { secrets } = await secretsOver([dir]);
     const ref = { name: 'admin', key: 'password' };
-    await expect(secrets.bind({ workspace: 'w' }, ref, { top: 'https://cloud.example.com/', frame: 'https://evil.test/f' })).rejects.toThrow(Forbidden);
-    await expect(secrets.bind({ workspace: 'w' }, ref, { top: 'https://evil.test/', frame: 'https://cloud.example.com/f' })).rejects.toThrow(
-      /the page around this frame is on https:\/\/evil\.test/,
-    );
-    await expect(secrets.bind({ workspace: 'w' }, ref, { top: 'https://cloud.example.com/', frame: 'about:srcdoc' })).rejects.toThrow(Forbidden);
+    await expect(
+      secrets.bind({ workspace: 'w' }, ref, { top: 'https://cloud.example.com/', frame: 'https://evil.test/f' }),
+    ).rejects.toThrow(Forbidden);
+    await expect(
+      secrets.bind({ workspace: 'w' }, ref, { top: 'https://evil.test/', frame: 'https://cloud.example.com/f' }),
+    ).rejects.toThrow(/the page around this frame is on https:\/\/evil\.test/);
+    await expect(
+      secrets.bind({ workspace: 'w' }, ref, { top: 'https://cloud.example.com/', frame: 'about:srcdoc' }),
+    ).rejects.toThrow(Forbidden);
   });
 
   it('answers 404 naming list_secrets for an unknown secret or key, and audits it without echoing the request', async () => {
     const dir = await secretsDir({ admin: { password: 'pw' } });
     const { secrets, log } = await secretsOver([dir]);
-    await expect(secrets.bind({ workspace: 'w' }, { name: 'nope', key: 'password' }, PAGE('https://x.example/'))).rejects.toThrow(NotFound);
-    await expect(secrets.bind({ workspace: 'w' }, { name: 'nope', key: 'password' }, PAGE('https://x.example/'))).rejects.toThrow(/list_secrets/);
-    await expect(secrets.bind({ workspace: 'w' }, { name: 'admin', key: 'pin' }, PAGE('https://x.example/'))).rejects.toThrow(
-      'Secret "admin" has no key "pin"; its keys are password (see list_secrets).',
-    );
+    await expect(
+      secrets.bind({ workspace: 'w' }, { name: 'nope', key: 'password' }, PAGE('https://x.example/')),
+    ).rejects.toThrow(NotFound);
+    await expect(
+      secrets.bind({ workspace: 'w' }, { name: 'nope', key: 'password' }, PAGE('https://x.example/')),
+    ).rejects.toThrow(/list_secrets/);
+    await expect(
+      secrets.bind({ workspace: 'w' }, { name: 'admin', key: 'pin' }, PAGE('https://x.example/')),
+    ).rejects.toThrow('Secret "admin" has no key "pin"; its keys are password (see list_secrets).');
     expect(log.lines.map((l) => [l.level, l.event.secret, l.event.key, l.event.reason])).toEqual([
       ['warn', null, null, 'no such secret'],
       ['warn', null, null, 'no such secret'],
@@ -226,7 +280,9 @@ describe('binding', () => {
 
   it('says so when no source is configured', async () => {
     const { secrets } = await secretsOver([]);
-    await expect(secrets.bind({ workspace: 'w' }, { name: 'a', key: 'b' }, PAGE('https://x.example/'))).rejects.toThrow(/no secrets configured/);
+    await expect(secrets.bind({ workspace: 'w' }, { name: 'a', key: 'b' }, PAGE('https://x.example/'))).rejects.toThrow(
+      /no secrets configured/,
+    );
   });
 });
 
@@ -284,7 +340,11 @@ describe('withholding a page that carries a typed value', () => {
     expect(later.screen(landed).withheld).toBe(true);
     expect(later.screen({ url: 'http://127.0.0.1:9/table.html', title: 'Table' }).withheld).toBe(false);
     const screened = later.screenAnswer({ result: { list: ['ok', 'x p@ss word'], ['p@ss word']: 1 }, message: 'fine' });
-    expect(screened).toMatchObject({ result: { list: ['ok', ''], 'withheld-1': null }, message: 'fine', withheld: true });
+    expect(screened).toMatchObject({
+      result: { list: ['ok', ''], 'withheld-1': null },
+      message: 'fine',
+      withheld: true,
+    });
     expect(String(screened.withheld_reason)).toMatch(/typed as a secret/);
     expect(later.screenAnswer({ value: 'nothing here' })).toEqual({ value: 'nothing here' });
     const error = later.screenError(new NotFound('The script threw: p@ss word. Fix it.'));
@@ -304,11 +364,22 @@ describe('withholding a page that carries a typed value', () => {
     const { secrets, log } = await secretsOver([dir]);
     const call = new SecretCall(secrets, { workspace: 'w' }, 'workspace:w');
     await expect(
-      call.type({ name: 'admin', key: 'password' }, PAGE('http://127.0.0.1:9/login.html'), async () => ({ typed: false, reason: 'page changed origin before typing', message: 'moved' })),
+      call.type({ name: 'admin', key: 'password' }, PAGE('http://127.0.0.1:9/login.html'), async () => ({
+        typed: false,
+        reason: 'page changed origin before typing',
+        message: 'moved',
+      })),
     ).rejects.toThrow(Forbidden);
-    const moved = await call.type({ name: 'admin', key: 'password' }, PAGE('http://127.0.0.1:9/login.html'), async () => ({ typed: true, movedTo: 'http://127.0.0.1:10' }));
+    const moved = await call.type(
+      { name: 'admin', key: 'password' },
+      PAGE('http://127.0.0.1:9/login.html'),
+      async () => ({ typed: true, movedTo: 'http://127.0.0.1:10' }),
+    );
     expect(moved).toEqual({ typed: true, movedTo: 'http://127.0.0.1:10' });
-    expect(call.screen({ url: 'http://127.0.0.1:10/landing', title: 'Landing' })).toEqual({ shown: { url: 'http://127.0.0.1:10', title: '' }, withheld: true });
+    expect(call.screen({ url: 'http://127.0.0.1:10/landing', title: 'Landing' })).toEqual({
+      shown: { url: 'http://127.0.0.1:10', title: '' },
+      withheld: true,
+    });
     expect(log.lines.map((l) => [l.level, l.event.allowed, l.event.origin, l.event.reason])).toEqual([
       ['warn', false, 'http://127.0.0.1:9', 'page changed origin before typing'],
       ['warn', false, 'http://127.0.0.1:10', 'page changed origin while typing; its state is withheld'],
@@ -321,6 +392,8 @@ describe('the secrets settings', () => {
     const { loadConfig } = await import('../../src/config.js');
     expect(loadConfig({}, {})).toMatchObject({ secretsDirs: [], secretsKubernetes: 'auto', secretsTtl: 10 });
     expect(loadConfig({ 'secrets-dirs': '/a::/b' }, { SECRETS_DIRS: '/ignored' }).secretsDirs).toEqual(['/a', '/b']);
-    expect(() => loadConfig({}, { SECRETS_KUBERNETES: 'maybe' })).toThrow(/^SECRETS_KUBERNETES must be "auto" or "off"/);
+    expect(() => loadConfig({}, { SECRETS_KUBERNETES: 'maybe' })).toThrow(
+      /^SECRETS_KUBERNETES must be "auto" or "off"/,
+    );
   });
 });

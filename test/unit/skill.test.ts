@@ -9,19 +9,27 @@ const REFERENCES = 'skills/selenium-flow/references';
 
 /** Every ```json tool=<name> block in the skill: an example call a model will copy. */
 function examples(markdown: string): { tool: string; args: string }[] {
-  return [...markdown.matchAll(/```json tool=([a-z_]+)\n([\s\S]*?)```/g)].map((m) => ({ tool: m[1] ?? '', args: m[2] ?? '' }));
+  return [...markdown.matchAll(/```json tool=([a-z_]+)\n([\s\S]*?)```/g)].map((m) => ({
+    tool: m[1] ?? '',
+    args: m[2] ?? '',
+  }));
 }
 
 describe('the skill', () => {
   it('has examples (in SKILL.md and every reference) that are valid calls of the real tools', async () => {
     const references = (await readdir(REFERENCES)).filter((f) => f.endsWith('.md'));
-    const texts = await Promise.all([SKILL, ...references.map((f) => `${REFERENCES}/${f}`)].map((p) => readFile(p, 'utf8')));
+    const texts = await Promise.all(
+      [SKILL, ...references.map((f) => `${REFERENCES}/${f}`)].map((p) => readFile(p, 'utf8')),
+    );
     const found = texts.flatMap(examples);
     expect(found.length).toBeGreaterThan(5);
     for (const example of found) {
       const capability = capabilityNamed(example.tool);
       expect(capability, example.tool).toBeDefined();
-      expect(() => parseArguments(capability!, JSON.parse(example.args)), `${example.tool} ${example.args}`).not.toThrow();
+      expect(
+        () => parseArguments(capability!, JSON.parse(example.args)),
+        `${example.tool} ${example.args}`,
+      ).not.toThrow();
     }
   });
 
@@ -44,7 +52,9 @@ describe('the skill references', () => {
   it('carry flow examples that save against the real schemas', async () => {
     const flows = await readFile(`${REFERENCES}/FLOWS.md`, 'utf8');
     const documents = [...flows.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
-    const saved = examples(flows).filter((e) => e.tool === 'save_flow').map((e) => (JSON.parse(e.args) as { document: string }).document);
+    const saved = examples(flows)
+      .filter((e) => e.tool === 'save_flow')
+      .map((e) => (JSON.parse(e.args) as { document: string }).document);
     expect(documents.length + saved.length).toBeGreaterThan(1);
     for (const document of [...documents, ...saved]) {
       expect(() => parseFlow(document, CAPABILITIES)).not.toThrow();

@@ -29,9 +29,20 @@ describe('every surface is rendered from the capability table', () => {
   });
 
   it('promises read-only only for tools that never write a file nor move the browser', () => {
-    const readOnly = listedTools(true).filter((t) => t.annotations.readOnlyHint).map((t) => t.name);
+    const readOnly = listedTools(true)
+      .filter((t) => t.annotations.readOnlyHint)
+      .map((t) => t.name);
     // print and screenshot {save} write files, extract {url} navigates, assert {script} runs any JavaScript.
-    for (const writes of ['print', 'screenshot', 'extract', 'assert', 'keep_file', 'save_flow', 'run_flow', 'execute_script']) {
+    for (const writes of [
+      'print',
+      'screenshot',
+      'extract',
+      'assert',
+      'keep_file',
+      'save_flow',
+      'run_flow',
+      'execute_script',
+    ]) {
       expect(readOnly).not.toContain(writes);
     }
     expect(readOnly).toContain('outline');
@@ -65,7 +76,9 @@ describe('every surface is rendered from the capability table', () => {
       const operation = paths[capability.http.path]?.[capability.http.method.toLowerCase()];
       expect(operation?.['x-mcp-tool']).toBe(capability.name);
       if (capability.http.method === 'POST') {
-        expect(operation?.requestBody?.content['application/json'].schema).toEqual(jsonSchemaOf(capability.input, 'input'));
+        expect(operation?.requestBody?.content['application/json'].schema).toEqual(
+          jsonSchemaOf(capability.input, 'input'),
+        );
       }
     }
   });
@@ -74,7 +87,9 @@ describe('every surface is rendered from the capability table', () => {
     const server = createServer(loadConfig({}, { LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
     await server.app.ready();
     const paths = openApiDocument('test').paths as Record<string, Record<string, { operationId: string }>>;
-    const documented = Object.entries(paths).flatMap(([path, byMethod]) => Object.keys(byMethod).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(paths).flatMap(([path, byMethod]) =>
+      Object.keys(byMethod).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     for (const route of documented) {
       const [method = '', path = ''] = route.split(' ');
       expect(server.app.hasRoute({ method, url: fastifyPath(path) }), route).toBe(true);
@@ -96,7 +111,10 @@ describe('every surface is rendered from the capability table', () => {
     const server = createServer(loadConfig({}, { LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
     await server.app.ready();
     for (const capability of CAPABILITIES) {
-      expect(server.app.hasRoute({ method: capability.http.method, url: fastifyPath(capability.http.path) }), capability.name).toBe(true);
+      expect(
+        server.app.hasRoute({ method: capability.http.method, url: fastifyPath(capability.http.path) }),
+        capability.name,
+      ).toBe(true);
     }
     await server.close();
   });

@@ -13,9 +13,12 @@ describe('the caller key', () => {
     expect(resolveCaller({})).toEqual({});
   });
 
-  it.each(['../x', '.', '..', 'a/b', '', '-lead', 'x'.repeat(65), 'sp ace'])('refuses the name %j rather than slugging it', (name) => {
-    expect(() => resolveCaller({ header: name })).toThrow(BadRequest);
-  });
+  it.each(['../x', '.', '..', 'a/b', '', '-lead', 'x'.repeat(65), 'sp ace'])(
+    'refuses the name %j rather than slugging it',
+    (name) => {
+      expect(() => resolveCaller({ header: name })).toThrow(BadRequest);
+    },
+  );
 
   it('accepts a 64-character name with dots, dashes and underscores', () => {
     const name = `a.b_c-${'x'.repeat(58)}`;
