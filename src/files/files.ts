@@ -89,6 +89,15 @@ const NO_DATA_DIR =
  * Screenshots (until kept or cleared) and Files (until a person deletes one). Every surface —
  * tools, resources, REST, the admin API — goes through here, so a rule is written once.
  */
+/** A workspace's three sections, for the admin page. */
+export interface WorkspaceSections {
+  workspace: string;
+  browser: boolean;
+  downloads: FileEntry[];
+  screenshots: FileEntry[];
+  files: FileEntry[];
+}
+
 export class Files {
   private readonly disk: DiskFiles | undefined;
   private readonly base: string;
@@ -141,15 +150,7 @@ export class Files {
   }
 
   /** Every section at once, for the admin page. */
-  async sections(
-    workspace: string,
-  ): Promise<{
-    workspace: string;
-    browser: boolean;
-    downloads: FileEntry[];
-    screenshots: FileEntry[];
-    files: FileEntry[];
-  }> {
+  async sections(workspace: string): Promise<WorkspaceSections> {
     const owner = libraryName(workspace);
     const [downloads, screenshots, files] = await Promise.all([
       this.downloadEntries(owner),
