@@ -83,32 +83,41 @@ describe('every surface is rendered from the capability table', () => {
     }
   });
 
-  it('documents every REST route the server serves, and serves every route it documents', async () => {
-    const server = createServer(loadConfig({}, { LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
-    await server.app.ready();
-    const paths = openApiDocument('test').paths as Record<string, Record<string, { operationId: string }>>;
-    const documented = Object.entries(paths).flatMap(([path, byMethod]) =>
-      Object.keys(byMethod).map((method) => `${method.toUpperCase()} ${path}`),
-    );
-    for (const route of documented) {
-      const [method = '', path = ''] = route.split(' ');
-      expect(server.app.hasRoute({ method, url: fastifyPath(path) }), route).toBe(true);
-    }
-    // What Fastify serves, counted from its own route tree (one line a node, with that node's
-    // methods; HEAD comes with every GET). Documented ⊆ served and equal counts: the same set.
-    const servedCount = server.app
-      .printRoutes({ commonPrefix: false })
-      .split('\n')
-      .filter((line) => !/\/mcp \(/.test(line))
-      .flatMap((line) => (/\(([A-Z, ]+)\)$/.exec(line)?.[1] ?? '').split(', ').filter((m) => m && m !== 'HEAD'));
-    expect(servedCount).toHaveLength(documented.length);
-    const ids = Object.values(paths).flatMap((byMethod) => Object.values(byMethod).map((o) => o.operationId));
-    expect(new Set(ids).size).toBe(ids.length);
-    await server.close();
-  });
+  it.each(['on', 'off'])(
+    'documents every REST route the server serves, and serves every route it documents (MIRROR_TOOLS=%s)',
+    async (mirrorTools) => {
+      const server = createServer(
+        loadConfig({}, { LOG_LEVEL: 'silent', MIRROR_TOOLS: mirrorTools }),
+        'http://127.0.0.1:9',
+      );
+      await server.app.ready();
+      const paths = openApiDocument('test').paths as Record<string, Record<string, { operationId: string }>>;
+      const documented = Object.entries(paths).flatMap(([path, byMethod]) =>
+        Object.keys(byMethod).map((method) => `${method.toUpperCase()} ${path}`),
+      );
+      for (const route of documented) {
+        const [method = '', path = ''] = route.split(' ');
+        expect(server.app.hasRoute({ method, url: fastifyPath(path) }), route).toBe(true);
+      }
+      // What Fastify serves, counted from its own route tree (one line a node, with that node's
+      // methods; HEAD comes with every GET). Documented ⊆ served and equal counts: the same set.
+      const servedCount = server.app
+        .printRoutes({ commonPrefix: false })
+        .split('\n')
+        .filter((line) => !/\/mcp \(/.test(line))
+        .flatMap((line) => (/\(([A-Z, ]+)\)$/.exec(line)?.[1] ?? '').split(', ').filter((m) => m && m !== 'HEAD'));
+      expect(servedCount).toHaveLength(documented.length);
+      const ids = Object.values(paths).flatMap((byMethod) => Object.values(byMethod).map((o) => o.operationId));
+      expect(new Set(ids).size).toBe(ids.length);
+      await server.close();
+    },
+  );
 
-  it('serves an HTTP route for every capability', async () => {
-    const server = createServer(loadConfig({}, { LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
+  it.each(['on', 'off'])('serves an HTTP route for every capability (MIRROR_TOOLS=%s)', async (mirrorTools) => {
+    const server = createServer(
+      loadConfig({}, { LOG_LEVEL: 'silent', MIRROR_TOOLS: mirrorTools }),
+      'http://127.0.0.1:9',
+    );
     await server.app.ready();
     for (const capability of CAPABILITIES) {
       expect(
