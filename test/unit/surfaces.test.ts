@@ -5,6 +5,7 @@ import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { loadConfig } from '../../src/config.js';
 import { openApiDocument } from '../../src/http/openapi.js';
 import { fastifyPath } from '../../src/http/routes.js';
+import { listResources, listResourceTemplates } from '../../src/mcp/resources.js';
 import { listedTools } from '../../src/mcp/tools.js';
 import { createServer } from '../../src/server.js';
 import { GENERATED } from '../../scripts/gen-docs.js';
@@ -65,6 +66,18 @@ describe('every surface is rendered from the capability table', () => {
     expect(names).not.toContain('current_workspace');
     expect(names).not.toContain('selenium_flow_skill');
     expect(names).toHaveLength(CAPABILITIES.length - MIRROR_TOOLS.size);
+  });
+
+  it('lists a resource or template for every uri a row mirrors, and a row for every mirror tool', () => {
+    const listed = [...listResources().map((r) => r.uri), ...listResourceTemplates().map((t) => t.uriTemplate)];
+    const mirrored = CAPABILITIES.flatMap((c) => c.mirrors.map((m) => m.uri));
+    expect(listed).toEqual(expect.arrayContaining(mirrored));
+    expect(mirrored).toEqual(
+      expect.arrayContaining(['workspace://current', 'flow://here', 'flow://flows/{name}', 'secret://secrets']),
+    );
+    expect([...MIRROR_TOOLS].sort()).toEqual(
+      ['current_workspace', 'get_flow', 'list_flows', 'list_secrets', 'selenium_flow_skill', 'workspace_files'].sort(),
+    );
   });
 
   it('documents one OpenAPI operation per capability, its body being the tool input schema', () => {
