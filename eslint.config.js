@@ -1,6 +1,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 /** Layering, held by the linter rather than by prose: browser/ and grid/ know nothing above them. */
 const lowerLayers = (...forbidden) => ({
@@ -14,6 +16,66 @@ const lowerLayers = (...forbidden) => ({
     },
   ],
 });
+
+/**
+ * The second layout's boundaries (docs/architecture.md), by path. A new boundary is one more zone;
+ * test/unit/lint-zones.test.ts proves a forbidden import fails.
+ */
+export const ZONES = [
+  {
+    target: './src/flows',
+    from: ['./src/mcp', './src/http', './src/capabilities/call'],
+    message: 'flows/ runs steps through the toolbox it is handed; it must not reach the surfaces or the call path.',
+  },
+  {
+    target: './src/workspace',
+    from: './src/browser',
+    message: 'workspace/ remembers browsers; reading a page is browser/, handed in by the call path.',
+  },
+  {
+    target: ['./src/mcp', './src/http'],
+    from: './src/files',
+    except: ['./names.ts', './uris.ts', './links.ts', './files.ts'],
+    message: 'The surfaces reach files/ through its names, uris, links and the Files facade only.',
+  },
+  {
+    target: ['./src/mcp', './src/http'],
+    from: './src/flows',
+    except: ['./document.ts', './names.ts'],
+    message: 'The surfaces reach flows/ through the call path; only the document schema and names are theirs.',
+  },
+];
+
+/** No cycles, and the zones: exported so the fixture test lints with exactly this. */
+export const architecture = {
+  files: ['src/**/*.ts'],
+  plugins: { 'import-x': importX },
+  settings: {
+    'import-x/resolver-next': [createTypeScriptImportResolver()],
+    // dependencies are TypeScript too: no-cycle must parse them to follow their imports
+    'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+  },
+  rules: {
+    'import-x/no-cycle': 'error',
+    'import-x/no-restricted-paths': ['error', { zones: ZONES }],
+  },
+};
+
+/** capabilities/ holds rows and the call path; WebDriver calls are browser/'s. */
+export const capabilitiesBoundary = {
+  files: ['src/capabilities/**'],
+  rules: {
+    'no-restricted-imports': 'off',
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: lowerLayers('mcp', 'http')['no-restricted-imports'][1].patterns,
+        // Handlers hold a WebDriver (a type); what they do with it is browser/'s.
+        paths: [{ name: 'selenium-webdriver', message: 'WebDriver calls live in browser/.', allowTypeImports: true }],
+      },
+    ],
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'ui/', 'data/', 'coverage/'] },
@@ -32,6 +94,7 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  architecture,
   {
     files: ['src/browser/**', 'src/grid/**'],
     rules: lowerLayers('capabilities', 'workspace', 'mcp', 'http', 'flows', 'secrets', 'files', 'live'),
@@ -45,7 +108,7 @@ export default tseslint.config(
     files: ['src/files/**'],
     rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'secrets', 'live', 'browser', 'grid'),
   },
-  { files: ['src/capabilities/**'], rules: lowerLayers('mcp', 'http') },
+  capabilitiesBoundary,
   { files: ['src/mcp/**'], rules: lowerLayers('http') },
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
   { files: ['scripts/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },

@@ -1,4 +1,4 @@
-import { error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
+import { Key, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
 
 /**
@@ -144,4 +144,9 @@ export async function fillSecret(
     now !== '' && originOf(now) !== originOf(was) ? originOf(now) : undefined;
   const movedTo = moved(after.top, page.top) ?? moved(after.frame, page.frame);
   return movedTo === undefined ? { typed: true, field: detail } : { typed: true, field: detail, movedTo };
+}
+
+/** Enter on the field a secret was just typed into: one key with no value in it. */
+export async function submitField(element: WebElement): Promise<void> {
+  await element.sendKeys(Key.ENTER);
 }

@@ -1,6 +1,14 @@
 import type { BrowserKind } from '../grid/capabilities.js';
 
 /** What the server remembers about a saved workspace. Detached (no gridId) is ordinary. */
+/** Where a browser is, as browser/ reads it (the workspace remembers it, and never reads a page itself). */
+export interface PageState {
+  url: string;
+  title: string;
+  /** an open page dialog, which keeps the page from being read */
+  dialog?: { message: string };
+}
+
 export interface WorkspaceRecord {
   browser: BrowserKind;
   window: { width: number; height: number };

@@ -1,11 +1,10 @@
 import type { WebDriver } from 'selenium-webdriver';
-import { readPageState, type PageState } from '../browser/page-state.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { BadRequest, GridUnavailable, NotFound, TooManyRequests } from '../errors.js';
 import type { BrowserKind } from '../grid/capabilities.js';
 import { type Grid, gridCall, type OpenedBrowser } from '../grid/grid.js';
 import type { Caller } from './caller.js';
-import { newRecord, type RecordStore, type WorkspaceRecord } from './records.js';
+import { newRecord, type PageState, type RecordStore, type WorkspaceRecord } from './records.js';
 
 export interface AttachedBrowser {
   driver: WebDriver;
@@ -311,6 +310,7 @@ export class Workspaces {
   async currentPage(
     caller: Caller,
     sessionId: string | undefined,
+    readPage: (driver: WebDriver) => Promise<PageState>,
   ): Promise<{ page: PageState | null; record?: WorkspaceRecord }> {
     const record = caller.key ? await this.store.get(caller.key) : undefined;
     const remembered = record?.url === undefined ? null : { url: record.url, title: record.title ?? '' };
@@ -320,7 +320,7 @@ export class Workspaces {
         : sessionId
           ? await this.attachByHandle(caller, sessionId)
           : undefined;
-      const page = browser ? await readPageState(browser.driver) : undefined;
+      const page = browser ? await readPage(browser.driver) : undefined;
       return { page: page && !page.dialog ? page : remembered, record };
     } catch {
       return { page: remembered, record };

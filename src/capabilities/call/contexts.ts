@@ -86,7 +86,7 @@ export function flowToolbox(
 
 /** Where the caller's browser is, as much of it as may be shown (a secret typed earlier may be in it). */
 async function screenedPage(deps: CallDeps, caller: Caller, sessionId: string | undefined) {
-  const { page, record } = await deps.workspaces.currentPage(caller, sessionId);
+  const { page, record } = await deps.workspaces.currentPage(caller, sessionId, readPageState);
   return (
     page && {
       ...new SecretCall(deps.secrets, { workspace: caller.workspace }, turnKeyOf(caller, sessionId)).screen(page),

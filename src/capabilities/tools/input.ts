@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey, typeText } from '../../browser/elements.js';
 import { runScript } from '../../browser/script.js';
 import { describeSelector, findElement } from '../../browser/selectors.js';
-import { fillSecret, receivingPage } from '../../browser/fill.js';
-import { Key } from 'selenium-webdriver';
+import { fillSecret, receivingPage, submitField } from '../../browser/fill.js';
 import { uploadFile } from '../../browser/upload.js';
 import { defineTool, asText, shortText } from '../capability.js';
 import { secretArgument } from './secrets.js';
@@ -105,7 +104,7 @@ export const write = defineTool({
       });
       // Enter is one key with no value in it, and only on the page the secret was typed into.
       if (options.submit && outcome.typed && outcome.movedTo === undefined) {
-        await element.sendKeys(Key.ENTER);
+        await submitField(element);
       }
       return {
         value: null,

@@ -1,0 +1,69 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint, type Linter } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The project's own boundary blocks, without the type-aware rules a file that does not exist cannot have. */
+async function linter(): Promise<ESLint> {
+  const configPath = `${root}eslint.config.js`;
+  const config = (await import(configPath)) as { architecture: Linter.Config; capabilitiesBoundary: Linter.Config };
+  return new ESLint({
+    cwd: root,
+    overrideConfigFile: true,
+    overrideConfig: [
+      { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
+      { plugins: { '@typescript-eslint': tseslint.plugin as unknown as ESLint.Plugin } },
+      config.architecture,
+      config.capabilitiesBoundary,
+    ],
+  });
+}
+
+async function problems(filePath: string, code: string): Promise<string[]> {
+  const [result] = await (await linter()).lintText(code, { filePath: `${root}${filePath}` });
+  return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('lint holds the architecture', () => {
+  it('fails an import of the MCP surface from flows/', async () => {
+    const found = await problems('src/flows/forbidden.ts', "export { buildMcpServer } from '../mcp/server.js';\n");
+    expect(found.join('\n')).toMatch(/import-x\/no-restricted-paths: .*flows\/ runs steps/);
+  });
+
+  it('fails an import of the call path from flows/', async () => {
+    const found = await problems(
+      'src/flows/forbidden.ts',
+      "export { callTool } from '../capabilities/call/call.js';\n",
+    );
+    expect(found.join('\n')).toMatch(/import-x\/no-restricted-paths/);
+  });
+
+  it('fails an import of browser/ from workspace/', async () => {
+    const found = await problems(
+      'src/workspace/forbidden.ts',
+      "export { readPageState } from '../browser/page-state.js';\n",
+    );
+    expect(found.join('\n')).toMatch(/import-x\/no-restricted-paths: .*workspace\/ remembers browsers/);
+  });
+
+  it('fails an import of files/ internals from http/, and lets its public face through', async () => {
+    const internal = await problems('src/http/forbidden.ts', "export { DiskFiles } from '../files/store.js';\n");
+    expect(internal.join('\n')).toMatch(/import-x\/no-restricted-paths/);
+    expect(await problems('src/http/allowed.ts', "export { uriOf } from '../files/uris.js';\n")).toEqual([]);
+  });
+
+  it('fails a WebDriver call from capabilities/, and lets a type through', async () => {
+    const call = await problems('src/capabilities/forbidden.ts', "export { Key } from 'selenium-webdriver';\n");
+    expect(call.join('\n')).toMatch(/no-restricted-imports: .*WebDriver calls live in browser/);
+    const type = "import type { WebDriver } from 'selenium-webdriver';\nexport type D = WebDriver;\n";
+    expect(await problems('src/capabilities/allowed.ts', type)).toEqual([]);
+  });
+
+  it('fails an import cycle', async () => {
+    // errors.ts is imported by the rows; a row imported back from it closes a loop.
+    const found = await problems('src/errors.ts', "export { CAPABILITIES } from './capabilities/index.js';\n");
+    expect(found.join('\n')).toMatch(/import-x\/no-cycle/);
+  });
+});
