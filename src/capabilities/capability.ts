@@ -67,8 +67,8 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   /** refused while a page dialog is open (default: every tool attached to a browser) */
   blockedByDialog?: boolean;
   /**
-   * false for tools that never command the browser themselves (flow tools, workspace reads):
-   * run_flow must not hold the turn its own steps wait for.
+   * false for tools that never command the browser themselves (flow tools, workspace reads).
+   * run_flow takes it for its whole run, and its steps run in it (AsStep.inTurn).
    */
   takesTurn?: boolean;
   /** has its own bound instead of CALL_TIMEOUT (run_flow: FLOW_RUN_TIMEOUT; each of its steps has CALL_TIMEOUT) */

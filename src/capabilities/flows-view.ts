@@ -32,7 +32,15 @@ export interface AsStep {
   answerUnread?: boolean;
   /** the end of the flow run this step is part of (epoch ms): the step's deadline never passes it */
   deadline?: number;
+  /**
+   * the flow holds the browser's turn for its whole run (so no other call runs between two of its
+   * steps): the step runs in that turn instead of waiting in line behind its own flow
+   */
+  inTurn?: boolean;
 }
+
+/** What the runner says of each step it calls. */
+export type StepOrigin = Required<Omit<AsStep, 'inTurn'>>;
 
 /** What flow tools may do for one caller; handlers see nothing else. */
 export interface FlowsView {
@@ -51,7 +59,7 @@ export interface FlowsView {
 /** How a flow run reaches the browser: the one call path, as the same caller. */
 export interface FlowToolbox {
   /** `step` names the flow step, for the audit of a secret it binds */
-  call(tool: string, args: Record<string, unknown>, step: Required<AsStep>): Promise<Record<string, unknown>>;
+  call(tool: string, args: Record<string, unknown>, step: StepOrigin): Promise<Record<string, unknown>>;
   /** where the browser is now: for the flows of this page, and the page a failed run names */
   currentUrl(): Promise<string | null>;
   /** where a run ended, when its last step did not say: asked of the browser and remembered as the workspace's page */

@@ -1,5 +1,5 @@
 import { splitImage, type Capability } from '../capabilities/capability.js';
-import type { AsStep } from '../capabilities/flows-view.js';
+import type { StepOrigin } from '../capabilities/flows-view.js';
 import { errorBody, TimedOut } from '../errors.js';
 import type { FlowDocument } from './document.js';
 import { MAX_REPORT_BYTES } from '../limits.js';
@@ -8,7 +8,7 @@ import { substitute } from './references.js';
 export type StepCall = (
   tool: string,
   args: Record<string, unknown>,
-  step: Required<AsStep>,
+  step: StepOrigin,
 ) => Promise<Record<string, unknown>>;
 
 export interface StepReport {

@@ -29,7 +29,7 @@ export async function callTool(
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
   const turnKey = turnKeyOf(caller, sessionId);
-  const { answerUnread = false, deadline, ...step } = asStep;
+  const { answerUnread = false, deadline, inTurn = false, ...step } = asStep;
   // Binds with the step it runs as, and screens every answer and error against the values typed into this browser.
   const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
   const handle = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
@@ -44,7 +44,7 @@ export async function callTool(
           () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
         );
   try {
-    return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
+    return turnKey && capability.takesTurn && !inTurn ? await deps.turns.run(turnKey, run) : await run();
   } catch (err) {
     throw secrets.screenError(explainWebDriverError(translateGridError(err)));
   } finally {
@@ -70,7 +70,8 @@ async function runHandler(
     const ctx: WorkspaceToolContext = {
       caller,
       workspace: workspaceView(deps, caller, sessionId, callTool),
-      flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool)),
+      // A flow that took the turn (run_flow) runs its steps in it.
+      flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool, capability.takesTurn)),
       files: filesOf(deps.files, caller.workspace),
       secrets,
     };

@@ -51,6 +51,7 @@ export function flowToolbox(
   caller: Caller,
   sessionId: string | undefined,
   callTool: CallPath,
+  inTurn = false,
 ): FlowToolbox {
   return {
     // asStep: the flow and step, for the audit of a secret the step binds
@@ -59,13 +60,10 @@ export function flowToolbox(
       if (!capability) {
         throw new BadRequest(`Unknown tool ${tool}.`);
       }
-      return callTool(
-        deps,
-        capability,
-        caller.key || !sessionId ? args : { ...args, session_id: sessionId },
-        caller,
-        asStep,
-      );
+      return callTool(deps, capability, caller.key || !sessionId ? args : { ...args, session_id: sessionId }, caller, {
+        ...asStep,
+        inTurn,
+      });
     },
     currentUrl: async () => (await screenedPage(deps, caller, sessionId))?.shown.url ?? null,
     // Steps skip reads nobody makes, so the record is behind until the run's end page is read:
@@ -79,7 +77,7 @@ export function flowToolbox(
         }
         return screened?.shown ?? null;
       };
-      return turnKey ? deps.turns.run(turnKey, read) : read();
+      return turnKey && !inTurn ? deps.turns.run(turnKey, read) : read();
     },
   };
 }

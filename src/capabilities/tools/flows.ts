@@ -177,7 +177,6 @@ export const runFlowTool = defineTool({
   kind: 'act',
   destructive: true,
   attach: 'none',
-  takesTurn: false,
   boundsItself: true,
   usesSessionId: 'required',
   runnableInFlow: false,
