@@ -1,5 +1,5 @@
 import { BadRequest } from '../errors.js';
-import { WORKSPACE_NAME_RULE, workspaceName } from '../workspace/names.js';
+import { checkWorkspaceName, STDIO_WORKSPACE } from '../workspace/names.js';
 
 /** The three sections of a workspace's files, in the order a person sees them. */
 export const SECTIONS = ['downloads', 'screenshots', 'files'] as const;
@@ -105,10 +105,7 @@ export function servedInline(contentType: string): boolean {
   return SHOWN_IN_PLACE.has(contentType);
 }
 
-/** Whose files: a workspace's name, or `_stdio` (a name no other caller can produce). */
+/** Whose files: a workspace's name, or the stdio client's. */
 export function libraryName(name: string): string {
-  if (name !== '_stdio' && !workspaceName.safeParse(name).success) {
-    throw new BadRequest(`Invalid workspace name: ${WORKSPACE_NAME_RULE}; rename it and call again.`);
-  }
-  return name;
+  return name === STDIO_WORKSPACE ? name : checkWorkspaceName(name);
 }

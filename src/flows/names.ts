@@ -2,7 +2,6 @@ import { BadRequest } from '../errors.js';
 import { WORKSPACE_NAME_RULE, workspaceName } from '../workspace/names.js';
 
 export const GLOBAL_LIBRARY = 'global';
-export const STDIO_LIBRARY = '_stdio';
 
 /** Flow names follow the workspace-name rule, validated and never slugged. */
 export function checkFlowName(name: string): string {

@@ -1,5 +1,4 @@
-import { BadRequest } from '../errors.js';
-import { WORKSPACE_NAME_RULE, workspaceName } from './names.js';
+import { checkWorkspaceName, STDIO_WORKSPACE } from './names.js';
 import { checkWorkspaceAllowed, type Principal } from './tokens.js';
 
 /**
@@ -17,7 +16,7 @@ export interface Caller {
   abandoned?: AbortSignal;
 }
 
-export const STDIO_CALLER: Caller = { key: 'stdio', workspace: '_stdio' };
+export const STDIO_CALLER: Caller = { key: 'stdio', workspace: STDIO_WORKSPACE };
 
 /** The caller a workspace name stands for (the admin API and signed links address workspaces by name). */
 export function callerOfWorkspace(name: string): Caller & { key: string } {
@@ -38,12 +37,9 @@ export function resolveCaller(sources: CallerSources): Caller {
   const owner = sources.principal?.id;
   const named = first(sources.header) ?? sources.query ?? undefined;
   if (named !== undefined) {
-    const parsed = workspaceName.safeParse(named);
-    if (!parsed.success) {
-      throw new BadRequest(`Invalid workspace name: ${WORKSPACE_NAME_RULE}; rename it and call again.`);
-    }
-    checkWorkspaceAllowed(sources.principal, parsed.data);
-    return { key: `named:${parsed.data}`, workspace: parsed.data, owner };
+    const name = checkWorkspaceName(named);
+    checkWorkspaceAllowed(sources.principal, name);
+    return { key: `named:${name}`, workspace: name, owner };
   }
   const mcpSession = first(sources.mcpSessionId);
   if (mcpSession) {
