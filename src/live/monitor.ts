@@ -122,12 +122,16 @@ export class BidiMonitors {
     });
   }
 
-  /** The reason lets go; the connection closes when no reason is left. Letting go twice is harmless. */
-  letGo(gridId: string, name: ReasonName): Promise<void> {
+  /**
+   * The reason lets go; the connection closes when no reason is left. Letting go twice is
+   * harmless; with `only`, nothing happens unless that very reason is the one held (a reason
+   * letting itself go must not end the one that replaced it).
+   */
+  letGo(gridId: string, name: ReasonName, only?: Reason): Promise<void> {
     return this.serial(gridId, async () => {
       const monitor = this.monitors.get(gridId);
       const held = monitor?.reasons.get(name);
-      if (!monitor || !held) {
+      if (!monitor || !held || (only && held.reason !== only)) {
         return;
       }
       monitor.reasons.delete(name);
@@ -222,20 +226,19 @@ export class BidiMonitors {
   }
 }
 
-// Undoing talks to the browser, which may be gone (its socket then answers nothing for 30 s).
+// Undoing talks to the browser, which may be gone (its socket then answers nothing for 30 s):
+// the steps run together, and together get UNDO_MS.
 const UNDO_MS = 2_000;
 
 async function undoAll(held: Held): Promise<void> {
-  const steps = held.undo.reverse();
+  const steps = held.undo;
   held.undo = [];
-  for (const undo of steps) {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, UNDO_MS);
-    });
-    await Promise.race([undo().catch(() => undefined), late]);
-    clearTimeout(timer);
-  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, UNDO_MS);
+  });
+  await Promise.race([Promise.all(steps.map((undo) => undo().catch(() => undefined))), late]);
+  clearTimeout(timer);
 }
 
 function errorText(err: unknown): string {
