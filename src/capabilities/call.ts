@@ -9,6 +9,7 @@ import { SecretCall, type Secrets } from '../secrets/binding.js';
 import type { Caller } from '../workspace/caller.js';
 import type { Turns } from '../workspace/turns.js';
 import type { Workspaces } from '../workspace/workspaces.js';
+import type { Live } from '../live/live.js';
 import type { BrowserContext, Capability, WorkspaceContext } from './define.js';
 import type { CurrentWorkspace, WorkspaceView } from './workspace-view.js';
 import type { FlowsService, FlowToolbox } from './flows-view.js';
@@ -17,6 +18,8 @@ import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from '
 
 export interface CallDeps {
   workspaces: Workspaces;
+  /** the BiDi monitor and network capture; undefined where a caller built deps without them */
+  live?: Live;
   turns: Turns;
   /** undefined when flows are off (no data directory) */
   flows?: FlowsService;
