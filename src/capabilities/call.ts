@@ -14,6 +14,8 @@ import type { CurrentWorkspace, WorkspaceView } from './workspace-view.js';
 import type { FlowsService, FlowToolbox } from './flows-view.js';
 import { capabilityNamed } from './index.js';
 import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
+import { observeCall, type CallLog } from '../ops/calls.js';
+import { waitForTurn } from '../ops/metrics.js';
 
 export interface CallDeps {
   workspaces: Workspaces;
@@ -26,6 +28,8 @@ export interface CallDeps {
   secrets?: Secrets;
   /** CALL_TIMEOUT in ms (default 60 s) */
   callTimeoutMs?: number;
+  /** where each call's line goes (tool, workspace, outcome, ms); undefined: nowhere */
+  log?: CallLog;
 }
 
 /** Where a call comes from when it is a step of a flow. */
@@ -45,8 +49,8 @@ export interface CallContext {
 export type ToolResult = Record<string, unknown>;
 
 /**
- * The one path every call takes, from MCP, HTTP and (later) flow steps alike: validate,
- * check the mode, take the browser's turn, bind the browser, act, record the page.
+ * The one path every call takes, from MCP, HTTP and flow steps alike: validate, check the
+ * mode, take the browser's turn, bind the browser, act, record the page; then its log line.
  */
 export async function callTool(
   deps: CallDeps,
@@ -54,6 +58,24 @@ export async function callTool(
   rawArgs: unknown,
   caller: Caller,
   context: CallContext = {},
+): Promise<ToolResult> {
+  const call = { tool: capability.name, workspace: caller.workspace, started: performance.now() };
+  try {
+    const result = await runCall(deps, capability, rawArgs, caller, context);
+    observeCall(deps.log, call);
+    return result;
+  } catch (error) {
+    observeCall(deps.log, { ...call, error });
+    throw error;
+  }
+}
+
+async function runCall(
+  deps: CallDeps,
+  capability: Capability,
+  rawArgs: unknown,
+  caller: Caller,
+  context: CallContext,
 ): Promise<ToolResult> {
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
@@ -73,11 +95,24 @@ export async function callTool(
           () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
         );
   try {
-    return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
+    return turnKey && capability.takesTurn ? await takeTurn(deps.turns, turnKey, run) : await run();
   } catch (err) {
     throw secrets.screenError(explainWebDriverError(translateGridError(err)));
   } finally {
     secrets.end();
+  }
+}
+
+/** Runs in the browser's turn, counted as waiting until the turn comes. */
+async function takeTurn<T>(turns: Turns, key: string, run: () => Promise<T>): Promise<T> {
+  const waited = waitForTurn();
+  try {
+    return await turns.run(key, () => {
+      waited();
+      return run();
+    });
+  } finally {
+    waited();
   }
 }
 

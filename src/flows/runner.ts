@@ -2,6 +2,7 @@ import type { CallContext } from '../capabilities/call.js';
 import { errorBody, TimedOut } from '../errors.js';
 import type { FlowDocument } from './document.js';
 import { MAX_REPORT_BYTES } from '../limits.js';
+import { countFlowRun } from '../ops/metrics.js';
 import { substitute } from './references.js';
 
 export type StepCall = (
@@ -128,6 +129,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     report.url = page.url;
     report.title = page.title;
   }
+  countFlowRun(report.status);
   return report;
 }
 
