@@ -207,6 +207,16 @@ export const SETTINGS = {
     help: 'browsers one caller (one token; all token-less callers together) may hold open at once',
     schema: z.coerce.number().int().min(1).max(1000).default(4),
   }),
+  networkCaptureLimit: setting({
+    env: 'NETWORK_CAPTURE_LIMIT',
+    help: 'requests capture_network keeps per workspace (the newest; older ones are dropped and counted)',
+    schema: z.coerce.number().int().min(1).max(10_000).default(200),
+  }),
+  networkBodyMaxBytes: setting({
+    env: 'NETWORK_BODY_MAX_BYTES',
+    help: 'the largest response body a capturing browser keeps for network_body, in bytes',
+    schema: z.coerce.number().int().min(1024).max(100_000_000).default(5_000_000),
+  }),
   gridSlotWait: setting({
     env: 'GRID_SLOT_WAIT',
     flag: 'grid-slot-wait',
