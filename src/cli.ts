@@ -195,6 +195,7 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
       `  Data:     ${config.dataDir ?? 'off (set FLOW_DATA_DIR for flows and files)'}`,
       `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
       ...accessLines(config),
+      ...clientLines(`${base}/mcp`, config.authToken !== undefined || config.tokensFile !== undefined),
       '',
     ].join('\n'),
   );
@@ -221,6 +222,23 @@ function accessLines(config: Config): string[] {
   return [
     `  Token:    ${bearer ? 'set' : 'none (loopback only)'}${tokensFile ? ' + TOKENS_FILE' : ''}`,
     `  Admin:    ${admin ? 'token set' : 'closed (set ADMIN_TOKEN)'}`,
+  ];
+}
+
+/**
+ * A client set-up to paste (README "Client set-up" has the others). The token is a placeholder:
+ * the banner never holds a token value.
+ */
+function clientLines(mcpUrl: string, withToken: boolean): string[] {
+  const header = 'Authorization: Bearer <MCP_AUTH_TOKEN>';
+  const json = {
+    mcpServers: {
+      'selenium-flow': { url: mcpUrl, ...(withToken ? { headers: { Authorization: 'Bearer <MCP_AUTH_TOKEN>' } } : {}) },
+    },
+  };
+  return [
+    `  Claude Code: claude mcp add --transport http selenium-flow ${mcpUrl}${withToken ? ` --header "${header}"` : ''}`,
+    `  Cursor and others (mcp.json): ${JSON.stringify(json)}`,
   ];
 }
 

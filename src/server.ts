@@ -13,7 +13,7 @@ import { buildApp } from './http/app.js';
 import { RequestGuard } from './http/guard.js';
 import { TokenBook } from './workspace/tokens.js';
 import { StoreUnavailable } from './errors.js';
-import { pino } from 'pino';
+import { stderrLogger } from './ops/log.js';
 import { createSecrets } from './secrets/index.js';
 import { MemoryRecordStore, type RecordStore } from './workspace/records.js';
 import { LocalTurns, type Turns } from './workspace/turns.js';
@@ -137,7 +137,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     sandbox: browserSandbox(config),
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
   });
-  guardPrivateDirectories(config, pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'boot' }));
+  guardPrivateDirectories(config, stderrLogger(config.logLevel).child({ component: 'boot' }));
   const { store, turns, network } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store, {
     browsersPerCaller: config.browsersPerCaller,
@@ -155,6 +155,8 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     files: createFiles(config, grid, workspaces),
     turns,
     callTimeoutMs: config.callTimeout * 1000,
+    // stderr until an HTTP server lends its logger (stdout is stdio's protocol channel).
+    log: stderrLogger(config.logLevel).child({ component: 'calls' }),
     flows: config.dataDir
       ? new FlowLibraries(new DirectoryFlowStore(config.dataDir), CAPABILITIES, config.flowRunTimeout * 1000)
       : undefined,
@@ -168,7 +170,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
         kubernetesPort: config.kubernetesPort,
         ttlSeconds: config.secretsTtl,
       },
-      pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'secrets' }),
+      stderrLogger(config.logLevel).child({ component: 'secrets' }),
     ),
   };
   return {
@@ -234,6 +236,7 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
     },
   });
   parts.deps.secrets?.audit.useLogger(app.log.child({ component: 'secrets' }));
+  parts.deps.log = app.log.child({ component: 'calls' });
   return {
     ...parts,
     app,

@@ -3,6 +3,7 @@ import type { StepOrigin } from '../capabilities/flows-view.js';
 import { errorBody, TimedOut } from '../errors.js';
 import type { FlowDocument } from './document.js';
 import { MAX_REPORT_BYTES } from '../limits.js';
+import { countFlowRun } from '../ops/metrics.js';
 import { substitute } from './references.js';
 
 export type StepCall = (
@@ -135,6 +136,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     report.url = page.url;
     report.title = page.title;
   }
+  countFlowRun(report.status);
   return report;
 }
 

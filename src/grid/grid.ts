@@ -2,6 +2,7 @@ import { Agent } from 'node:http';
 import { Capabilities, Session, WebDriver, error as wdError } from 'selenium-webdriver';
 import { Executor, HttpClient } from 'selenium-webdriver/http/index.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
+import { countBrowser, type SlotCount } from '../ops/metrics.js';
 import { browserCapabilities, type BrowserKind, type WindowSize } from './capabilities.js';
 
 /** The browser is gone from the Grid: ended, or reaped after idling. */
@@ -70,6 +71,7 @@ export class Grid {
       true,
     );
     const session = await driver.getSession();
+    countBrowser('opened');
     const answered = session.getCapabilities();
     const kept: Record<string, unknown> = {};
     for (const key of KEPT_CAPABILITIES) {
@@ -141,6 +143,24 @@ export class Grid {
     const response = await gridFetch(`${this.url}/session/${encodeURIComponent(gridId)}`, { method: 'DELETE' });
     if (!response.ok && response.status !== 404) {
       throw new GridUnavailable(`The Grid refused to end the browser (HTTP ${response.status}); try again.`);
+    }
+    if (response.ok) {
+      countBrowser('ended');
+    }
+  }
+
+  /** Free and used browser slots of the nodes that are up, from /status (which touches no session). */
+  async slots(): Promise<SlotCount | undefined> {
+    try {
+      const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
+      const body = (await response.json()) as {
+        value?: { nodes?: { availability?: string; slots?: { session: unknown }[] }[] };
+      };
+      const slots = (body.value?.nodes ?? []).filter((n) => n.availability !== 'DOWN').flatMap((n) => n.slots ?? []);
+      const used = slots.filter((slot) => slot.session).length;
+      return { free: slots.length - used, used };
+    } catch {
+      return undefined;
     }
   }
 

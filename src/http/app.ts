@@ -16,6 +16,7 @@ import { openApiDocument, openApiYaml } from './openapi.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
 import { PROBE_ROUTES } from './operation-routes.js';
 import { callerOfRequest, fastifyPath, registerPlainRoutes, type RouteContext } from './routes.js';
+import { prettyInTerminal } from '../ops/log.js';
 
 export interface AppOptions {
   version: string;
@@ -42,8 +43,9 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     // A file name of 255 bytes is up to 765 characters percent-encoded: the default (100) made
     // names that save fine answer 414 when fetched.
     routerOptions: { maxParamLength: 1024 },
-    logger: { level: options.logLevel, redact: ['req.headers.authorization'] },
-    // Fastify's request lines print the URL, and a query string can carry a Grid id.
+    logger: { level: options.logLevel, redact: ['req.headers.authorization'], ...prettyInTerminal(process.stdout) },
+    // Fastify's request lines print the URL, and a query string can carry a Grid id: ours (see
+    // logRequest) name the route's pattern instead.
     logController: new LogController({ disableRequestLogging: true }),
     // The router's own refusals (a malformed %-escape) and Node's (headers too large) in the shared error shape.
     frameworkErrors: (err, _request, reply) => {
@@ -63,6 +65,7 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     }),
   );
   app.decorateRequest('principal', undefined);
+  app.addHook('onResponse', async (request, reply) => logRequest(app, request, reply, options.routePrefix));
   // The one place every request is checked: by name (Host, Origin), then by token.
   app.addHook('onRequest', async (request) => {
     const { access = 'bearer', anyHost = false } = request.routeOptions.config;
@@ -218,6 +221,24 @@ function abandonment(reply: FastifyReply): AbortSignal {
     }
   });
   return abort.signal;
+}
+
+/** Probes and scrapes come every few seconds from machines: a person reading the log wants the rest. */
+const MACHINE_ROUTES = new Set(['/health', '/started', '/ready', '/metrics']);
+
+/** One line per request: the route's pattern (never the URL, whose query may carry an id), status and time. */
+function logRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, prefix = ''): void {
+  const route = request.routeOptions.url ?? '(no route)';
+  const line = {
+    event: 'request',
+    method: request.method,
+    route,
+    status: reply.statusCode,
+    ms: Math.round(reply.elapsedTime),
+  };
+  const machine =
+    MACHINE_ROUTES.has(route) || (route.startsWith(prefix) && MACHINE_ROUTES.has(route.slice(prefix.length)));
+  app.log[machine ? 'debug' : 'info'](line, 'request');
 }
 
 function checkBearer(request: FastifyRequest, token: string, refusal: string): void {

@@ -109,6 +109,9 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
   if (answers === 'yaml') {
     return { 'application/yaml': { schema: { type: 'string' } } };
   }
+  if (answers === 'text') {
+    return { 'text/plain': { schema: { type: 'string' } } };
+  }
   return { 'application/json': { schema: answers.json } };
 }
 

@@ -1,5 +1,6 @@
 import { CAPABILITIES } from '../capabilities/index.js';
 import { flowDocumentJsonSchema } from '../flows/document.js';
+import { METRICS_CONTENT_TYPE, metricsText } from '../ops/metrics.js';
 import type { PlainRoute } from './routes.js';
 
 const OK = { json: { type: 'object', properties: { status: { const: 'ok' } } } };
@@ -64,6 +65,18 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
 /** The probes, and the descriptions of the API. */
 export const OPERATION_ROUTES: readonly PlainRoute[] = [
   ...PROBE_ROUTES,
+  {
+    method: 'GET',
+    path: '/metrics',
+    // Behind the bearer token like the API: counts of calls and binds tell how the server is used.
+    summary:
+      "Prometheus metrics: tool calls, latency, browsers, the Grid's slots, flow runs, secret binds, turns waiting",
+    tag: 'operations',
+    access: 'bearer',
+    answers: 'text',
+    handler: async (_request, reply, { deps }) =>
+      reply.type(METRICS_CONTENT_TYPE).send(await metricsText(await deps.workspaces.grid.slots())),
+  },
   {
     ...open,
     method: 'GET',

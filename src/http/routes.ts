@@ -37,7 +37,7 @@ export interface PlainRoute {
   /** see FastifyContextConfig.anyHost */
   anyHost?: boolean;
   /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, or YAML text */
-  answers: { json: Record<string, unknown> } | 'file' | 'yaml';
+  answers: { json: Record<string, unknown> } | 'file' | 'yaml' | 'text';
   /** query parameters and what each means */
   query?: Record<string, string>;
   handler: (request: FastifyRequest, reply: FastifyReply, context: RouteContext) => Promise<unknown>;

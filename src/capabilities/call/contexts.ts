@@ -13,6 +13,7 @@ import type { Live } from '../../live/live.js';
 import type { Capability } from '../capability.js';
 import type { FlowsService } from '../flows-view.js';
 import type { Precondition } from './preconditions.js';
+import type { CallLog } from '../../ops/calls.js';
 
 /** What the call path is built from (server.ts wires it once). */
 export interface CallDeps {
@@ -30,6 +31,8 @@ export interface CallDeps {
   callTimeoutMs?: number;
   /** what must hold before a handler runs, checked in this order after the call is attached */
   preconditions?: readonly Precondition[];
+  /** where each call's line goes (tool, workspace, outcome, ms); undefined: nowhere */
+  log?: CallLog;
 }
 
 export type ToolResult = Record<string, unknown>;
