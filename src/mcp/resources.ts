@@ -1,6 +1,7 @@
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
 import { listSecrets } from '../capabilities/tools/secrets.js';
 import { currentWorkspace } from '../capabilities/tools/workspace.js';
+import { workspaceNetwork } from '../capabilities/tools/network.js';
 import { readSkill } from '../capabilities/skill.js';
 import { NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
@@ -28,6 +29,7 @@ export interface ResourceDefinition {
 export const SKILL_URI = 'skill://selenium-flow/SKILL.md';
 export const CURRENT_URI = 'workspace://current';
 export const SECRETS_URI = 'secret://secrets';
+export const NETWORK_URI = 'workspace://network';
 
 export const RESOURCE_DEFINITIONS: ResourceDefinition[] = [
   {
@@ -46,6 +48,17 @@ export const RESOURCE_DEFINITIONS: ResourceDefinition[] = [
     mimeType: 'application/json',
     read: async (deps, caller, uri) => [
       { uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, currentWorkspace, {}, caller)) },
+    ],
+  },
+  {
+    uri: NETWORK_URI,
+    name: 'network',
+    title: 'Captured network requests',
+    description:
+      'The requests the browser made while capture_network was on: id, method, url, status, type, duration, size, whether network_body can read the body. Oldest first; dropped counts what the limit let go.',
+    mimeType: 'application/json',
+    read: async (deps, caller, uri) => [
+      { uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, workspaceNetwork, {}, caller)) },
     ],
   },
   ...FLOW_RESOURCES,
