@@ -58,7 +58,13 @@ export const workspaceNetwork = defineTool({
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
-  mirrors: { uri: 'workspace://network' },
+  mirrors: {
+    uri: 'workspace://network',
+    name: 'network',
+    title: 'Captured network requests',
+    description:
+      'The requests the browser made while capture_network was on: id, method, url, status, type, duration, size, whether network_body can read the body. Oldest first; dropped counts what the limit let go.',
+  },
   answersUnderControl: true,
   takesTurn: false,
   http: { method: 'GET', path: '/workspace/network' },
