@@ -30,7 +30,7 @@ import { profileMcpHttp, type ProfileReport } from './lib/profile.js';
 import { rawConfiguration } from './lib/raw.js';
 import { bytes, markdownTable, median, ms, ms1, ratio, summarize, triple, type Summary } from './lib/stats.js';
 import { STEPS, checkAnswers, type Configuration, type TaskRun } from './lib/task.js';
-import { toolsConfiguration, twelveCalls } from './lib/tools-task.js';
+import { CapturingCaller, toolsConfiguration, twelveCalls } from './lib/tools-task.js';
 import { flowConfiguration } from './lib/flow-task.js';
 
 const { values: options } = parseArgs({
@@ -40,6 +40,8 @@ const { values: options } = parseArgs({
     'cold-runs': { type: 'string', default: '5' },
     pairs: { type: 'string', default: '10' },
     json: { type: 'string' },
+    // only the two configurations capture compares, then stop
+    'capture-only': { type: 'boolean', default: false },
     'timeout-minutes': { type: 'string', default: '30' },
   },
 });
@@ -62,6 +64,7 @@ const RUN_TIMEOUT_MS = 120_000;
 /** The bars of performance.md. */
 const BARS = {
   mcpVsRaw: 1.1,
+  captureVsOff: 1.1,
   flowVsRaw: 1.05,
   taskTokens: 630,
   outlineBytes: 10_900,
@@ -85,6 +88,13 @@ function configurations(env: BenchEnv): Configuration[] {
     toolsConfiguration('direct', 'selenium-flow callTool in process (no MCP)', () => direct, env.siteUrl, true),
     toolsConfiguration('mcp-http', `12 MCP calls, Streamable HTTP (${PROTOCOL})`, () => http, env.siteUrl),
     toolsConfiguration('mcp-stdio', `12 MCP calls, stdio (${PROTOCOL})`, () => stdio, env.siteUrl),
+    toolsConfiguration(
+      'mcp-http-capture',
+      `12 MCP calls, Streamable HTTP, capture_network on`,
+      () => new CapturingCaller(http),
+      env.siteUrl,
+      true,
+    ),
     flowConfiguration(
       'flow',
       'one flow (run_flow over Streamable HTTP) + end_browser',
@@ -554,6 +564,30 @@ function printHeader(v: Versions, env: BenchEnv): void {
   out();
 }
 
+/** Capture on against capture off, both over Streamable HTTP, round by round (they ran in the same rounds). */
+function printCapture(results: Results): void {
+  const off = (results.runs.get('mcp-http') ?? []).map((r) => r.totalMs);
+  const on = (results.runs.get('mcp-http-capture') ?? []).map((r) => r.totalMs);
+  if (off.length === 0 || on.length === 0) {
+    return;
+  }
+  const ratios = on.map((t, i) => t / (off[i] ?? Number.NaN));
+  out('### Network capture on vs off (12 MCP calls, Streamable HTTP), ms: min / **median** / max');
+  out();
+  out(
+    markdownTable(
+      ['capture', 'total', 'on ÷ off'],
+      [
+        ['off', triple(summarize(off)), ''],
+        ['on', triple(summarize(on)), `${ratio(median(ratios))} (bar ≤ ${ratio(BARS.captureVsOff)})`],
+      ],
+    ),
+  );
+  out();
+  out(`Round by round, on ÷ off: ${ratios.map((r) => r.toFixed(2)).join(', ')}.`);
+  out();
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(cleanup: Cleanup): Promise<void> {
@@ -561,10 +595,16 @@ async function main(cleanup: Cleanup): Promise<void> {
   const env = await startBench(cleanup);
   printHeader(v, env);
 
-  const configs = configurations(env);
+  const all = configurations(env);
+  const configs = options['capture-only'] ? all.filter((c) => c.id.startsWith('mcp-http')) : all;
   const results = await runRounds(configs, env.siteUrl);
+  if (options['capture-only']) {
+    printCapture(results);
+    return;
+  }
   const rows = timingRows(configs, results);
   printTiming(rows);
+  printCapture(results);
   progress(`raw script and flow head to head (${PAIRS} pairs)`);
   const h2h = await runHeadToHead(configs, env.siteUrl);
   if (h2h) {

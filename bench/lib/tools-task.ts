@@ -90,3 +90,19 @@ export async function runTwelveCalls(caller: ToolCaller, siteUrl: string, before
   }
   return run;
 }
+
+/**
+ * The same calls with network capture on from the moment the browser exists: capture_network is
+ * called right after the first navigate, inside that step, so its own cost counts too.
+ */
+export class CapturingCaller implements ToolCaller {
+  constructor(private readonly inner: ToolCaller) {}
+
+  async call(name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+    const answer = await this.inner.call(name, args);
+    if (name === 'navigate' && args.url !== undefined) {
+      await this.inner.call('capture_network', { on: true });
+    }
+    return answer;
+  }
+}

@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import type { PageState } from '../browser/page-state.js';
 import type { WorkspaceFiles } from '../files/files.js';
+import type { CaptureListing, CapturedBody, NetworkFilter } from '../live/capture.js';
 import type { SecretListing } from '../secrets/catalogue.js';
 import type { ReceivingPage, SecretRef, TypeOutcome } from '../secrets/binding.js';
 import type { Caller } from '../workspace/caller.js';
@@ -50,4 +51,17 @@ export interface WorkspaceToolContext {
   flows: FlowsView | undefined;
   files: WorkspaceFiles;
   secrets: SecretsAccess;
+  network: NetworkView;
+}
+
+/** The workspace's network capture, as its tools see it (a saved workspace's; a 400 saying why otherwise). */
+export interface NetworkView {
+  /** on: starts (or restarts, emptying the list) capture of the workspace's browser; off: stops it */
+  capture(
+    on: boolean,
+    match: string | undefined,
+  ): Promise<{ capturing: boolean; match: string | null; since: string | null }>;
+  list(filter: NetworkFilter): Promise<CaptureListing>;
+  /** one captured response body, from the browser */
+  body(request: string): Promise<CapturedBody>;
 }

@@ -214,6 +214,15 @@ export class Files {
     );
   }
 
+  /** A response body answered as a file lands in Files (a clash is `name (1)`); undefined without a data directory. */
+  async saveBody(workspace: string | undefined, name: string, bytes: Uint8Array): Promise<FileEntry | undefined> {
+    if (!this.disk) {
+      return undefined;
+    }
+    const owner = this.owner(workspace);
+    return this.describe(owner, 'files', await this.disk.claim(owner, 'files', fileName(name, 'filename'), bytes));
+  }
+
   /**
    * Puts one file in Files. A screenshot moves; a download is copied (the Grid cannot delete
    * one file) and replaces a same-named file, as downloading it again would; a file already
@@ -383,6 +392,8 @@ export interface WorkspaceFiles {
   saveScreenshot(name: string | undefined, png: Uint8Array): Promise<FileEntry>;
   savePrint(name: string | undefined, pdf: Uint8Array): Promise<FileEntry>;
   keep(uri: string): Promise<KeepResult>;
+  /** undefined when the server has no data directory */
+  saveBody(name: string, bytes: Uint8Array): Promise<FileEntry | undefined>;
 }
 
 export function filesOf(files: Files, workspace: string | undefined): WorkspaceFiles {
@@ -393,5 +404,6 @@ export function filesOf(files: Files, workspace: string | undefined): WorkspaceF
     saveScreenshot: (name, png) => files.saveScreenshot(workspace, name, png),
     savePrint: (name, pdf) => files.savePrint(workspace, name, pdf),
     keep: (uri) => files.keep(workspace, uri),
+    saveBody: (name, bytes) => files.saveBody(workspace, name, bytes),
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequest, NotFound } from '../errors.js';
 import { globMatches } from '../glob.js';
+import { originShown } from '../secrets/binding.js';
 import { BidiCommandError, type BidiConnection } from './bidi.js';
 import type { BidiMonitors, Reason } from './monitor.js';
 import type { CaptureState, NetworkEntry, NetworkLog } from './network-log.js';
@@ -325,7 +326,7 @@ class CaptureReason implements Reason {
     return {
       id: hop,
       method: started?.method ?? p.request.method,
-      url: withheld ? originOf(url) : url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url,
+      url: withheld ? originShown(url) : url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url,
       status,
       type: started?.type ?? typeOf(p.request),
       mime_type: p.response?.mimeType || null,
@@ -360,13 +361,4 @@ function typeOf(request: RequestEvent['request']): string {
     return 'xhr';
   }
   return request.initiatorType === 'fetch' ? 'fetch' : 'other';
-}
-
-function originOf(url: string): string {
-  try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? '' : origin;
-  } catch {
-    return '';
-  }
 }

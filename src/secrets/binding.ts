@@ -416,7 +416,8 @@ export class SecretCall {
   }
 }
 
-function originShown(url: string): string {
+/** A url as an answer may show it once it carried a typed value: its origin, or nothing. */
+export function originShown(url: string): string {
   const origin = originOf(url);
   return origin === 'null' ? '' : origin;
 }

@@ -73,10 +73,24 @@ describe('every surface is rendered from the capability table', () => {
     const mirrored = CAPABILITIES.flatMap((c) => c.mirrors.map((m) => m.uri));
     expect(listed).toEqual(expect.arrayContaining(mirrored));
     expect(mirrored).toEqual(
-      expect.arrayContaining(['workspace://current', 'flow://here', 'flow://flows/{name}', 'secret://secrets']),
+      expect.arrayContaining([
+        'workspace://current',
+        'flow://here',
+        'flow://flows/{name}',
+        'secret://secrets',
+        'workspace://network',
+      ]),
     );
     expect([...MIRROR_TOOLS].sort()).toEqual(
-      ['current_workspace', 'get_flow', 'list_flows', 'list_secrets', 'selenium_flow_skill', 'workspace_files'].sort(),
+      [
+        'current_workspace',
+        'get_flow',
+        'list_flows',
+        'list_secrets',
+        'selenium_flow_skill',
+        'workspace_files',
+        'workspace_network',
+      ].sort(),
     );
   });
 

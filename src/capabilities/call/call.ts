@@ -10,6 +10,7 @@ import type { BrowserToolContext, WorkspaceToolContext } from '../context.js';
 import type { AsStep } from '../flows-view.js';
 import { checkMode, parseArguments } from './arguments.js';
 import { flowToolbox, turnKeyOf, workspaceView, type CallDeps, type ToolResult } from './contexts.js';
+import { networkView } from './network.js';
 import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
 import { checkPreconditions } from './preconditions.js';
 import { observeCall } from '../../ops/calls.js';
@@ -109,6 +110,7 @@ async function runHandler(
       flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool, capability.takesTurn)),
       files: filesOf(deps.files, caller.workspace),
       secrets,
+      network: networkView(deps, caller, secrets),
     };
     return secrets.screenAnswer(await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext));
   }

@@ -4,6 +4,7 @@ import files from './files.js';
 import flows from './flows.js';
 import input from './input.js';
 import navigation from './navigation.js';
+import network from './network.js';
 import reading from './reading.js';
 import secrets from './secrets.js';
 import workspace from './workspace.js';
@@ -15,6 +16,7 @@ export const CAPABILITIES: readonly Capability[] = [
   ...input,
   ...reading,
   ...capture,
+  ...network,
   ...files,
   ...flows,
   ...secrets,

@@ -1,0 +1,69 @@
+import { BadRequest, NotFound } from '../../errors.js';
+import { BrowserGone } from '../../grid/grid.js';
+import type { SecretCall } from '../../secrets/binding.js';
+import type { Caller } from '../../workspace/caller.js';
+import type { NetworkView } from '../context.js';
+import type { CallDeps } from './contexts.js';
+
+const NEEDS_WORKSPACE =
+  'Network capture belongs to a saved workspace: name one with the X-Workspace header (HTTP) or ?workspace=… on the MCP URL, then call again.';
+
+/**
+ * The caller's network capture, bound to its workspace record: which browser, and the secrets
+ * typed into it (taken in from the record first, so a value typed through another replica is
+ * screened here too).
+ */
+export function networkView(deps: CallDeps, caller: Caller, secrets: SecretCall): NetworkView {
+  const live = () => {
+    if (!deps.live) {
+      throw new Error('network capture is not wired into these call deps');
+    }
+    return deps.live;
+  };
+  const recorded = async () => {
+    if (!caller.key) {
+      throw new BadRequest(NEEDS_WORKSPACE);
+    }
+    const record = await deps.workspaces.record(caller.key);
+    await secrets.adopt(record);
+    return { key: caller.key, record };
+  };
+  return {
+    capture: async (on, match) => {
+      const { key, record } = await recorded();
+      if (!on) {
+        await live().capture.stop(key, record?.gridId);
+        return { capturing: false, match: null, since: null };
+      }
+      if (!record?.gridId) {
+        const name = caller.workspace ? `Workspace "${caller.workspace}"` : 'This workspace';
+        throw new NotFound(
+          `${name} has no browser; call open_session (or any acting tool) first, then turn capture on.`,
+        );
+      }
+      if (!(await deps.workspaces.isAlive(record.gridId))) {
+        await deps.workspaces.detach(key, record);
+        throw new BrowserGone();
+      }
+      const state = await live().capture.start(
+        {
+          key,
+          gridId: record.gridId,
+          bidiAddress: live().bidiAddress(record.capabilities),
+          carries: (text) => secrets.carries(text),
+        },
+        match,
+      );
+      return { capturing: true, match: state.match ?? null, since: state.since };
+    },
+    list: async (filter) => {
+      const { key, record } = await recorded();
+      return live().capture.list(key, record?.gridId, filter);
+    },
+    body: async (request) => {
+      const { key, record } = await recorded();
+      const browser = { gridId: record?.gridId ?? '', bidiAddress: live().bidiAddress(record?.capabilities) };
+      return live().capture.body(key, browser, request);
+    },
+  };
+}
