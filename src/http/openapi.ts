@@ -109,6 +109,9 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
   if (answers === 'yaml') {
     return { 'application/yaml': { schema: { type: 'string' } } };
   }
+  if (answers === 'events') {
+    return { 'text/event-stream': { schema: { type: 'string', description: 'server-sent events' } } };
+  }
   return { 'application/json': { schema: answers.json } };
 }
 
@@ -138,7 +141,25 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
         description,
         schema: { type: 'string' },
       })),
+      ...Object.entries(route.headers ?? {}).map(([name, description]) => ({
+        name,
+        in: 'header',
+        required: false,
+        description,
+        schema: { type: 'string' },
+      })),
     ],
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content:
+              route.body === 'yaml'
+                ? { 'application/yaml': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } }
+                : { 'application/json': { schema: route.body.json } },
+          },
+        }
+      : {}),
     responses: { '200': { description: 'the result', content: answerOf(route.answers) }, ...errorResponses() },
   };
 }
