@@ -4,7 +4,14 @@ import { libraryName } from '../files/names.js';
 import { GLOBAL_LIBRARY, STDIO_LIBRARY } from '../flows/names.js';
 import type { FlowStore } from '../flows/store.js';
 import { readGridStatus, sessionNodes, type GridNode, type GridStatusReading } from '../grid/status.js';
-import type { BrowserBlock, BrowserState, WorkspaceDetail, WorkspaceList, WorkspaceRow } from './schemas.js';
+import type {
+  BrowserBlock,
+  BrowserState,
+  GridStatus,
+  WorkspaceDetail,
+  WorkspaceList,
+  WorkspaceRow,
+} from './schemas.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import { workspaceName } from '../workspace/names.js';
 import type { WorkspaceRecord } from '../workspace/records.js';
@@ -59,6 +66,54 @@ export class WorkspaceOverview {
     const files = await this.parts.files.sections(name);
     const row = await this.rowOf(name, record, status, files);
     return { ...row, browser: browserBlockOf(record, row.state, status), files };
+  }
+
+  /** The Grid's nodes, slots and sessions, each session with the workspace that holds it. */
+  async grid(): Promise<GridStatus> {
+    const [status, holders] = await Promise.all([this.gridStatus(), this.holders()]);
+    const slots = status.nodes.flatMap((n) => n.slots);
+    return {
+      reachable: status.reachable,
+      ready: status.ready,
+      message: status.message,
+      browsers: [
+        ...new Set(
+          status.nodes.filter((n) => n.availability === 'UP').flatMap((n) => n.slots.flatMap((s) => s.browser ?? [])),
+        ),
+      ].sort(),
+      slots: slots.length,
+      sessions: slots.filter((s) => s.session).length,
+      nodes: status.nodes.map((node) => ({
+        id: node.id,
+        availability: node.availability,
+        version: node.version,
+        os: node.os,
+        max_sessions: node.maxSessions,
+        slots: node.slots.map((slot) => ({
+          browser: slot.browser,
+          platform: slot.platform,
+          session: slot.session && {
+            started: slot.session.started,
+            browser: slot.session.browser,
+            version: slot.session.version,
+            workspace: holders.get(slot.session.gridId) ?? null,
+          },
+        })),
+      })),
+    };
+  }
+
+  /** Grid id → the named workspace whose record holds it. */
+  private async holders(): Promise<Map<string, string>> {
+    const holders = new Map<string, string>();
+    const names = (await this.names()).slice(0, MAX_LISTED_WORKSPACES).filter((n) => n !== GLOBAL_LIBRARY);
+    await mapLimited(names, ROW_CONCURRENCY, async (name) => {
+      const gridId = (await this.recordOf(name).catch(() => undefined))?.gridId;
+      if (gridId) {
+        holders.set(gridId, name);
+      }
+    });
+    return holders;
   }
 
   /** Names from the record store (named workspaces and stdio) and the data directory, global first. */
@@ -127,7 +182,7 @@ function checkedName(name: string): string {
   return name === GLOBAL_LIBRARY ? name : libraryName(name);
 }
 
-function isWorkspaceName(name: string): boolean {
+export function isWorkspaceName(name: string): boolean {
   return name === STDIO_LIBRARY || workspaceName.safeParse(name).success;
 }
 

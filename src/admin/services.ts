@@ -8,11 +8,13 @@ import { callerOfWorkspace } from '../workspace/caller.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import { OperatorFlows } from './flows.js';
 import { WorkspaceOverview } from './overview.js';
+import { SecretsOverview } from './secrets.js';
 
 /** What the admin API's routes use: the operator's view of every workspace, and its actions. */
 export interface AdminServices {
   overview: WorkspaceOverview;
   flows: OperatorFlows;
+  secrets: SecretsOverview;
   /** ends a workspace's browser, taking its turn like any call so it never cuts one in half */
   endBrowser(workspace: string): Promise<BrowserEnded>;
 }
@@ -21,6 +23,7 @@ export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined): A
   return {
     overview: new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore }),
     flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES),
+    secrets: new SecretsOverview(deps.secrets, deps.files, flowStore, CAPABILITIES),
     endBrowser: async (rawName) => {
       const name = libraryName(rawName);
       const caller = callerOfWorkspace(name);

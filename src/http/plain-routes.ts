@@ -1,4 +1,4 @@
-import { FLOW_ADMIN_ROUTES, WORKSPACE_ADMIN_ROUTES } from './admin/routes.js';
+import { CATALOGUE_ADMIN_ROUTES, FLOW_ADMIN_ROUTES, WORKSPACE_ADMIN_ROUTES } from './admin/routes.js';
 import { FILE_ROUTES } from './files-routes.js';
 import { OPERATION_ROUTES } from './operation-routes.js';
 import type { PlainRoute } from './routes.js';
@@ -9,4 +9,5 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...FILE_ROUTES,
   ...WORKSPACE_ADMIN_ROUTES,
   ...FLOW_ADMIN_ROUTES,
+  ...CATALOGUE_ADMIN_ROUTES,
 ];

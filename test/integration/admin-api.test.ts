@@ -4,28 +4,50 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import * as schema from '../../src/http/admin/schemas.js';
 import { adminClient, messageOf, type AdminClient } from '../helpers/admin.js';
+import { secretsDir } from '../helpers/secrets.js';
 import { gridHas, gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
 
 const site = inject('siteUrl');
 const TOKEN = 'admin-api-bearer-token';
 const ADMIN = 'admin-api-admin-token';
 
+/** Planted in the catalogue: no admin answer may ever carry either. */
+const PLANTED_PASSWORD = 'PLANTED-pw-4f9c2e81';
+const PLANTED_USER = 'planted-user-b7d3a0';
+
 let dataDir: string;
+let secrets: string;
 let server: RunningServer;
 let client: AdminClient;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'selenium-flow-admin-'));
-  server = await startServer({ FLOW_DATA_DIR: dataDir, MCP_AUTH_TOKEN: TOKEN, ADMIN_TOKEN: ADMIN });
+  secrets = await secretsDir({
+    'site-login': {
+      username: PLANTED_USER,
+      password: PLANTED_PASSWORD,
+      _description: 'The fixture site login',
+      _allowed_urls: `# only the fixture site\n${new URL(site).origin}\n`,
+    },
+    anywhere: { token: 'PLANTED-token-unrestricted' },
+    'half-bad': { password: 'PLANTED-half-bad', _allowed_urls: `${new URL(site).origin}\n\nnot an origin\n` },
+  });
+  server = await startServer({
+    FLOW_DATA_DIR: dataDir,
+    MCP_AUTH_TOKEN: TOKEN,
+    ADMIN_TOKEN: ADMIN,
+    SECRETS_DIRS: secrets,
+  });
   client = adminClient(server.url, ADMIN, TOKEN);
 });
 
 afterAll(async () => {
-  for (const ws of ['adm-live', 'adm-end']) {
+  for (const ws of ['adm-live', 'adm-end', 'adm-secret']) {
     await client.agent(ws, '/browser/end-browser').catch(() => undefined);
   }
   await server.close();
   await rm(dataDir, { recursive: true, force: true });
+  await rm(secrets, { recursive: true, force: true });
 });
 
 describe('who may call the admin API', () => {
@@ -306,5 +328,102 @@ describe('flows through the operator door', () => {
     const deleted = await client.admin('DELETE', `${own}/adm-mover`, { shape: schema.flowDeleted });
     expect(deleted.body).toEqual({ name: 'adm-mover', library: 'adm-flows', deleted: true });
     expect((await client.admin('DELETE', `${own}/adm-mover`)).status).toBe(404);
+  });
+});
+
+const LEAK_FLOW = `description: types the planted password, then submits it into the URL
+steps:
+  - tool: navigate
+    args: { url: "${site}/login.html" }
+  - id: pass
+    tool: write
+    args: { selector: { css: "#password" }, secret: { name: site-login, key: password } }
+  - id: ghost
+    tool: write
+    args: { selector: { css: "#email" }, secret: { name: no-such-secret, key: token } }
+    onError: continue
+  - tool: interact
+    args: { action: click, selector: { css: "#submit" } }
+`;
+
+describe('the secrets catalogue, and no value anywhere', () => {
+  beforeAll(async () => {
+    await client.admin('PUT', '/admin/api/workspaces/adm-secret/flows/adm-leak', { yaml: LEAK_FLOW });
+    const run = await client.agent('adm-secret', '/flows/adm-leak/run', { params: {} });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    // The password went into the page's URL (the form submits by GET): the run's answer withholds it.
+    expect(run.body).toMatchObject({ status: 'ok', url: new URL(site).origin });
+  });
+
+  it('answers the cards, where each may be used, rejected lines by number, and the flows that type each', async () => {
+    const { body } = await client.admin('GET', '/admin/api/secrets', { shape: schema.secretsAnswer });
+    expect(body.enabled).toBe(true);
+    const byName = new Map(body.secrets.map((c) => [c.name, c]));
+    expect(byName.get('site-login')).toMatchObject({
+      description: 'The fixture site login',
+      keys: ['password', 'username'],
+      where: [new URL(site).origin],
+      restricted: true,
+      usable: true,
+      rejected_lines: [],
+      source: 'filesystem',
+      workspace: null,
+    });
+    expect(byName.get('anywhere')).toMatchObject({ where: ['any site'], restricted: false, usable: true });
+    expect(byName.get('half-bad')).toMatchObject({ usable: false, rejected_lines: [{ line: 3 }] });
+    const uses = byName.get('site-login')?.uses ?? [];
+    expect(uses).toContainEqual({
+      library: 'adm-secret',
+      flow: 'adm-leak',
+      shared: false,
+      steps: [{ number: 2, id: 'pass', key: 'password' }],
+    });
+    expect(uses).toContainEqual(expect.objectContaining({ library: 'global', flow: 'adm-login', shared: true }));
+    expect(body.undefined).toEqual([
+      {
+        name: 'no-such-secret',
+        uses: [
+          { library: 'adm-secret', flow: 'adm-leak', shared: false, steps: [{ number: 3, id: 'ghost', key: 'token' }] },
+        ],
+      },
+    ]);
+  });
+
+  it('carries no planted value in any admin answer, the event history and the Grid included', async () => {
+    for (const path of [
+      '/admin/api/workspaces',
+      '/admin/api/workspaces/adm-secret',
+      '/admin/api/workspaces/adm-secret/files',
+      '/admin/api/workspaces/adm-secret/flows',
+      '/admin/api/workspaces/adm-secret/flows/adm-leak',
+      '/admin/api/secrets',
+      '/admin/api/grid',
+      '/openapi.json',
+    ]) {
+      expect((await client.admin('GET', path)).status, path).toBe(200);
+    }
+    // The run submitted the password into the page's URL: the workspace's last page is withheld, not shown.
+    const detail = await client.admin('GET', '/admin/api/workspaces/adm-secret', { shape: schema.workspaceDetail });
+    expect(detail.body.last_page?.url ?? '').not.toContain('welcome');
+    const everything = client.seen.join('\n');
+    expect(everything.length).toBeGreaterThan(10_000);
+    for (const planted of [PLANTED_PASSWORD, PLANTED_USER, 'PLANTED-token-unrestricted', 'PLANTED-half-bad']) {
+      expect(everything).not.toContain(planted);
+    }
+  });
+});
+
+describe('the Grid', () => {
+  it('answers its nodes, slots and sessions, naming the workspace that holds each, and never a Grid id', async () => {
+    expect((await client.agent('adm-live', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
+    const { body, text } = await client.admin('GET', '/admin/api/grid', { shape: schema.gridStatus });
+    expect(body).toMatchObject({ reachable: true, browsers: ['chrome'] });
+    expect(body.slots).toBeGreaterThanOrEqual(1);
+    expect(body.nodes[0]?.availability).toBe('UP');
+    const held = body.nodes.flatMap((n) => n.slots.flatMap((s) => (s.session ? [s.session] : [])));
+    expect(held.map((s) => s.workspace)).toContain('adm-live');
+    expect(body.sessions).toBe(held.length);
+    expect(text).not.toContain((await gridIdOf(server, 'adm-live')) ?? 'no id');
+    expect(text).not.toMatch(/127\.0\.0\.1:\d+/);
   });
 });

@@ -130,3 +130,24 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
     },
   },
 ];
+
+/** The catalogue with the stored flows that type each secret, and the Grid. */
+export const CATALOGUE_ADMIN_ROUTES: readonly PlainRoute[] = [
+  {
+    ...admin,
+    method: 'GET',
+    path: `${ADMIN_API}/secrets`,
+    summary:
+      'The secrets catalogue as cards (never a value), each with the stored flows and steps that type it, and names flows type that no secret defines',
+    answers: answerOf(schema.secretsAnswer),
+    handler: async (_request, _reply, context) => services(context).secrets.answer(),
+  },
+  {
+    ...admin,
+    method: 'GET',
+    path: `${ADMIN_API}/grid`,
+    summary: "The Grid's nodes, slots and sessions (each with the workspace that holds it), and the browsers it offers",
+    answers: answerOf(schema.gridStatus),
+    handler: async (_request, _reply, context) => services(context).overview.grid(),
+  },
+];
