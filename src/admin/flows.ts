@@ -1,5 +1,5 @@
 import { LineCounter, parseDocument } from 'yaml';
-import type { Capability } from '../capabilities/define.js';
+import type { Capability } from '../capabilities/capability.js';
 import { BadRequest, Conflict, NotFound, SeleniumFlowError } from '../errors.js';
 import { libraryName } from '../files/names.js';
 import { parseFlow, toYamlText, type FlowDocument } from '../flows/document.js';

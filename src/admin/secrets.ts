@@ -1,4 +1,4 @@
-import type { Capability } from '../capabilities/define.js';
+import type { Capability } from '../capabilities/capability.js';
 import type { Files } from '../files/files.js';
 import { parseFlow } from '../flows/document.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
