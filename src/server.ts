@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { mkdirSync, statSync } from 'node:fs';
+import { createAdmin, type AdminServices } from './admin/services.js';
 import type { CallDeps } from './capabilities/call/call.js';
 import { publicBase, type Config } from './config.js';
 import { CAPABILITIES } from './capabilities/index.js';
@@ -30,6 +31,8 @@ export interface Parts {
   grid: Grid;
   store: RecordStore;
   deps: CallDeps;
+  /** the operator's services behind /admin/api */
+  admin: AdminServices;
   close(): Promise<void>;
 }
 
@@ -143,6 +146,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     browsersPerCaller: config.browsersPerCaller,
     slotWaitSeconds: config.gridSlotWait,
   });
+  const flowStore = config.dataDir ? new DirectoryFlowStore(config.dataDir) : undefined;
   const live = createLive({
     grid,
     workspaces,
@@ -157,9 +161,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     callTimeoutMs: config.callTimeout * 1000,
     // stderr until an HTTP server lends its logger (stdout is stdio's protocol channel).
     log: stderrLogger(config.logLevel).child({ component: 'calls' }),
-    flows: config.dataDir
-      ? new FlowLibraries(new DirectoryFlowStore(config.dataDir), CAPABILITIES, config.flowRunTimeout * 1000)
-      : undefined,
+    flows: flowStore ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000) : undefined,
     // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
     secrets: createSecrets(
       {
@@ -177,6 +179,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     grid,
     store,
     deps,
+    admin: createAdmin(deps, flowStore),
     close: async () => {
       await live.close();
       await store.close();
@@ -228,6 +231,7 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
       ),
     }),
     routePrefix: config.routePrefix,
+    admin: parts.admin,
     features: {
       flows: parts.deps.flows !== undefined,
       files: config.dataDir !== undefined,

@@ -3,6 +3,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
+import type { AdminServices } from '../admin/services.js';
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/capability.js';
@@ -35,6 +36,8 @@ export interface AppOptions {
   features: Record<string, boolean>;
   /** ROUTE_PREFIX: every route is served under it */
   routePrefix?: string;
+  /** the operator's services behind /admin/api */
+  admin?: AdminServices;
 }
 
 export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {

@@ -16,6 +16,7 @@ const ERROR_SCHEMA = {
       properties: {
         code: { type: 'string' },
         message: { type: 'string', description: 'what went wrong, and the fix' },
+        line: { type: 'integer', description: 'the line of a refused document (a flow) the error points at' },
       },
     },
   },
@@ -112,6 +113,9 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
   if (answers === 'text') {
     return { 'text/plain': { schema: { type: 'string' } } };
   }
+  if (answers === 'events') {
+    return { 'text/event-stream': { schema: { type: 'string', description: 'server-sent events' } } };
+  }
   return { 'application/json': { schema: answers.json } };
 }
 
@@ -141,7 +145,25 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
         description,
         schema: { type: 'string' },
       })),
+      ...Object.entries(route.headers ?? {}).map(([name, description]) => ({
+        name,
+        in: 'header',
+        required: false,
+        description,
+        schema: { type: 'string' },
+      })),
     ],
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content:
+              route.body === 'yaml'
+                ? { 'application/yaml': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } }
+                : { 'application/json': { schema: route.body.json } },
+          },
+        }
+      : {}),
     responses: { '200': { description: 'the result', content: answerOf(route.answers) }, ...errorResponses() },
   };
 }

@@ -67,14 +67,23 @@ export class Catalogue {
   /** What a workspace (undefined: a caller without one) may see. */
   async list(workspace: string | undefined): Promise<SecretListing> {
     const snapshot = await this.current();
-    return {
-      secrets: [...view(snapshot, workspace).values()].map((r) => r.entry),
-      sources: snapshot.listings.map((l) => ({
-        source: l.source.kind,
-        location: l.source.location,
-        ...(l.problem ? { problem: l.problem } : {}),
-      })),
-    };
+    return { secrets: [...view(snapshot, workspace).values()].map((r) => r.entry), sources: sourcesOf(snapshot) };
+  }
+
+  /**
+   * Every secret of every scope, for the operator: the unscoped ones as any workspace sees
+   * them, then each one scoped to a workspace (which only that workspace sees).
+   */
+  async everything(): Promise<SecretListing> {
+    const snapshot = await this.current();
+    const entries = [...view(snapshot, undefined).values()].map((r) => r.entry);
+    const scopes = new Set(snapshot.listings.flatMap((l) => l.secrets.flatMap((s) => s.workspace ?? [])));
+    for (const scope of [...scopes].sort()) {
+      entries.push(
+        ...[...view(snapshot, scope).values()].filter((r) => r.entry.workspace === scope).map((r) => r.entry),
+      );
+    }
+    return { secrets: entries, sources: sourcesOf(snapshot) };
   }
 
   async resolve(workspace: string | undefined, name: string): Promise<ResolvedSecret | undefined> {
@@ -107,6 +116,14 @@ export class Catalogue {
     this.snapshot = { at, listings };
     return this.snapshot;
   }
+}
+
+function sourcesOf(snapshot: Snapshot): SourceStatus[] {
+  return snapshot.listings.map((l) => ({
+    source: l.source.kind,
+    location: l.source.location,
+    ...(l.problem ? { problem: l.problem } : {}),
+  }));
 }
 
 function view(snapshot: Snapshot, workspace: string | undefined): Map<string, ResolvedSecret> {

@@ -1,0 +1,52 @@
+import type { CallDeps } from '../capabilities/call/call.js';
+import { turnKeyOf } from '../capabilities/call/contexts.js';
+import { BadRequest } from '../errors.js';
+import type { FlowStore } from '../flows/store.js';
+import { libraryName } from '../files/names.js';
+import type { BrowserEnded } from './schemas.js';
+import { callerOfWorkspace } from '../workspace/caller.js';
+import { CAPABILITIES } from '../capabilities/index.js';
+import { OperatorFlows } from './flows.js';
+import { WorkspaceOverview } from './overview.js';
+import { SecretsOverview } from './secrets.js';
+
+/** What the admin API's routes use: the operator's view of every workspace, and its actions. */
+export interface AdminServices {
+  overview: WorkspaceOverview;
+  flows: OperatorFlows;
+  secrets: SecretsOverview;
+  /** ends a workspace's browser, taking its turn like any call so it never cuts one in half */
+  endBrowser(workspace: string): Promise<BrowserEnded>;
+}
+
+export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined): AdminServices {
+  return {
+    overview: new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore }),
+    flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES),
+    secrets: new SecretsOverview(deps.secrets, deps.files, flowStore, CAPABILITIES),
+    endBrowser: async (rawName) => {
+      const name = libraryName(rawName);
+      const caller = callerOfWorkspace(name);
+      const turnKey = turnKeyOf(caller, undefined) ?? '';
+      const ended = await deps.turns.run(turnKey, async () => {
+        const done = await deps.workspaces.end(caller, undefined);
+        // The values typed into that browser go with it, as when an agent ends it.
+        deps.secrets?.typed.forget(turnKey);
+        return done;
+      });
+      return { workspace: name, ended };
+    },
+  };
+}
+
+const NO_DATA_DIR = 'Flows need a data directory: set FLOW_DATA_DIR (--data-dir) on the server, then restart it.';
+
+/** The flow store of a server without a data directory: nothing to list, and a write says why. */
+const NO_FLOWS: FlowStore = {
+  names: async () => [],
+  get: async () => undefined,
+  put: async () => {
+    throw new BadRequest(NO_DATA_DIR);
+  },
+  delete: async () => false,
+};
