@@ -1,7 +1,8 @@
 import { NotFound, SeleniumFlowError } from '../errors.js';
 import type { Files, WorkspaceSections } from '../files/files.js';
 import { libraryName } from '../files/names.js';
-import { GLOBAL_LIBRARY, STDIO_LIBRARY } from '../flows/names.js';
+import { GLOBAL_LIBRARY } from '../flows/names.js';
+import { STDIO_WORKSPACE as STDIO_LIBRARY } from '../workspace/names.js';
 import type { FlowStore } from '../flows/store.js';
 import { readGridStatus, sessionNodes, type GridNode, type GridStatusReading } from '../grid/status.js';
 import type {
