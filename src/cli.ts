@@ -59,7 +59,9 @@ async function main(): Promise<void> {
       throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
     }
     const loopbackPorts = config.browserLoopbackPorts;
-    const grid = nodes ? await startHubAndNodes({ nodes, loopbackPorts }) : await startEmbeddedGrid({ loopbackPorts });
+    const grid = nodes
+      ? await startHubAndNodes({ nodes, loopbackPorts })
+      : await startEmbeddedGrid({ loopbackPorts, liveViews: config.embeddedLiveViews });
     const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
     // The operator's only way to use this Grid is its URL with the per-boot credentials. A
     // terminal ends up in scrollback, CI logs and screenshots: the URL goes to a file only its
@@ -76,7 +78,9 @@ async function main(): Promise<void> {
     });
     return;
   }
-  const embedded = config.gridUrl ? undefined : await startEmbeddedGrid({ loopbackPorts: config.browserLoopbackPorts });
+  const embedded = config.gridUrl
+    ? undefined
+    : await startEmbeddedGrid({ loopbackPorts: config.browserLoopbackPorts, liveViews: config.embeddedLiveViews });
   const gridUrl = config.gridUrl ?? embedded?.url ?? '';
   if (command === 'stdio') {
     await serveOverStdio(config, gridUrl, embedded);

@@ -125,6 +125,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   const sessionMs = Math.floor(config.callTimeout * 800);
   const grid = new Grid(gridUrl, {
     sandbox: browserSandbox(config),
+    liveView: config.liveView,
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
   });
   guardPrivateDirectories(config, pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'boot' }));
