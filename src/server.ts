@@ -21,12 +21,18 @@ import { callerOfWorkspace } from './workspace/caller.js';
 import { Workspaces } from './workspace/workspaces.js';
 import type * as RedisStoreModule from './workspace/redis-store.js';
 import type * as RedisTurnsModule from './workspace/redis-turns.js';
+import type * as RedisLiveStoreModule from './live/redis-live-store.js';
+import { MemoryLiveStore, type LiveStore } from './live/live-store.js';
+import { LiveService } from './live/service.js';
+import { CLOSE } from './live/tunnel.js';
+import { attachLiveTunnel } from './http/live-tunnel.js';
 import { VERSION } from './version.js';
 
 export interface Parts {
   grid: Grid;
   store: RecordStore;
   deps: CallDeps;
+  live: LiveService;
   close(): Promise<void>;
 }
 
@@ -34,10 +40,12 @@ export interface Parts {
 export interface Backends {
   store: RecordStore;
   turns: Turns;
+  /** tickets and Control episodes (docs/live.md), beside the records */
+  live?: LiveStore;
 }
 
 // Types only: these imports are erased, so ioredis loads only when Redis is configured.
-type RedisModules = typeof RedisStoreModule & typeof RedisTurnsModule;
+type RedisModules = typeof RedisStoreModule & typeof RedisTurnsModule & typeof RedisLiveStoreModule;
 
 /**
  * The configured store, connected: in this process (memory), or Redis shared by replicas,
@@ -66,22 +74,27 @@ export async function connectBackends(
     throw err;
   }
   const connection = await redis.RedisConnection.open(config.redisUrl);
-  return { store: new redis.RedisRecordStore(connection, config.sessionTtl), turns: new redis.RedisTurns(connection) };
+  return {
+    store: new redis.RedisRecordStore(connection, config.sessionTtl),
+    turns: new redis.RedisTurns(connection),
+    live: new redis.RedisLiveStore(connection),
+  };
 }
 
 async function loadRedis(): Promise<RedisModules> {
-  const [store, turns] = await Promise.all([
+  const [store, turns, live] = await Promise.all([
     import('./workspace/redis-store.js'),
     import('./workspace/redis-turns.js'),
+    import('./live/redis-live-store.js'),
   ]);
-  return { ...store, ...turns };
+  return { ...store, ...turns, ...live };
 }
 
 function memoryBackends(config: Config): Backends {
   if (config.sessionStore !== 'memory') {
     throw new Error('SESSION_STORE is redis: connect it with connectBackends (or openServer / openParts) first.');
   }
-  return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns() };
+  return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns(), live: new MemoryLiveStore() };
 }
 
 /**
@@ -129,7 +142,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
   });
   guardPrivateDirectories(config, pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'boot' }));
-  const { store, turns } = backends ?? memoryBackends(config);
+  const { store, turns, live = new MemoryLiveStore() } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store, {
     browsersPerCaller: config.browsersPerCaller,
     slotWaitSeconds: config.gridSlotWait,
@@ -155,7 +168,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
       pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'secrets' }),
     ),
   };
-  return { grid, store, deps, close: () => store.close() };
+  return { grid, store, deps, live: new LiveService(live, store, grid), close: () => store.close() };
 }
 
 function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files {
@@ -206,8 +219,15 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
       flows: parts.deps.flows !== undefined,
       files: config.dataDir !== undefined,
       secrets: parts.deps.secrets?.catalogue.enabled ?? false,
-      live: false,
+      live: true,
     },
+    live: parts.live,
+  });
+  const guard = new RequestGuard(config);
+  attachLiveTunnel(app.server, { live: parts.live, guard, routePrefix: config.routePrefix });
+  // Before Fastify stops listening: a viewer learns the server restarts, and reconnects.
+  app.addHook('preClose', async () => {
+    parts.live.tunnels.closeAll(CLOSE.restart, 'The server is restarting; reconnect in a moment.');
   });
   parts.deps.secrets?.audit.useLogger(app.log.child({ component: 'secrets' }));
   return {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallDeps } from '../capabilities/call.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
 import type { Principal, TokenBook } from '../workspace/tokens.js';
+import type { LiveService } from '../live/service.js';
 
 /**
  * Who may call a route: anyone (health checks, the API description), the bearer token (the
@@ -28,7 +29,7 @@ declare module 'fastify' {
  * document, so neither can exist without the other.
  */
 export interface PlainRoute {
-  method: 'GET' | 'PUT' | 'DELETE';
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   /** OpenAPI form: `/files/{name}` */
   path: string;
   summary: string;
@@ -52,6 +53,8 @@ export interface RouteContext {
   /** whether the Grid and the store answer */
   ready: () => Promise<{ grid: boolean; store: boolean }>;
   features: Record<string, boolean>;
+  /** the live view and Control (absent in a server built without them) */
+  live?: LiveService;
   openApiJson: () => Record<string, unknown>;
   openApiYaml: () => string;
 }
