@@ -24,6 +24,7 @@ import type * as RedisTurnsModule from './workspace/redis-turns.js';
 import type * as RedisLiveStoreModule from './live/redis-live-store.js';
 import { MemoryLiveStore, type LiveStore } from './live/live-store.js';
 import { LiveService } from './live/service.js';
+import { Controls, underControl } from './live/control.js';
 import { CLOSE } from './live/tunnel.js';
 import { attachLiveTunnel } from './http/live-tunnel.js';
 import { VERSION } from './version.js';
@@ -168,7 +169,10 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
       pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'secrets' }),
     ),
   };
-  return { grid, store, deps, live: new LiveService(live, store, grid), close: () => store.close() };
+  const controls = new Controls(live, store, turns);
+  deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
+  deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
+  return { grid, store, deps, live: new LiveService(live, store, grid, controls), close: () => store.close() };
 }
 
 function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files {

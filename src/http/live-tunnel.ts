@@ -48,6 +48,10 @@ export function attachLiveTunnel(
     sockets.handleUpgrade(request, socket, head, (viewer) => {
       const tunnel = new Tunnel(name.data, ticket.who, viewer);
       options.live.tunnels.add(tunnel);
+      // Closing the tab withdraws: a person who left holds nothing.
+      tunnel.onEnded(
+        () => void options.live.controls.withdraw(name.data, undefined, ticket.viewer).catch(() => undefined),
+      );
       tunnel.connect(vnc.url, vnc.authorization);
     });
   }

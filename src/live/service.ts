@@ -2,6 +2,7 @@ import { Conflict, NotFound } from '../errors.js';
 import { splitCredentials, type Grid } from '../grid/grid.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
+import type { Controls } from './control.js';
 import type { LiveStore } from './live-store.js';
 import { Tickets } from './tickets.js';
 import { Tunnels } from './tunnel.js';
@@ -30,6 +31,7 @@ export class LiveService {
     readonly store: LiveStore,
     private readonly records: RecordStore,
     private readonly grid: Grid,
+    readonly controls: Controls,
   ) {
     this.tickets = new Tickets(store);
   }

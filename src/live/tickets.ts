@@ -8,6 +8,8 @@ export interface Ticket {
   workspace: string;
   /** who the viewer is, as the admin page names them (a person's name; "a person" when unsaid) */
   who: string;
+  /** the viewer's id, which may hold Control: its tunnel ending withdraws it */
+  viewer: string;
 }
 
 /**

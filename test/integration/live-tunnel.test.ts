@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import { rest, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -130,6 +130,33 @@ describe('the live tunnel /admin/live/<workspace>', () => {
     expect((await viewer.closed).code).toBe(1000);
     expect(tunnel?.open).toBe(false);
     expect(running.server.live.tunnels.size).toBe(0);
+  });
+});
+
+describe('Control through a viewer', () => {
+  it('is held while the viewer holds it, and closing the tab withdraws it', async () => {
+    const minted = await ticket();
+    const viewer = connect(String(minted.body.path));
+    expect(await viewer.first).toBe('RFB 003.008\n');
+    const response = await fetch(`${running.url}/admin/api/workspaces/watched/control`, {
+      method: 'POST',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ who: 'Kelly', viewer: minted.body.viewer }),
+    });
+    expect(((await response.json()) as { state: string }).state).toBe('held');
+    const refused = await rest(
+      running.url,
+      '/browser/navigate',
+      { url: `${inject('siteUrl')}/welcome.html` },
+      {
+        authorization: `Bearer ${TOKEN}`,
+        'x-workspace': 'watched',
+      },
+    );
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    viewer.ws.close();
+    await viewer.closed;
+    await expect.poll(() => running.server.live.controls.episode('watched')).toBeUndefined();
   });
 });
 

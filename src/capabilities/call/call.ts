@@ -44,7 +44,9 @@ export async function callTool(
           () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
         );
   try {
-    return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
+    const result = turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
+    const control = await deps.controlNotice?.(caller);
+    return control ? { ...result, control } : result;
   } catch (err) {
     throw secrets.screenError(explainWebDriverError(translateGridError(err)));
   } finally {

@@ -27,6 +27,8 @@ export interface CallDeps {
   callTimeoutMs?: number;
   /** what must hold before a handler runs, checked in this order after the call is attached */
   preconditions?: readonly Precondition[];
+  /** what a result carries beside its answer while a person's Control applies (docs/live.md) */
+  controlNotice?: (caller: Caller) => Promise<Record<string, unknown> | undefined>;
 }
 
 export type ToolResult = Record<string, unknown>;
