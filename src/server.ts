@@ -27,13 +27,17 @@ import { LiveService } from './live/service.js';
 import { Controls, underControl } from './live/control.js';
 import { CLOSE } from './live/tunnel.js';
 import { attachLiveTunnel } from './http/live-tunnel.js';
+import type * as RedisNetworkLogModule from './live/redis-network-log.js';
+import { createLive } from './live/live.js';
+import { MemoryNetworkLog, type NetworkLog } from './live/network-log.js';
 import { VERSION } from './version.js';
 
 export interface Parts {
   grid: Grid;
   store: RecordStore;
   deps: CallDeps;
-  live: LiveService;
+  /** the live view's tickets, tunnels and Control episodes */
+  liveView: LiveService;
   close(): Promise<void>;
 }
 
@@ -42,11 +46,16 @@ export interface Backends {
   store: RecordStore;
   turns: Turns;
   /** tickets and Control episodes (docs/live.md), beside the records */
-  live?: LiveStore;
+  liveStore?: LiveStore;
+  /** what network capture recorded; in this process when absent */
+  network?: NetworkLog;
 }
 
 // Types only: these imports are erased, so ioredis loads only when Redis is configured.
-type RedisModules = typeof RedisStoreModule & typeof RedisTurnsModule & typeof RedisLiveStoreModule;
+type RedisModules = typeof RedisStoreModule &
+  typeof RedisTurnsModule &
+  typeof RedisNetworkLogModule &
+  typeof RedisLiveStoreModule;
 
 /**
  * The configured store, connected: in this process (memory), or Redis shared by replicas,
@@ -78,24 +87,26 @@ export async function connectBackends(
   return {
     store: new redis.RedisRecordStore(connection, config.sessionTtl),
     turns: new redis.RedisTurns(connection),
-    live: new redis.RedisLiveStore(connection),
+    liveStore: new redis.RedisLiveStore(connection),
+    network: new redis.RedisNetworkLog(connection, config.networkCaptureLimit, config.sessionTtl),
   };
 }
 
 async function loadRedis(): Promise<RedisModules> {
-  const [store, turns, live] = await Promise.all([
+  const [store, turns, network, liveStore] = await Promise.all([
     import('./workspace/redis-store.js'),
     import('./workspace/redis-turns.js'),
+    import('./live/redis-network-log.js'),
     import('./live/redis-live-store.js'),
   ]);
-  return { ...store, ...turns, ...live };
+  return { ...store, ...turns, ...network, ...liveStore };
 }
 
 function memoryBackends(config: Config): Backends {
   if (config.sessionStore !== 'memory') {
     throw new Error('SESSION_STORE is redis: connect it with connectBackends (or openServer / openParts) first.');
   }
-  return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns(), live: new MemoryLiveStore() };
+  return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns(), liveStore: new MemoryLiveStore() };
 }
 
 /**
@@ -143,13 +154,20 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
   });
   guardPrivateDirectories(config, pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'boot' }));
-  const { store, turns, live = new MemoryLiveStore() } = backends ?? memoryBackends(config);
+  const { store, turns, network, liveStore = new MemoryLiveStore() } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store, {
     browsersPerCaller: config.browsersPerCaller,
     slotWaitSeconds: config.gridSlotWait,
   });
+  const live = createLive({
+    grid,
+    workspaces,
+    log: network ?? new MemoryNetworkLog(config.networkCaptureLimit, config.sessionTtl),
+    bodyBytes: config.networkBodyMaxBytes,
+  });
   const deps: CallDeps = {
     workspaces,
+    live,
     files: createFiles(config, grid, workspaces),
     turns,
     callTimeoutMs: config.callTimeout * 1000,
@@ -169,10 +187,19 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
       pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'secrets' }),
     ),
   };
-  const controls = new Controls(live, store, turns);
+  const controls = new Controls(liveStore, store, turns);
   deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
   deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
-  return { grid, store, deps, live: new LiveService(live, store, grid, controls), close: () => store.close() };
+  return {
+    grid,
+    store,
+    deps,
+    liveView: new LiveService(liveStore, store, grid, controls),
+    close: async () => {
+      await live.close();
+      await store.close();
+    },
+  };
 }
 
 function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files {
@@ -225,13 +252,13 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
       secrets: parts.deps.secrets?.catalogue.enabled ?? false,
       live: true,
     },
-    live: parts.live,
+    live: parts.liveView,
   });
   const guard = new RequestGuard(config);
-  attachLiveTunnel(app.server, { live: parts.live, guard, routePrefix: config.routePrefix });
+  attachLiveTunnel(app.server, { live: parts.liveView, guard, routePrefix: config.routePrefix });
   // Before Fastify stops listening: a viewer learns the server restarts, and reconnects.
   app.addHook('preClose', async () => {
-    parts.live.tunnels.closeAll(CLOSE.restart, 'The server is restarting; reconnect in a moment.');
+    parts.liveView.tunnels.closeAll(CLOSE.restart, 'The server is restarting; reconnect in a moment.');
   });
   parts.deps.secrets?.audit.useLogger(app.log.child({ component: 'secrets' }));
   return {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Precondition } from '../capabilities/call/preconditions.js';
 import { Conflict, Controlled, NotFound } from '../errors.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
@@ -233,6 +232,13 @@ export class Controls {
   }
 }
 
+/** What the check reads of a pending call (live/ stays below capabilities/: the shape, not the type). */
+interface ControlledCall {
+  capability: { answersUnderControl(args: Record<string, unknown>): boolean };
+  args: Record<string, unknown>;
+  caller: { workspace?: string };
+}
+
 /** An id for a viewer that may hold control: its tunnel's, handed out with its ticket. */
 export function viewerId(): string {
   return randomBytes(12).toString('base64url');
@@ -243,7 +249,7 @@ export function viewerId(): string {
  * person's Control applies, every call that would change the browser is refused; reads that
  * leave the page and window as the person left them answer.
  */
-export function underControl(controls: Controls): Precondition {
+export function underControl(controls: Controls): { check(call: ControlledCall): Promise<void> } {
   return {
     async check(call) {
       if (call.capability.answersUnderControl(call.args)) {

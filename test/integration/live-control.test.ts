@@ -123,7 +123,7 @@ describe('Control of a browser by a person', () => {
       expect(asked.body.state).toBe('requested');
       expect(asked.body.hint).toBe("waiting for the agent's call to finish");
       // Any call now is refused when its turn comes; the refusal as it stands while requested:
-      expect((await running.server.live.controls.refusal(WORKSPACE))?.message).toMatch(
+      expect((await running.server.liveView.controls.refusal(WORKSPACE))?.message).toMatch(
         /^Kelly asked for control of this browser at \d\d:\d\d UTC\. Call await_control \(POST \/browser\/await-control\), which returns when they hand back\.$/,
       );
       const finished = await slow;
@@ -133,7 +133,7 @@ describe('Control of a browser by a person', () => {
       expect(String((finished.body.control as { hint: string }).hint)).toMatch(
         /it is theirs once this call ends\. Call await_control, which returns when they hand back\.$/,
       );
-      await expect.poll(async () => (await running.server.live.controls.episode(WORKSPACE))?.state).toBe('held');
+      await expect.poll(async () => (await running.server.liveView.controls.episode(WORKSPACE))?.state).toBe('held');
       const next = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent);
       expect(next.status).toBe(409);
     } finally {

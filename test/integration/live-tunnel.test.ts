@@ -85,7 +85,7 @@ describe('the live tunnel /admin/live/<workspace>', () => {
     expect(await viewer.first).toBe('RFB 003.008\n');
     viewer.ws.close();
     await viewer.closed;
-    await expect.poll(() => running.server.live.tunnels.size).toBe(0);
+    await expect.poll(() => running.server.liveView.tunnels.size).toBe(0);
   });
 
   it('refuses a ticket used twice, a wrong one, and one for another workspace', async () => {
@@ -123,13 +123,13 @@ describe('the live tunnel /admin/live/<workspace>', () => {
     const minted = await ticket();
     const viewer = connect(String(minted.body.path));
     await new Promise<void>((resolve) => viewer.ws.once('open', () => resolve()));
-    const [tunnel] = running.server.live.tunnels.of('watched');
+    const [tunnel] = running.server.liveView.tunnels.of('watched');
     expect(tunnel).toBeDefined();
     tunnel?.close(1000, 'first');
     tunnel?.close(1000, 'second');
     expect((await viewer.closed).code).toBe(1000);
     expect(tunnel?.open).toBe(false);
-    expect(running.server.live.tunnels.size).toBe(0);
+    expect(running.server.liveView.tunnels.size).toBe(0);
   });
 });
 
@@ -156,7 +156,7 @@ describe('Control through a viewer', () => {
     expect(refused.status, JSON.stringify(refused.body)).toBe(409);
     viewer.ws.close();
     await viewer.closed;
-    await expect.poll(() => running.server.live.controls.episode('watched')).toBeUndefined();
+    await expect.poll(() => running.server.liveView.controls.episode('watched')).toBeUndefined();
   });
 });
 
