@@ -58,6 +58,10 @@ function missingDebianPackages() {
     [isExecutable('/usr/bin/chromedriver'), 'chromium-driver'],
     [isOnPath('java'), 'openjdk-17-jre-headless'],
     [isExecutable('/usr/bin/firefox-esr'), 'firefox-esr', true],
+    // The embedded Grid's watchable slot (docs/live.md); without them it says it has no live view.
+    [isExecutable('/usr/bin/Xvfb'), 'xvfb', true],
+    [isExecutable('/usr/bin/x11vnc'), 'x11vnc', true],
+    [isExecutable('/usr/bin/websockify'), 'websockify', true],
   ];
   if (process.getuid?.() === 0) {
     // As root, the embedded Grid runs its browsers as an unprivileged user and fences them off

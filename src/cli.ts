@@ -146,7 +146,9 @@ async function main(): Promise<void> {
       throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
     }
     const loopbackPorts = config.browserLoopbackPorts;
-    const grid = nodes ? await startHubAndNodes({ nodes, loopbackPorts }) : await startEmbeddedGrid({ loopbackPorts });
+    const grid = nodes
+      ? await startHubAndNodes({ nodes, loopbackPorts })
+      : await startEmbeddedGrid({ loopbackPorts, liveViews: config.embeddedLiveViews });
     const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
     // The operator's only way to use this Grid is its URL with the per-boot credentials. A
     // terminal ends up in scrollback, CI logs and screenshots: the URL goes to a file only its
@@ -165,7 +167,9 @@ async function main(): Promise<void> {
   }
   // A person starting it from a desktop client sets nothing: flows and files still have a home.
   const served = { ...config, dataDir: config.dataDir ?? defaultDataDir() };
-  const embedded = served.gridUrl ? undefined : await startEmbeddedGrid({ loopbackPorts: served.browserLoopbackPorts });
+  const embedded = served.gridUrl
+    ? undefined
+    : await startEmbeddedGrid({ loopbackPorts: served.browserLoopbackPorts, liveViews: served.embeddedLiveViews });
   const gridUrl = served.gridUrl ?? embedded?.url ?? '';
   if (command === 'stdio') {
     await serveOverStdio(served, gridUrl, embedded);

@@ -57,6 +57,16 @@ export const SETTINGS = {
     help: 'on: Chromium keeps its sandbox; off: sends --no-sandbox (default on for the embedded Grid, off with GRID_URL)',
     schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).optional(),
   }),
+  liveView: setting({
+    env: 'LIVE_VIEW',
+    help: 'prefer: open a browser on a watchable (VNC) slot while one is free; off: never (docs/live.md)',
+    schema: z.enum(['prefer', 'off'], { error: 'must be "prefer" or "off"' }).default('prefer'),
+  }),
+  embeddedLiveViews: setting({
+    env: 'EMBEDDED_LIVE_VIEWS',
+    help: 'watchable slots of the embedded Grid, each a display of its own beside the headless ones (0-4)',
+    schema: z.coerce.number().int().min(0).max(4).default(1),
+  }),
   browserLoopbackPorts: setting({
     env: 'BROWSER_LOOPBACK_PORTS',
     usedBy: ['serve', 'stdio', 'grid'],

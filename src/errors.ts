@@ -67,6 +67,8 @@ export class NotFound extends SeleniumFlowError {
 export class Conflict extends SeleniumFlowError {
   readonly code = 'conflict';
 }
+/** A person holds this workspace's browser in the live view (seed 004): a 409 naming await_control. */
+export class Controlled extends Conflict {}
 export class PayloadTooLarge extends SeleniumFlowError {
   readonly code = 'payload_too_large';
 }

@@ -22,6 +22,12 @@ import { callerOfWorkspace } from './workspace/caller.js';
 import { Workspaces } from './workspace/workspaces.js';
 import type * as RedisStoreModule from './workspace/redis-store.js';
 import type * as RedisTurnsModule from './workspace/redis-turns.js';
+import type * as RedisLiveStoreModule from './live/redis-live-store.js';
+import { MemoryLiveStore, type LiveStore } from './live/live-store.js';
+import { LiveService } from './live/service.js';
+import { Controls, underControl } from './live/control.js';
+import { CLOSE } from './live/tunnel.js';
+import { attachLiveTunnel } from './http/live-tunnel.js';
 import type * as RedisNetworkLogModule from './live/redis-network-log.js';
 import { createLive } from './live/live.js';
 import { MemoryNetworkLog, type NetworkLog } from './live/network-log.js';
@@ -33,6 +39,8 @@ export interface Parts {
   deps: CallDeps;
   /** the operator's services behind /admin/api */
   admin: AdminServices;
+  /** the live view's tickets, tunnels and Control episodes */
+  liveView: LiveService;
   close(): Promise<void>;
 }
 
@@ -40,12 +48,17 @@ export interface Parts {
 export interface Backends {
   store: RecordStore;
   turns: Turns;
+  /** tickets and Control episodes (docs/live.md), beside the records */
+  liveStore?: LiveStore;
   /** what network capture recorded; in this process when absent */
   network?: NetworkLog;
 }
 
 // Types only: these imports are erased, so ioredis loads only when Redis is configured.
-type RedisModules = typeof RedisStoreModule & typeof RedisTurnsModule & typeof RedisNetworkLogModule;
+type RedisModules = typeof RedisStoreModule &
+  typeof RedisTurnsModule &
+  typeof RedisNetworkLogModule &
+  typeof RedisLiveStoreModule;
 
 /**
  * The configured store, connected: in this process (memory), or Redis shared by replicas,
@@ -77,24 +90,26 @@ export async function connectBackends(
   return {
     store: new redis.RedisRecordStore(connection, config.sessionTtl),
     turns: new redis.RedisTurns(connection),
+    liveStore: new redis.RedisLiveStore(connection),
     network: new redis.RedisNetworkLog(connection, config.networkCaptureLimit, config.sessionTtl),
   };
 }
 
 async function loadRedis(): Promise<RedisModules> {
-  const [store, turns, network] = await Promise.all([
+  const [store, turns, network, liveStore] = await Promise.all([
     import('./workspace/redis-store.js'),
     import('./workspace/redis-turns.js'),
     import('./live/redis-network-log.js'),
+    import('./live/redis-live-store.js'),
   ]);
-  return { ...store, ...turns, ...network };
+  return { ...store, ...turns, ...network, ...liveStore };
 }
 
 function memoryBackends(config: Config): Backends {
   if (config.sessionStore !== 'memory') {
     throw new Error('SESSION_STORE is redis: connect it with connectBackends (or openServer / openParts) first.');
   }
-  return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns() };
+  return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns(), liveStore: new MemoryLiveStore() };
 }
 
 /**
@@ -138,10 +153,11 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   const sessionMs = Math.floor(config.callTimeout * 800);
   const grid = new Grid(gridUrl, {
     sandbox: browserSandbox(config),
+    liveView: config.liveView,
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
   });
   guardPrivateDirectories(config, stderrLogger(config.logLevel).child({ component: 'boot' }));
-  const { store, turns, network } = backends ?? memoryBackends(config);
+  const { store, turns, network, liveStore = new MemoryLiveStore() } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store, {
     browsersPerCaller: config.browsersPerCaller,
     slotWaitSeconds: config.gridSlotWait,
@@ -175,11 +191,15 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
       stderrLogger(config.logLevel).child({ component: 'secrets' }),
     ),
   };
+  const controls = new Controls(liveStore, store, turns);
+  deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
+  deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
   return {
     grid,
     store,
     deps,
     admin: createAdmin(deps, flowStore),
+    liveView: new LiveService(liveStore, store, grid, controls),
     close: async () => {
       await live.close();
       await store.close();
@@ -236,8 +256,15 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
       flows: parts.deps.flows !== undefined,
       files: config.dataDir !== undefined,
       secrets: parts.deps.secrets?.catalogue.enabled ?? false,
-      live: false,
+      live: true,
     },
+    live: parts.liveView,
+  });
+  const guard = new RequestGuard(config);
+  attachLiveTunnel(app.server, { live: parts.liveView, guard, routePrefix: config.routePrefix });
+  // Before Fastify stops listening: a viewer learns the server restarts, and reconnects.
+  app.addHook('preClose', async () => {
+    parts.liveView.tunnels.closeAll(CLOSE.restart, 'The server is restarting; reconnect in a moment.');
   });
   parts.deps.secrets?.audit.useLogger(app.log.child({ component: 'secrets' }));
   parts.deps.log = app.log.child({ component: 'calls' });

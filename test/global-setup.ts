@@ -15,8 +15,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const site = await startFixtureSite();
   let grid: EmbeddedGrid;
   try {
-    // The fixture sites' ports are the only ones of this host the browsers may open.
-    grid = await startEmbeddedGrid({ maxSessions: 4, loopbackPorts: [FIXTURE_PORTS] });
+    // The fixture sites' ports are the only ones of this host the browsers may open. The 4
+    // headless slots serve every test; the one watchable slot only the live tests (docs/live.md).
+    grid = await startEmbeddedGrid({ maxSessions: 4, liveViews: 1, loopbackPorts: [FIXTURE_PORTS] });
   } catch (error) {
     await site.close();
     throw error;

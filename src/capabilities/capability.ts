@@ -156,6 +156,18 @@ const withheldShape = {
       'part of this answer carried a secret typed into this browser and is blanked (a url keeps only its origin)',
     ),
   withheld_reason: z.string().optional().describe('why, when withheld'),
+  // Beside every answer for the same reason: any result can be the one a person's request lands on.
+  control: z
+    .object({
+      state: z.enum(['requested', 'held', 'handed_back']),
+      who: z.string(),
+      since: z.string(),
+      hint: z.string(),
+    })
+    .optional()
+    .describe(
+      'a person asked for or holds this browser in the live view, or just handed it back: hint says what to do',
+    ),
 };
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(

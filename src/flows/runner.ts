@@ -1,6 +1,6 @@
 import { splitImage, type Capability } from '../capabilities/capability.js';
 import type { StepOrigin } from '../capabilities/flows-view.js';
-import { errorBody, TimedOut } from '../errors.js';
+import { Controlled, errorBody, TimedOut } from '../errors.js';
 import type { FlowDocument } from './document.js';
 import { MAX_REPORT_BYTES } from '../limits.js';
 import { countFlowRun } from '../ops/metrics.js';
@@ -114,7 +114,8 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     } catch (err) {
       const error = errorBody(err).body.error;
       report.steps.push({ n, id, tool: step.tool, ok: false, summary: 'failed', error });
-      if (step.onError === 'continue' && !(err instanceof TimedOutRun)) {
+      // A person took the browser: carrying on would drive it under their hands.
+      if (step.onError === 'continue' && !(err instanceof TimedOutRun) && !(err instanceof Controlled)) {
         continue;
       }
       report.status = 'failed';

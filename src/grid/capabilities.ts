@@ -1,5 +1,12 @@
 export type BrowserKind = 'chrome' | 'firefox';
 
+/**
+ * The custom capability that steers a browser to a watchable slot (true) or away from one
+ * (false). A Grid whose stereotypes lack it matches any value (extension capabilities are
+ * compared only when the stereotype names them), so it is safe to send to every Grid.
+ */
+export const LIVE_VIEW_CAPABILITY = 'selenium-flow:liveView';
+
 export interface WindowSize {
   width: number;
   height: number;

@@ -9,6 +9,17 @@ import { basename, delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { LIVE_VIEW_CAPABILITY } from './capabilities.js';
+import {
+  displayScript,
+  liveChromium,
+  liveViewToml,
+  missingLiveViewTools,
+  untilDisplayReady,
+  writeXauthority,
+  type LivePorts,
+  type LiveView,
+} from './displays.js';
 import { gridFetch } from './grid.js';
 
 export interface EmbeddedGrid {
@@ -18,6 +29,10 @@ export interface EmbeddedGrid {
   address: string;
   /** Whether its browsers run as the unprivileged Grid user, fenced off this host's ports. */
   isolated: boolean;
+  /** How many of its slots are watchable (headed under a display of their own, with VNC). */
+  liveViews: number;
+  /** Why it has fewer watchable slots than asked (a missing package), for a person to read. */
+  liveViewMissing?: string;
   stop(): Promise<void>;
 }
 
@@ -33,6 +48,12 @@ export interface EmbeddedGridOptions {
   port?: number;
   /** Ports on this host the browsers may still open (a site under test); every other one is closed to them. */
   loopbackPorts?: readonly PortRange[];
+  /**
+   * Watchable slots beside the `maxSessions` headless ones: each runs its browser headed on a
+   * display of its own (Xvfb) with a VNC server (x11vnc + websockify), and only a request
+   * asking `selenium-flow:liveView: true` lands there (docs/live.md). Default 0.
+   */
+  liveViews?: number;
 }
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -74,16 +95,30 @@ interface Launch {
 
 export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Promise<EmbeddedGrid> {
   const port = options.port ?? (await freePort());
-  const launch = await prepareLaunch(port, options.loopbackPorts ?? []);
+  const missing = (options.liveViews ?? 0) > 0 ? await missingLiveViewTools() : undefined;
+  const liveCount = missing === undefined ? (options.liveViews ?? 0) : 0;
+  const livePorts = await Promise.all(Array.from({ length: liveCount }, async () => livePortPair()));
+  const launch = await prepareLaunch(port, options.loopbackPorts ?? [], livePorts);
   const { url, address } = gridUrls(port, launch.credentials);
   let supervised: SupervisedProcess | undefined;
+  const displays: { stop(): Promise<void> }[] = [];
+  const stopAll = async () => {
+    await supervised?.stop();
+    await Promise.all(displays.map((d) => d.stop()));
+  };
   try {
     const workDir = await gridWorkDir('grid', launch.account);
     const configPath = join(workDir, 'grid.toml');
-    const config =
-      gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account)) +
-      routerToml(launch.credentials);
+    const chromium = await chromiumBinary(workDir, launch.account);
+    const views: LiveView[] = [];
+    for (const ports of livePorts) {
+      const view = await startLiveView(launch, chromium, ports);
+      displays.push(view.process);
+      views.push(view);
+    }
+    const config = gridToml(options.maxSessions ?? 4, chromium, undefined, views) + routerToml(launch.credentials);
     await writePrivate(configPath, config, launch.account);
+    await Promise.all(views.map((v) => v.ready));
     supervised = await superviseJava(
       launch,
       workDir,
@@ -104,12 +139,18 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
     );
     await waitUntilReady(url, supervised, launch.log);
   } catch (error) {
-    await supervised?.stop();
+    await stopAll();
     await removeFirewall(launch.firewallTable);
     throw error;
   }
-  const running = supervised;
-  return { url, address, isolated: launch.account !== undefined, stop: () => running.stop() };
+  return {
+    url,
+    address,
+    isolated: launch.account !== undefined,
+    liveViews: liveCount,
+    ...(missing === undefined ? {} : { liveViewMissing: missing }),
+    stop: stopAll,
+  };
 }
 
 export interface HubAndNodesOptions {
@@ -190,7 +231,37 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     await removeFirewall(launch.firewallTable);
     throw error;
   }
-  return { url, address, isolated: launch.account !== undefined, stop };
+  return { url, address, isolated: launch.account !== undefined, liveViews: 0, stop };
+}
+
+async function livePortPair(): Promise<LivePorts> {
+  return { rfb: await freePort(), websocket: await freePort() };
+}
+
+/** One watchable slot's display: Xvfb, x11vnc and websockify in one supervised process group. */
+async function startLiveView(launch: Launch, chromium: string, ports: LivePorts): Promise<LiveView> {
+  const dir = await gridWorkDir('display', launch.account);
+  if (launch.account) {
+    // As root Xvfb would make it; as the Grid's account it cannot, and then listens on no socket file.
+    await mkdir('/tmp/.X11-unix', { recursive: true, mode: 0o1777 });
+  }
+  await writeXauthority(join(dir, 'xauth'), launch.account);
+  const script = join(dir, 'display.sh');
+  await writeFile(script, displayScript(dir, ports), { mode: 0o755 });
+  const binary = join(dir, 'chromium');
+  await writeFile(binary, liveChromium(dir, chromium), { mode: 0o755 });
+  if (launch.account) {
+    await chown(script, launch.account.uid, launch.account.gid);
+    await chown(binary, launch.account.uid, launch.account.gid);
+  }
+  const supervised = superviseCommand(launch, dir, '/bin/sh', [script], undefined);
+  return {
+    dir,
+    binary,
+    ports,
+    process: supervised,
+    ready: untilDisplayReady(dir, ports, () => hasExited(supervised.child), launch.log.text.bind(launch.log)),
+  };
 }
 
 function gridUrls(port: number, credentials: { username: string; password: string }): { url: string; address: string } {
@@ -214,7 +285,11 @@ async function writePrivate(path: string, content: string, account: GridAccount 
  * Everything a Grid start needs before its first process: the jar, java, a fresh password
  * and, when this server runs as root, the unprivileged account and the firewall table.
  */
-async function prepareLaunch(port: number, loopbackPorts: readonly PortRange[]): Promise<Launch> {
+async function prepareLaunch(
+  port: number,
+  loopbackPorts: readonly PortRange[],
+  livePorts: readonly LivePorts[] = [],
+): Promise<Launch> {
   const jarPath = findJar();
   const isRoot = process.getuid?.() === 0;
   const java = await assertSystemDependencies(jarPath, isRoot);
@@ -222,7 +297,8 @@ async function prepareLaunch(port: number, loopbackPorts: readonly PortRange[]):
   if (isRoot) {
     await writeChromiumPolicy();
   }
-  const firewallTable = account ? await fenceBrowsers(port, account.browserGid, loopbackPorts) : undefined;
+  const vncPorts = livePorts.flatMap((p) => [p.rfb, p.websocket]);
+  const firewallTable = account ? await fenceBrowsers(port, account, loopbackPorts, vncPorts) : undefined;
   return {
     jarPath,
     java,
@@ -290,9 +366,23 @@ async function writeChromiumPolicy(): Promise<void> {
  * server, Redis. This nftables table rejects every TCP connection Chromium's group opens to an
  * address of this host (save DNS and `allowed`), and to the cloud metadata address.
  */
-async function fenceBrowsers(port: number, browserGid: number, allowed: readonly PortRange[]): Promise<string> {
+async function fenceBrowsers(
+  port: number,
+  account: GridAccount,
+  allowed: readonly PortRange[],
+  vncPorts: readonly number[],
+): Promise<string> {
   const table = `selenium_flow_${port}`;
+  const browserGid = account.browserGid;
   const open = ['53', ...allowed.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}-${r.to}`))].join(', ');
+  // x11vnc asks no password (the admin auth in front of the tunnel is the gate): only the Grid's
+  // account (its node dials websockify, websockify dials x11vnc) and root may open those ports.
+  const vnc =
+    vncPorts.length === 0
+      ? []
+      : [
+          `    meta skuid != { 0, ${account.uid} } fib daddr type local tcp dport { ${vncPorts.join(', ')} } tcp flags & (syn | ack) == syn reject with tcp reset`,
+        ];
   const rules = [
     `table inet ${table} {`,
     '  chain output {',
@@ -301,6 +391,7 @@ async function fenceBrowsers(port: number, browserGid: number, allowed: readonly
     `    meta skgid ${browserGid} fib daddr type local tcp flags & (syn | ack) == syn tcp dport != { ${open} } reject with tcp reset`,
     `    meta skgid ${browserGid} ip daddr 169.254.169.254 tcp flags & (syn | ack) == syn reject with tcp reset`,
     `    meta skgid ${browserGid} ip6 daddr fd00:ec2::254 tcp flags & (syn | ack) == syn reject with tcp reset`,
+    ...vnc,
     '  }',
     '}',
     '',
@@ -467,8 +558,14 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-function gridToml(maxSessions: number, chromium: string, hubUrl?: string): string {
-  const stereotype = JSON.stringify({ browserName: 'chrome', 'goog:chromeOptions': { binary: chromium } });
+function gridToml(maxSessions: number, chromium: string, hubUrl?: string, views: readonly LiveView[] = []): string {
+  // With watchable slots beside them, the headless ones say `liveView: false`: a request asking
+  // true then matches only a watchable slot, and one asking false only a headless slot.
+  const stereotype = JSON.stringify({
+    browserName: 'chrome',
+    'goog:chromeOptions': { binary: chromium },
+    ...(views.length > 0 ? { [LIVE_VIEW_CAPABILITY]: false } : {}),
+  });
   // Selenium Manager and driver detection would reach for the internet or pick up a stray driver.
   // Without override-max-sessions the Grid silently caps max-sessions at the number of CPU cores.
   return [
@@ -476,7 +573,7 @@ function gridToml(maxSessions: number, chromium: string, hubUrl?: string): strin
     'detect-drivers = false',
     'selenium-manager = false',
     'enable-managed-downloads = true',
-    `max-sessions = ${maxSessions}`,
+    `max-sessions = ${maxSessions + views.length}`,
     'override-max-sessions = true',
     // A node behind a hub hands out the hub's address (BiDi, VNC), not its own.
     ...(hubUrl ? [`grid-url = "${hubUrl}"`] : []),
@@ -487,6 +584,7 @@ function gridToml(maxSessions: number, chromium: string, hubUrl?: string): strin
     `max-sessions = ${maxSessions}`,
     `stereotype = '${stereotype}'`,
     '',
+    ...views.flatMap((view, i) => liveViewToml(view, i)),
   ].join('\n');
 }
 
@@ -542,10 +640,22 @@ async function superviseJava(
   firewallTable: string | undefined,
 ): Promise<SupervisedProcess> {
   const jarPath = await readableJar(launch, workDir);
+  // java.io.tmpdir keeps the node's download folders and Chromium's profiles inside workDir.
+  const javaArgs = [heap, `-Djava.io.tmpdir=${workDir}`, '-jar', jarPath, ...args];
+  return superviseCommand(launch, workDir, launch.java, javaArgs, firewallTable);
+}
+
+/** `command` under the supervisor, in `workDir`, as the Grid's account, with a minimal environment. */
+function superviseCommand(
+  launch: Launch,
+  workDir: string,
+  command: string,
+  args: string[],
+  firewallTable: string | undefined,
+): SupervisedProcess {
   const spec = {
-    command: launch.java,
-    // java.io.tmpdir keeps the node's download folders and Chromium's profiles inside workDir.
-    args: [heap, `-Djava.io.tmpdir=${workDir}`, '-jar', jarPath, ...args],
+    command,
+    args,
     dir: workDir,
     // Nothing of the server's environment (tokens, Redis URL, secrets) reaches the Grid or a browser.
     env: { HOME: workDir, PATH: '/usr/bin:/bin', TMPDIR: workDir, LANG: 'C.UTF-8' },

@@ -3,7 +3,7 @@ import { Capabilities, Session, WebDriver, error as wdError } from 'selenium-web
 import { Executor, HttpClient } from 'selenium-webdriver/http/index.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
-import { browserCapabilities, type BrowserKind, type WindowSize } from './capabilities.js';
+import { browserCapabilities, LIVE_VIEW_CAPABILITY, type BrowserKind, type WindowSize } from './capabilities.js';
 
 /** The browser is gone from the Grid: ended, or reaped after idling. */
 export class BrowserGone extends NotFound {
@@ -33,7 +33,20 @@ const KEPT_CAPABILITIES = [
   'webSocketUrl',
   'se:downloadsEnabled',
   'se:cdp',
+  'se:vnc',
 ];
+
+/** prefer: a watchable slot when one is free; off: never one (a test's, or a Grid kept for watched work). */
+export type LiveViewChoice = 'prefer' | 'off';
+
+/** What the Grid's /status says about its slots, read once per browser opened. */
+interface Offers {
+  browsers: Set<string>;
+  /** some slot's stereotype names the live-view capability (ours: an embedded Grid's) */
+  steered: boolean;
+  /** a watchable slot is free now */
+  watchableFree: boolean;
+}
 
 /**
  * The Selenium Grid, as the server sees it: open, attach to, and end browsers. Attaching is
@@ -46,12 +59,14 @@ export class Grid {
   private readonly executor: Executor;
   private readonly sandbox: boolean;
   private readonly timeouts: SessionTimeouts | undefined;
+  private readonly liveView: LiveViewChoice;
 
   /** `sandbox: false` asks Chromium to run without its sandbox (`--no-sandbox`), for nodes that cannot start it. */
-  constructor(url: string, options: { sandbox?: boolean; timeouts?: SessionTimeouts } = {}) {
+  constructor(url: string, options: { sandbox?: boolean; timeouts?: SessionTimeouts; liveView?: LiveViewChoice } = {}) {
     this.url = url.replace(/\/+$/, '');
     this.sandbox = options.sandbox ?? true;
     this.timeouts = options.timeouts;
+    this.liveView = options.liveView ?? 'off';
     // One keep-alive agent for every browser: a fresh TCP connection per command costs more
     // than the command itself on a local Grid. The client sends the URL's userinfo as Basic auth.
     const client = new HttpClient(this.url, new Agent({ keepAlive: true, maxSockets: 64 }));
@@ -60,11 +75,12 @@ export class Grid {
   }
 
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
-    await this.checkOffers(kind);
+    const offers = await this.checkOffers(kind);
     const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
     const caps = new Capabilities({
       ...browserCapabilities(kind, window, { sandbox: this.sandbox }),
       ...(timeouts ? { timeouts } : {}),
+      ...this.liveViewAsked(kind, offers),
     });
     const driver = await gridCall(
       () => WebDriver.createSession(this.executor, caps) as unknown as Promise<WebDriver>,
@@ -87,35 +103,64 @@ export class Grid {
    * Refuses at once a browser no node offers: the Grid itself would queue the request until its
    * own timeout (minutes). A Grid with no node up yet may be scaling from zero, so it is asked.
    */
-  private async checkOffers(kind: BrowserKind): Promise<void> {
-    const offered = await this.offeredBrowsers().catch(() => undefined);
+  private async checkOffers(kind: BrowserKind): Promise<Offers | undefined> {
+    const offers = await this.offers().catch(() => undefined);
+    const offered = offers?.browsers;
     if (offered && offered.size > 0 && !offered.has(kind)) {
       const names = [...offered].sort().join(', ');
       throw new BadRequest(
         `This Grid has no ${kind} browser (it offers: ${names}); pass browser: "${[...offered].sort()[0] ?? 'chrome'}", or add a ${kind} node to the Grid.`,
       );
     }
+    return offers;
+  }
+
+  /**
+   * On a Grid that steers (watchable slots beside headless ones), a request says which it
+   * wants: a watchable slot only while one is free (the Grid would queue it otherwise), so
+   * ordinary work never waits for the one display. Other Grids get nothing extra.
+   */
+  private liveViewAsked(kind: BrowserKind, offers: Offers | undefined): Record<string, boolean> {
+    if (kind !== 'chrome' || !offers?.steered) {
+      return {};
+    }
+    return { [LIVE_VIEW_CAPABILITY]: this.liveView === 'prefer' && offers.watchableFree };
   }
 
   /** The browser names the Grid's nodes that are up offer (their slots' stereotypes). */
   async offeredBrowsers(): Promise<Set<string>> {
-    const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
-    const body = (await response.json()) as {
-      value?: { nodes?: { availability?: string; slots?: { stereotype?: { browserName?: unknown } }[] }[] };
-    };
-    const names = new Set<string>();
-    for (const node of body.value?.nodes ?? []) {
-      if (node.availability !== undefined && node.availability !== 'UP') {
-        continue;
+    return (await this.offers()).browsers;
+  }
+
+  /** Whether any slot of the Grid can be watched (advertises se:vncEnabled). */
+  async hasLiveView(): Promise<boolean> {
+    const slots = await this.slots();
+    return slots.some((slot) => slot.stereotype?.['se:vncEnabled'] === true);
+  }
+
+  private async offers(): Promise<Offers> {
+    const browsers = new Set<string>();
+    let steered = false;
+    let watchableFree = false;
+    for (const slot of await this.slots()) {
+      const name = slot.stereotype?.browserName;
+      if (typeof name === 'string' && name !== '') {
+        browsers.add(name);
       }
-      for (const slot of node.slots ?? []) {
-        const name = slot.stereotype?.browserName;
-        if (typeof name === 'string' && name !== '') {
-          names.add(name);
-        }
-      }
+      const live = slot.stereotype?.[LIVE_VIEW_CAPABILITY];
+      steered ||= typeof live === 'boolean';
+      watchableFree ||= live === true && !slot.session;
     }
-    return names;
+    return { browsers, steered, watchableFree };
+  }
+
+  /** The slots of the Grid's nodes that are up. */
+  private async slots(): Promise<GridSlot[]> {
+    const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
+    const body = (await response.json()) as { value?: { nodes?: { availability?: string; slots?: GridSlot[] }[] } };
+    return (body.value?.nodes ?? [])
+      .filter((node) => node.availability === undefined || node.availability === 'UP')
+      .flatMap((node) => node.slots ?? []);
   }
 
   attach(gridId: string, capabilities: Record<string, unknown>): WebDriver {
@@ -150,13 +195,9 @@ export class Grid {
   }
 
   /** Free and used browser slots of the nodes that are up, from /status (which touches no session). */
-  async slots(): Promise<SlotCount | undefined> {
+  async slotCount(): Promise<SlotCount | undefined> {
     try {
-      const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
-      const body = (await response.json()) as {
-        value?: { nodes?: { availability?: string; slots?: { session: unknown }[] }[] };
-      };
-      const slots = (body.value?.nodes ?? []).filter((n) => n.availability !== 'DOWN').flatMap((n) => n.slots ?? []);
+      const slots = await this.slots();
       const used = slots.filter((slot) => slot.session).length;
       return { free: slots.length - used, used };
     } catch {
@@ -220,6 +261,11 @@ export function splitCredentials(url: string): { address: string; authorization?
 /** The URL as it may be shown: scheme, host, port and path, never its credentials. */
 export function withoutCredentials(url: string): string {
   return splitCredentials(url).address.replace(/\/$/, '');
+}
+
+interface GridSlot {
+  stereotype?: Record<string, unknown>;
+  session?: unknown;
 }
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);

@@ -13,6 +13,7 @@ import { listedTools } from '../mcp/tools.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
 import type { TokenBook } from '../workspace/tokens.js';
 import type { RequestGuard } from './guard.js';
+import type { LiveService } from '../live/service.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
 import { PROBE_ROUTES } from './operation-routes.js';
@@ -34,6 +35,8 @@ export interface AppOptions {
   /** whether the Grid and the store answer, for /ready */
   ready: () => Promise<{ grid: boolean; store: boolean }>;
   features: Record<string, boolean>;
+  /** the live view and Control */
+  live?: LiveService;
   /** ROUTE_PREFIX: every route is served under it */
   routePrefix?: string;
   /** the operator's services behind /admin/api */

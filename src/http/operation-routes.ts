@@ -75,7 +75,7 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
     access: 'bearer',
     answers: 'text',
     handler: async (_request, reply, { deps }) =>
-      reply.type(METRICS_CONTENT_TYPE).send(await metricsText(await deps.workspaces.grid.slots())),
+      reply.type(METRICS_CONTENT_TYPE).send(await metricsText(await deps.workspaces.grid.slotCount())),
   },
   {
     ...open,

@@ -1,5 +1,6 @@
 import { CATALOGUE_ADMIN_ROUTES, FLOW_ADMIN_ROUTES, WORKSPACE_ADMIN_ROUTES } from './admin/routes.js';
 import { FILE_ROUTES } from './files-routes.js';
+import { LIVE_ROUTES } from './live-routes.js';
 import { OPERATION_ROUTES } from './operation-routes.js';
 import type { PlainRoute } from './routes.js';
 
@@ -10,4 +11,5 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...WORKSPACE_ADMIN_ROUTES,
   ...FLOW_ADMIN_ROUTES,
   ...CATALOGUE_ADMIN_ROUTES,
+  ...LIVE_ROUTES,
 ];

@@ -3,6 +3,7 @@ import type { AdminServices } from '../admin/services.js';
 import type { CallDeps } from '../capabilities/call/call.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
 import type { Principal, TokenBook } from '../workspace/tokens.js';
+import type { LiveService } from '../live/service.js';
 
 /**
  * Who may call a route: anyone (health checks, the API description), the bearer token (the
@@ -57,6 +58,8 @@ export interface RouteContext {
   /** whether the Grid and the store answer */
   ready: () => Promise<{ grid: boolean; store: boolean }>;
   features: Record<string, boolean>;
+  /** the live view and Control (absent in a server built without them) */
+  live?: LiveService;
   openApiJson: () => Record<string, unknown>;
   openApiYaml: () => string;
   /** the operator's services behind /admin/api */

@@ -43,7 +43,8 @@ export async function startServer(
   env: Record<string, string> = {},
   gridUrl: string = inject('gridUrl'),
 ): Promise<RunningServer> {
-  const config = loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', ...env });
+  // LIVE_VIEW off: the shared Grid's one watchable slot is kept for the tests that watch.
+  const config = loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', LIVE_VIEW: 'off', ...env });
   const server = await openServer(config, gridUrl);
   const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
   return { server, url, close: () => server.close() };

@@ -67,7 +67,9 @@ async function runCall(
           () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
         );
   try {
-    return turnKey && capability.takesTurn && !inTurn ? await takeTurn(deps.turns, turnKey, run) : await run();
+    const result = turnKey && capability.takesTurn && !inTurn ? await takeTurn(deps.turns, turnKey, run) : await run();
+    const control = await deps.controlNotice?.(caller);
+    return control ? { ...result, control } : result;
   } catch (err) {
     throw secrets.screenError(explainWebDriverError(translateGridError(err)));
   } finally {

@@ -33,6 +33,8 @@ export interface CallDeps {
   preconditions?: readonly Precondition[];
   /** where each call's line goes (tool, workspace, outcome, ms); undefined: nowhere */
   log?: CallLog;
+  /** what a result carries beside its answer while a person's Control applies (docs/live.md) */
+  controlNotice?: (caller: Caller) => Promise<Record<string, unknown> | undefined>;
 }
 
 export type ToolResult = Record<string, unknown>;

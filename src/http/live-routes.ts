@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { BadRequest, NotFound } from '../errors.js';
+import { workspaceName, WORKSPACE_NAME_RULE } from '../workspace/names.js';
+import { copy, said, viewerId } from '../live/control.js';
+import type { LiveService } from '../live/service.js';
+import { pathParams, type PlainRoute, type RouteContext } from './routes.js';
+
+const admin = { tag: 'admin', access: 'admin' } as const;
+
+/** Who asks, as the admin page names its person (unsaid is "a person"), and from which viewer. */
+export const viewerBody = z
+  .object({
+    who: z.string().trim().min(1).max(64).optional(),
+    viewer: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{16}$/)
+      .optional(),
+  })
+  .strict()
+  .optional();
+
+export function liveOf(context: RouteContext): LiveService {
+  if (!context.live) {
+    throw new NotFound('This server has no live view (it was built without one); use selenium-flow serve.');
+  }
+  return context.live;
+}
+
+export function workspaceOfPath(params: Record<string, string>): string {
+  const parsed = workspaceName.safeParse(params.workspace);
+  if (!parsed.success) {
+    throw new BadRequest(`Invalid workspace name: ${WORKSPACE_NAME_RULE}; fix the path and call again.`);
+  }
+  return parsed.data;
+}
+
+export function viewerOf(body: unknown): { who: string; viewer: string } {
+  const parsed = viewerBody.safeParse(body ?? undefined);
+  if (!parsed.success) {
+    throw new BadRequest(
+      'The body may hold only {"who": "<name, 1-64 characters>", "viewer": "<the id its ticket answered>"}; fix it and call again.',
+    );
+  }
+  return { who: parsed.data?.who ?? 'a person', viewer: parsed.data?.viewer ?? 'api' };
+}
+
+const EPISODE = {
+  type: 'object',
+  properties: {
+    state: { enum: ['requested', 'held', 'released'] },
+    who: { type: 'string' },
+    since: { type: 'string' },
+    hint: { type: 'string' },
+  },
+  required: ['state'],
+};
+
+const STATUS = {
+  type: 'object',
+  properties: {
+    browser: { type: 'boolean' },
+    watchable: { type: 'boolean' },
+    gridLiveView: { type: 'boolean' },
+    message: { type: 'string' },
+  },
+  required: ['browser', 'watchable', 'gridLiveView'],
+};
+
+/** The live view's admin routes; its websocket is the upgrade in live-tunnel.ts. */
+export const LIVE_ROUTES: readonly PlainRoute[] = [
+  {
+    ...admin,
+    method: 'GET',
+    path: '/admin/api/workspaces/{workspace}/live',
+    summary: "Whether a workspace's browser can be watched, and why not (the Grid has no VNC, no browser)",
+    answers: { json: STATUS },
+    handler: async (request, _reply, context) => liveOf(context).status(workspaceOfPath(pathParams(request))),
+  },
+  {
+    ...admin,
+    method: 'POST',
+    path: '/admin/api/workspaces/{workspace}/live-ticket',
+    summary: 'A single-use ticket (30 s) for the live view websocket /admin/live/{workspace}?ticket=…; body {who}',
+    answers: {
+      json: {
+        type: 'object',
+        properties: {
+          ticket: { type: 'string' },
+          expiresInSeconds: { type: 'integer' },
+          path: { type: 'string' },
+          viewer: { type: 'string', description: 'this viewer, for POST …/control: its tunnel ending withdraws' },
+        },
+        required: ['ticket', 'expiresInSeconds', 'path', 'viewer'],
+      },
+    },
+    handler: async (request, _reply, context) => {
+      const workspace = workspaceOfPath(pathParams(request));
+      const live = liveOf(context);
+      // Refused now, with the reason, rather than at the upgrade where a browser shows only "failed".
+      await live.vncOf(workspace);
+      const viewer = viewerId();
+      const minted = await live.tickets.mint({ workspace, who: viewerOf(request.body).who, viewer });
+      return { ...minted, viewer, path: `/admin/live/${workspace}?ticket=${minted.ticket}` };
+    },
+  },
+  {
+    ...admin,
+    method: 'POST',
+    path: '/admin/api/workspaces/{workspace}/control',
+    summary:
+      "A person takes Control of the workspace's browser: held at once when no call runs, else requested until the running call ends; body {who, viewer}",
+    answers: { json: EPISODE },
+    handler: async (request, _reply, context) => {
+      const workspace = workspaceOfPath(pathParams(request));
+      const { who, viewer } = viewerOf(request.body);
+      const controls = liveOf(context).controls;
+      const episode = await controls.ask(workspace, who, viewer);
+      const since = episode.granted ?? episode.since;
+      return {
+        state: episode.state,
+        who: said(episode.who),
+        since,
+        hint: episode.state === 'held' ? copy.held(episode.who, since) : copy.viewerWaiting,
+      };
+    },
+  },
+  {
+    ...admin,
+    method: 'DELETE',
+    path: '/admin/api/workspaces/{workspace}/control',
+    summary: 'The person hands the browser back (only they can); agents carry on; body {who, viewer}',
+    answers: { json: EPISODE },
+    handler: async (request, _reply, context) => {
+      const workspace = workspaceOfPath(pathParams(request));
+      const { who } = viewerOf(request.body);
+      await liveOf(context).controls.withdraw(workspace, who);
+      return { state: 'released' };
+    },
+  },
+];

@@ -1,0 +1,264 @@
+import { randomBytes } from 'node:crypto';
+import { Conflict, Controlled, NotFound } from '../errors.js';
+import { callerOfWorkspace } from '../workspace/caller.js';
+import type { RecordStore } from '../workspace/records.js';
+import type { Turns } from '../workspace/turns.js';
+import type { LiveStore } from './live-store.js';
+
+/**
+ * A person's Control of a workspace's browser, one episode per workspace: requested → held →
+ * released. The episode lives in the workspace store (memory, or the Redis every replica
+ * shares), so control taken through one replica refuses agents on every replica.
+ */
+export interface Episode {
+  state: 'requested' | 'held';
+  /** the person, as the admin page names them */
+  who: string;
+  /** when they asked (ISO) */
+  since: string;
+  /** when it became theirs (ISO) */
+  granted?: string;
+  /** the viewers (tunnels, or "api" for POST …/control) that hold it: it is held while any does */
+  holders: string[];
+}
+
+/** What a result carries while control applies, and once after an unsaid hand-back. */
+export type ControlNotice = {
+  state: 'requested' | 'held' | 'handed_back';
+  who: string;
+  since: string;
+  hint: string;
+};
+
+interface HandBack {
+  who: string;
+  since: string;
+  until: string;
+  ended?: boolean;
+}
+
+/** An episode outlives no browser: a day at most, and every write renews it. */
+const EPISODE_TTL_MS = 24 * 60 * 60 * 1000;
+const HANDBACK_TTL_MS = 60 * 60 * 1000;
+
+/** "admin" and "open" are tokens' names, not a person's: the sentence says "a person". */
+export function said(who: string): string {
+  return who === '' || who === 'admin' || who === 'open' ? 'a person' : who;
+}
+
+function hhmm(iso: string): string {
+  return iso.slice(11, 16);
+}
+
+// The copy of seed 004, verbatim.
+export const copy = {
+  held: (who: string, since: string) =>
+    `${said(who)} has control of this browser since ${hhmm(since)} UTC. Call await_control (POST /browser/await-control), which returns when they hand back.`,
+  requested: (who: string, since: string) =>
+    `${said(who)} asked for control of this browser at ${hhmm(since)} UTC. Call await_control (POST /browser/await-control), which returns when they hand back.`,
+  inFlight: (who: string, since: string) =>
+    `${said(who)} asked for control of this browser at ${hhmm(since)} UTC; it is theirs once this call ends. Call await_control, which returns when they hand back.`,
+  handedBack: (until: string) =>
+    `control of this browser was handed back at ${hhmm(until)} UTC; the page may have changed. Call await_control for what they did, or look at the page before carrying on.`,
+  atCap: (who: string) => `still in ${said(who)}'s control; call again.`,
+  nobody: 'nobody has control of this browser: carry on.',
+  ended: (who: string) => `the browser ended while ${said(who)} had control: call open_session.`,
+  viewerWaiting: "waiting for the agent's call to finish",
+};
+
+export class Controls {
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly store: LiveStore,
+    private readonly records: RecordStore,
+    private readonly turns: Turns,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async episode(workspace: string): Promise<Episode | undefined> {
+    const raw = await this.store.get(`control:${workspace}`);
+    return raw === undefined ? undefined : (JSON.parse(raw) as Episode);
+  }
+
+  /**
+   * A person asks for the browser. Requested at once (so no new call starts under their hands);
+   * it becomes held when it takes the browser's turn — at once when no call runs, else after the
+   * running call, which learns of the request in its result. Answers the episode as it stands.
+   */
+  async ask(workspace: string, who: string, holder: string = 'api'): Promise<Episode> {
+    const record = await this.records.get(callerOfWorkspace(workspace).key);
+    if (record?.gridId === undefined) {
+      throw new NotFound(`Workspace ${workspace} has no browser to control; open one first (open_session).`);
+    }
+    const current = await this.episode(workspace);
+    if (current && current.who !== who) {
+      throw new Conflict(
+        `${said(current.who)} already has control of this browser; they hand back first (Watch, or DELETE …/control).`,
+      );
+    }
+    const episode: Episode = current
+      ? { ...current, holders: [...new Set([...current.holders, holder])] }
+      : { state: 'requested', who, since: this.now().toISOString(), holders: [holder] };
+    await this.save(workspace, episode);
+    if (!current) {
+      await this.grant(workspace);
+    }
+    return (await this.episode(workspace)) ?? episode;
+  }
+
+  /** A viewer lets go (Watch, its tab closed, DELETE …/control); the last one's leaving releases. */
+  async withdraw(workspace: string, who: string | undefined, holder: string = 'api'): Promise<void> {
+    const current = await this.episode(workspace);
+    if (!current) {
+      return;
+    }
+    if (who !== undefined && current.who !== who) {
+      throw new Conflict(
+        `Only ${said(current.who)}, who holds control of this browser, can hand it back; nothing changed.`,
+      );
+    }
+    const holders = current.holders.filter((h) => h !== holder);
+    if (holders.length > 0 && who === undefined) {
+      await this.save(workspace, { ...current, holders });
+      return;
+    }
+    await this.release(workspace, current, false);
+  }
+
+  /** The browser ended under the episode: released, with `ended`. */
+  async ended(workspace: string): Promise<void> {
+    const current = await this.episode(workspace);
+    if (current) {
+      await this.release(workspace, current, true);
+    }
+  }
+
+  /** The refusal for a call that would change the browser while control applies, or undefined. */
+  async refusal(workspace: string | undefined): Promise<Controlled | undefined> {
+    if (workspace === undefined) {
+      return undefined;
+    }
+    const episode = await this.episode(workspace);
+    if (!episode) {
+      return undefined;
+    }
+    return new Controlled(
+      episode.state === 'held'
+        ? copy.held(episode.who, episode.granted ?? episode.since)
+        : copy.requested(episode.who, episode.since),
+    );
+  }
+
+  /** What a result carries now: the in-flight notice, held, or an unsaid hand-back (said once). */
+  async notice(workspace: string | undefined, inFlight: boolean): Promise<ControlNotice | undefined> {
+    if (workspace === undefined) {
+      return undefined;
+    }
+    const episode = await this.episode(workspace);
+    if (episode) {
+      const since = episode.granted ?? episode.since;
+      const hint =
+        episode.state === 'requested'
+          ? inFlight
+            ? copy.inFlight(episode.who, episode.since)
+            : copy.requested(episode.who, episode.since)
+          : copy.held(episode.who, since);
+      return { state: episode.state, who: said(episode.who), since, hint };
+    }
+    const raw = await this.store.take(`handback:${workspace}`);
+    if (raw === undefined) {
+      return undefined;
+    }
+    const back = JSON.parse(raw) as HandBack;
+    return { state: 'handed_back', who: said(back.who), since: back.until, hint: copy.handedBack(back.until) };
+  }
+
+  /** Resolves at the next change of the workspace's episode in this process, or after `ms`. */
+  async changed(workspace: string, ms: number, signal?: AbortSignal): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const waiters = this.waiters.get(workspace) ?? new Set();
+      this.waiters.set(workspace, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+      signal?.addEventListener('abort', done);
+    });
+  }
+
+  /**
+   * Takes the browser's turn for the person: the running call (and any queued before the
+   * request) goes first; each of them after the running one is refused when its turn comes.
+   */
+  private async grant(workspace: string): Promise<void> {
+    const key = `workspace:${callerOfWorkspace(workspace).key}`;
+    const granting = this.turns.run(key, async () => {
+      const current = await this.episode(workspace);
+      if (current?.state === 'requested') {
+        await this.save(workspace, { ...current, state: 'held', granted: this.now().toISOString() });
+      }
+    });
+    // The grant is the turn's, not the asker's: the POST answers "requested" when a call runs.
+    await Promise.race([granting, new Promise((resolve) => setTimeout(resolve, 200).unref())]);
+    granting.catch(() => undefined);
+  }
+
+  private async release(workspace: string, episode: Episode, ended: boolean): Promise<void> {
+    const back: HandBack = {
+      who: episode.who,
+      since: episode.granted ?? episode.since,
+      until: this.now().toISOString(),
+      ...(ended ? { ended: true } : {}),
+    };
+    await this.store.delete(`control:${workspace}`);
+    await this.store.put(`handback:${workspace}`, JSON.stringify(back), HANDBACK_TTL_MS);
+    this.wake(workspace);
+  }
+
+  private async save(workspace: string, episode: Episode): Promise<void> {
+    await this.store.put(`control:${workspace}`, JSON.stringify(episode), EPISODE_TTL_MS);
+    this.wake(workspace);
+  }
+
+  private wake(workspace: string): void {
+    for (const waiter of [...(this.waiters.get(workspace) ?? [])]) {
+      waiter();
+    }
+  }
+}
+
+/** What the check reads of a pending call (live/ stays below capabilities/: the shape, not the type). */
+interface ControlledCall {
+  capability: { answersUnderControl(args: Record<string, unknown>): boolean };
+  args: Record<string, unknown>;
+  caller: { workspace?: string };
+}
+
+/** An id for a viewer that may hold control: its tunnel's, handed out with its ticket. */
+export function viewerId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/**
+ * The call path's check (a precondition, read off the row's answersUnderControl): while a
+ * person's Control applies, every call that would change the browser is refused; reads that
+ * leave the page and window as the person left them answer.
+ */
+export function underControl(controls: Controls): { check(call: ControlledCall): Promise<void> } {
+  return {
+    async check(call) {
+      if (call.capability.answersUnderControl(call.args)) {
+        return;
+      }
+      const refusal = await controls.refusal(call.caller.workspace);
+      if (refusal) {
+        throw refusal;
+      }
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { Conflict, NotFound } from '../errors.js';
+import { splitCredentials, type Grid } from '../grid/grid.js';
+import { callerOfWorkspace } from '../workspace/caller.js';
+import type { RecordStore } from '../workspace/records.js';
+import type { Controls } from './control.js';
+import type { LiveStore } from './live-store.js';
+import { Tickets } from './tickets.js';
+import { Tunnels } from './tunnel.js';
+
+/** What the admin page shows before it connects: whether there is anything to watch, and why not. */
+export interface LiveStatus {
+  /** the workspace has a browser now */
+  browser: boolean;
+  /** that browser runs on a watchable slot (its Grid node advertised VNC for it) */
+  watchable: boolean;
+  /** some slot of the Grid advertises se:vncEnabled */
+  gridLiveView: boolean;
+  /** what a person reads when there is nothing to watch */
+  message?: string;
+}
+
+export const NO_GRID_LIVE_VIEW =
+  'This Grid has no live view: no slot advertises se:vncEnabled (the embedded Grid needs xvfb, x11vnc and websockify; see docs/live.md).';
+
+/** The live view's parts: the tickets, the open tunnels, and where a workspace's VNC is. */
+export class LiveService {
+  readonly tickets: Tickets;
+  readonly tunnels = new Tunnels();
+
+  constructor(
+    readonly store: LiveStore,
+    private readonly records: RecordStore,
+    private readonly grid: Grid,
+    readonly controls: Controls,
+  ) {
+    this.tickets = new Tickets(store);
+  }
+
+  async status(workspace: string): Promise<LiveStatus> {
+    const record = await this.records.get(callerOfWorkspace(workspace).key);
+    const gridLiveView = await this.grid.hasLiveView().catch(() => false);
+    const browser = record?.gridId !== undefined;
+    const watchable = browser && typeof record?.capabilities?.['se:vnc'] === 'string';
+    const message = !gridLiveView
+      ? NO_GRID_LIVE_VIEW
+      : !browser
+        ? `Workspace ${workspace} has no browser now; one opens with its next call (open_session).`
+        : !watchable
+          ? "This workspace's browser runs on a slot without VNC; end it (end_browser) and let the next call open one while a watchable slot is free."
+          : undefined;
+    return { browser, watchable, gridLiveView, ...(message ? { message } : {}) };
+  }
+
+  /** The Grid's VNC websocket for a workspace's browser (through the Grid's own address), or a refusal. */
+  async vncOf(workspace: string): Promise<{ url: string; authorization?: string }> {
+    const record = await this.records.get(callerOfWorkspace(workspace).key);
+    if (record?.gridId === undefined) {
+      throw new NotFound(`Workspace ${workspace} has no browser to watch; open one first (open_session).`);
+    }
+    if (typeof record.capabilities?.['se:vnc'] !== 'string') {
+      const status = await this.status(workspace);
+      throw new Conflict(status.message ?? NO_GRID_LIVE_VIEW);
+    }
+    const { address, authorization } = splitCredentials(this.grid.url);
+    const base = address.replace(/\/+$/, '').replace(/^http/, 'ws');
+    return { url: `${base}/session/${encodeURIComponent(record.gridId)}/se/vnc`, authorization };
+  }
+}

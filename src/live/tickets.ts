@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import type { LiveStore } from './live-store.js';
+
+/** A browser's websocket cannot send an Authorization header: the admin token buys a ticket instead. */
+export const TICKET_TTL_MS = 30_000;
+
+export interface Ticket {
+  workspace: string;
+  /** who the viewer is, as the admin page names them (a person's name; "a person" when unsaid) */
+  who: string;
+  /** the viewer's id, which may hold Control: its tunnel ending withdraws it */
+  viewer: string;
+}
+
+/**
+ * Tickets for the live tunnel: minted by a request that carried the admin token, taken once by
+ * the websocket upgrade. The ticket is random (192 bits), lives 30 s, and is deleted as it is
+ * read, so one seen in a log or a proxy's history opens nothing.
+ */
+export class Tickets {
+  constructor(
+    private readonly store: LiveStore,
+    private readonly ttlMs: number = TICKET_TTL_MS,
+  ) {}
+
+  async mint(ticket: Ticket): Promise<{ ticket: string; expiresInSeconds: number }> {
+    const id = randomBytes(24).toString('base64url');
+    await this.store.put(`ticket:${id}`, JSON.stringify(ticket), this.ttlMs);
+    return { ticket: id, expiresInSeconds: Math.round(this.ttlMs / 1000) };
+  }
+
+  /** The ticket's grant, once; undefined when it was never minted, is used or has expired. */
+  async take(id: string): Promise<Ticket | undefined> {
+    if (!/^[A-Za-z0-9_-]{32}$/.test(id)) {
+      return undefined;
+    }
+    const raw = await this.store.take(`ticket:${id}`);
+    return raw === undefined ? undefined : (JSON.parse(raw) as Ticket);
+  }
+}

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { startFixtureSite } from '../fixtures/site.js';
+import { connectMcp, rest, startServer, type RunningServer } from '../helpers/server.js';
+
+const ADMIN = 'control-admin-token';
+const TOKEN = 'control-bearer-token';
+const WORKSPACE = 'controlled';
+const admin = { authorization: `Bearer ${ADMIN}` };
+const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
+const siteUrl = inject('siteUrl');
+let running: RunningServer;
+
+beforeAll(async () => {
+  running = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN });
+  expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent)).status).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await control('DELETE', { who: 'Kelly' }).catch(() => undefined);
+  await rest(running.url, '/browser/end-browser', {}, agent);
+  await running.close();
+});
+
+async function control(
+  method: 'POST' | 'DELETE',
+  body: Record<string, unknown>,
+  workspace = WORKSPACE,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${running.url}/admin/api/workspaces/${workspace}/control`, {
+    method,
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+function messageOf(answer: { body: Record<string, unknown> }): string {
+  return (answer.body.error as { message: string }).message;
+}
+
+const held = (since: string) =>
+  `Kelly has control of this browser since ${since.slice(11, 16)} UTC. Call await_control (POST /browser/await-control), which returns when they hand back.`;
+
+describe('Control of a browser by a person', () => {
+  it('refuses every acting call on every surface while held, and reads still answer', async () => {
+    const taken = await control('POST', { who: 'Kelly' });
+    expect(taken.status).toBe(200);
+    expect(taken.body.state).toBe('held');
+    const sentence = held(String(taken.body.since));
+
+    const navigate = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, agent);
+    expect(navigate.status).toBe(409);
+    expect(messageOf(navigate)).toBe(sentence);
+    for (const [path, body] of [
+      ['/browser/open-session', {}],
+      ['/browser/end-browser', {}],
+      ['/browser/screenshot', { width: 1600 }],
+      ['/browser/extract', { url: `${siteUrl}/table.html` }],
+      ['/browser/execute-script', { script: 'return 1' }],
+    ] as const) {
+      const refused = await rest(running.url, path, body, agent);
+      expect(refused.status, path).toBe(409);
+      expect(messageOf(refused), path).toBe(sentence);
+    }
+
+    const read = await rest(running.url, '/browser/extract', {}, agent);
+    expect(read.status).toBe(200);
+    expect(read.body.control).toMatchObject({ state: 'held', who: 'Kelly', hint: sentence });
+    expect((await rest(running.url, '/browser/screenshot', {}, agent)).status).toBe(200);
+
+    const mcp = await connectMcp(running.url, '2026-07-28', {
+      workspace: WORKSPACE,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    try {
+      const answer = await mcp.call('navigate', { url: `${siteUrl}/table.html` });
+      expect(answer.isError).toBe(true);
+      expect(answer.text).toContain(sentence);
+      const outline = await mcp.call('extract', {});
+      expect(outline.isError).toBe(false);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('refuses a second person, and a hand-back by someone who does not hold it, changing nothing', async () => {
+    const other = await control('POST', { who: 'Sam' });
+    expect(other.status).toBe(409);
+    expect(messageOf(other)).toMatch(/^Kelly already has control of this browser/);
+    const wrong = await control('DELETE', { who: 'Sam' });
+    expect(wrong.status).toBe(409);
+    expect(messageOf(wrong)).toMatch(/^Only Kelly, who holds control/);
+    expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, agent)).status).toBe(409);
+  });
+
+  it('hands back: agents carry on, and the first result says it once', async () => {
+    expect((await control('DELETE', { who: 'Kelly' })).body).toEqual({ state: 'released' });
+    const first = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, agent);
+    expect(first.status).toBe(200);
+    expect(first.body.control).toMatchObject({ state: 'handed_back', who: 'Kelly' });
+    expect(String((first.body.control as { hint: string }).hint)).toMatch(
+      /^control of this browser was handed back at \d\d:\d\d UTC; the page may have changed\./,
+    );
+    const second = await rest(running.url, '/browser/extract', {}, agent);
+    expect(second.body.control).toBeUndefined();
+  });
+
+  it('waits for the running call: requested, that call carries the notice, then held', async () => {
+    // The page tells this test's own site when the call runs, then holds the call for 1.5 s.
+    const site = await startFixtureSite();
+    try {
+      const slow = rest(
+        running.url,
+        '/browser/execute-script',
+        {
+          script: `fetch(${JSON.stringify(`${site.url}/collect?event=running`)}, { method: 'POST', mode: 'no-cors', body: '' }); return new Promise((resolve) => setTimeout(() => resolve(7), 1500))`,
+        },
+        agent,
+      );
+      await expect.poll(() => site.received.some((r) => r.event === 'running'), { timeout: 20_000 }).toBe(true);
+      const asked = await control('POST', { who: 'Kelly' });
+      expect(asked.body.state).toBe('requested');
+      expect(asked.body.hint).toBe("waiting for the agent's call to finish");
+      // Any call now is refused when its turn comes; the refusal as it stands while requested:
+      expect((await running.server.liveView.controls.refusal(WORKSPACE))?.message).toMatch(
+        /^Kelly asked for control of this browser at \d\d:\d\d UTC\. Call await_control \(POST \/browser\/await-control\), which returns when they hand back\.$/,
+      );
+      const finished = await slow;
+      expect(finished.status).toBe(200);
+      expect(finished.body.result).toBe(7);
+      expect(finished.body.control).toMatchObject({ state: 'requested', who: 'Kelly' });
+      expect(String((finished.body.control as { hint: string }).hint)).toMatch(
+        /it is theirs once this call ends\. Call await_control, which returns when they hand back\.$/,
+      );
+      await expect.poll(async () => (await running.server.liveView.controls.episode(WORKSPACE))?.state).toBe('held');
+      const next = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent);
+      expect(next.status).toBe(409);
+    } finally {
+      await control('DELETE', { who: 'Kelly' });
+      await site.close();
+    }
+  });
+
+  it('refuses Control of a workspace with no browser', async () => {
+    const refused = await control('POST', { who: 'Kelly' }, 'no-browser-here');
+    expect(refused.status).toBe(404);
+    expect(messageOf(refused)).toMatch(/has no browser to control/);
+  });
+});

@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import WebSocket from 'ws';
+import { rest, startServer, type RunningServer } from '../helpers/server.js';
+
+const ADMIN = 'live-admin-token';
+const TOKEN = 'live-bearer-token';
+const admin = { authorization: `Bearer ${ADMIN}` };
+let running: RunningServer;
+let wsBase: string;
+
+beforeAll(async () => {
+  // LIVE_VIEW prefer: this file's browser takes the shared Grid's one watchable slot.
+  running = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' });
+  wsBase = running.url.replace(/^http/, 'ws');
+  const opened = await rest(
+    running.url,
+    '/browser/open-session',
+    {},
+    {
+      authorization: `Bearer ${TOKEN}`,
+      'x-workspace': 'watched',
+    },
+  );
+  expect(opened.status).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await rest(running.url, '/browser/end-browser', {}, { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'watched' });
+  await running.close();
+});
+
+async function ticket(
+  workspace = 'watched',
+  who = 'Kelly',
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return rest(running.url, `/admin/api/workspaces/${workspace}/live-ticket`, { who }, admin);
+}
+
+interface Opened {
+  ws: WebSocket;
+  first: Promise<string>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function connect(path: string, headers: Record<string, string> = {}): Opened {
+  const ws = new WebSocket(wsBase + path, { headers });
+  const first = new Promise<string>((resolve, reject) => {
+    ws.once('message', (data: Buffer) => resolve(data.toString('latin1')));
+    ws.once('error', reject);
+  });
+  first.catch(() => undefined);
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+  return { ws, first, closed };
+}
+
+/** The HTTP status of an upgrade the server refused. */
+function refusedWith(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(wsBase + path, { headers });
+    ws.once('unexpected-response', (_request, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    ws.once('open', () => reject(new Error('the upgrade was accepted')));
+    ws.once('error', () => undefined);
+  });
+}
+
+describe('the live tunnel /admin/live/<workspace>', () => {
+  it('says whether the browser can be watched', async () => {
+    const status = await rest(running.url, '/admin/api/workspaces/watched/live', undefined, admin);
+    expect(status.body).toEqual({ browser: true, watchable: true, gridLiveView: true });
+    const none = await rest(running.url, '/admin/api/workspaces/nobody-here/live', undefined, admin);
+    expect(none.body).toMatchObject({ browser: false, watchable: false });
+    expect(none.body.message).toMatch(/has no browser now/);
+  });
+
+  it('carries the VNC server’s greeting through a ticket minted with the admin token', async () => {
+    const minted = await ticket();
+    expect(minted.status).toBe(200);
+    const viewer = connect(String(minted.body.path));
+    expect(await viewer.first).toBe('RFB 003.008\n');
+    viewer.ws.close();
+    await viewer.closed;
+    await expect.poll(() => running.server.liveView.tunnels.size).toBe(0);
+  });
+
+  it('refuses a ticket used twice, a wrong one, and one for another workspace', async () => {
+    const minted = await ticket();
+    const first = connect(String(minted.body.path));
+    expect(await first.first).toBe('RFB 003.008\n');
+    const again = await refusedWith(String(minted.body.path));
+    expect(again.status).toBe(401);
+    expect(again.body).toMatch(/used or expired live-view ticket/);
+    first.ws.close();
+    expect((await refusedWith('/admin/live/watched?ticket=' + 'x'.repeat(32))).status).toBe(401);
+    const other = await ticket();
+    expect((await refusedWith(`/admin/live/elsewhere?ticket=${String(other.body.ticket)}`)).status).toBe(401);
+    // Taken by that refusal too: a ticket is tried once.
+    expect((await refusedWith(String(other.body.path))).status).toBe(401);
+  });
+
+  it('refuses without the admin token, and a page from another origin', async () => {
+    const without = await rest(running.url, '/admin/api/workspaces/watched/live-ticket', {}, {});
+    expect(without.status).toBe(401);
+    const minted = await ticket();
+    const foreign = await refusedWith(String(minted.body.path), { origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    const badHost = await refusedWith(String(minted.body.path), { host: 'rebound.example' });
+    expect(badHost.status).toBe(403);
+  });
+
+  it('refuses a workspace with no browser before minting anything', async () => {
+    const refused = await ticket('nobody-here');
+    expect(refused.status).toBe(404);
+    expect(String((refused.body.error as { message: string }).message)).toMatch(/no browser to watch/);
+  });
+
+  it('closes both sockets when the viewer leaves while the Grid side still connects, and when closed twice', async () => {
+    const minted = await ticket();
+    const viewer = connect(String(minted.body.path));
+    await new Promise<void>((resolve) => viewer.ws.once('open', () => resolve()));
+    const [tunnel] = running.server.liveView.tunnels.of('watched');
+    expect(tunnel).toBeDefined();
+    tunnel?.close(1000, 'first');
+    tunnel?.close(1000, 'second');
+    expect((await viewer.closed).code).toBe(1000);
+    expect(tunnel?.open).toBe(false);
+    expect(running.server.liveView.tunnels.size).toBe(0);
+  });
+});
+
+describe('Control through a viewer', () => {
+  it('is held while the viewer holds it, and closing the tab withdraws it', async () => {
+    const minted = await ticket();
+    const viewer = connect(String(minted.body.path));
+    expect(await viewer.first).toBe('RFB 003.008\n');
+    const response = await fetch(`${running.url}/admin/api/workspaces/watched/control`, {
+      method: 'POST',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ who: 'Kelly', viewer: minted.body.viewer }),
+    });
+    expect(((await response.json()) as { state: string }).state).toBe('held');
+    const refused = await rest(
+      running.url,
+      '/browser/navigate',
+      { url: `${inject('siteUrl')}/welcome.html` },
+      {
+        authorization: `Bearer ${TOKEN}`,
+        'x-workspace': 'watched',
+      },
+    );
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    viewer.ws.close();
+    await viewer.closed;
+    await expect.poll(() => running.server.liveView.controls.episode('watched')).toBeUndefined();
+  });
+});
+
+describe('a server stopping', () => {
+  it('closes its viewers with 1012', async () => {
+    const own = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'off' });
+    try {
+      // The other server's browser: a record in this server's own store points at it (as a replica's would).
+      const record = await running.server.store.get('named:watched');
+      await own.server.store.put('named:watched', record!);
+      const minted = await rest(own.url, '/admin/api/workspaces/watched/live-ticket', {}, admin);
+      const viewer = new WebSocket(own.url.replace(/^http/, 'ws') + String(minted.body.path));
+      const greeted = new Promise<void>((resolve) => viewer.once('message', () => resolve()));
+      const closed = new Promise<number>((resolve) => viewer.once('close', (code) => resolve(code)));
+      await greeted;
+      // Not this server's browser to end at its close.
+      await own.server.store.delete('named:watched');
+      await own.close();
+      expect(await closed).toBe(1012);
+    } finally {
+      await own.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('a browser without VNC', () => {
+  it('is refused with the reason before any ticket is minted', async () => {
+    const record = await running.server.store.get('named:watched');
+    const { 'se:vnc': _vnc, ...headless } = record!.capabilities ?? {};
+    await running.server.store.put('named:headless', { ...record!, capabilities: headless });
+    try {
+      const refused = await ticket('headless');
+      expect(refused.status).toBe(409);
+      expect(String((refused.body.error as { message: string }).message)).toMatch(/slot without VNC/);
+    } finally {
+      await running.server.store.delete('named:headless');
+    }
+  });
+});

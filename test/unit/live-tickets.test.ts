@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryLiveStore } from '../../src/live/live-store.js';
+import { Tickets } from '../../src/live/tickets.js';
+
+describe('live-view tickets', () => {
+  it('open once, then never again', async () => {
+    const tickets = new Tickets(new MemoryLiveStore());
+    const { ticket } = await tickets.mint({ workspace: 'w1', who: 'Kelly', viewer: 'v1' });
+    expect(await tickets.take(ticket)).toEqual({ workspace: 'w1', who: 'Kelly', viewer: 'v1' });
+    expect(await tickets.take(ticket)).toBeUndefined();
+  });
+
+  it('expire after their 30 s', async () => {
+    let now = 1_000_000;
+    const tickets = new Tickets(new MemoryLiveStore(() => now));
+    const { ticket, expiresInSeconds } = await tickets.mint({ workspace: 'w1', who: 'a person', viewer: 'v1' });
+    expect(expiresInSeconds).toBe(30);
+    now += 30_001;
+    expect(await tickets.take(ticket)).toBeUndefined();
+  });
+
+  it('refuse anything that is not a ticket’s shape without asking the store', async () => {
+    const tickets = new Tickets(new MemoryLiveStore());
+    expect(await tickets.take('')).toBeUndefined();
+    expect(await tickets.take('../../etc')).toBeUndefined();
+  });
+});
