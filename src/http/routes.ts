@@ -36,8 +36,8 @@ export interface PlainRoute {
   access: Access;
   /** see FastifyContextConfig.anyHost */
   anyHost?: boolean;
-  /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, or YAML text */
-  answers: { json: Record<string, unknown> } | 'file' | 'yaml';
+  /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, YAML text, an HTML page; or a redirect */
+  answers: { json: Record<string, unknown> } | 'file' | 'yaml' | 'page' | 'redirect';
   /** query parameters and what each means */
   query?: Record<string, string>;
   handler: (request: FastifyRequest, reply: FastifyReply, context: RouteContext) => Promise<unknown>;
