@@ -81,7 +81,7 @@ export async function openTab(browser: PageBrowser, url: string): Promise<AdminT
 export async function signIn(tab: AdminTab, token: string): Promise<void> {
   await tab.page.getByLabel('Admin token').fill(token);
   await tab.page.getByRole('button', { name: 'Sign in' }).click();
-  await tab.page.getByRole('navigation', { name: 'Views' }).waitFor();
+  await tab.page.getByRole('navigation', { name: 'Views', exact: true }).waitFor();
 }
 
 export type { Browser, Page };

@@ -89,13 +89,13 @@ describe('signing in', () => {
       await tab.page.getByLabel('Admin token').fill('not-the-token');
       await tab.page.getByRole('button', { name: 'Sign in' }).click();
       await expect.poll(() => tab.page.getByRole('alert').textContent()).toContain('refused that token');
-      await expect.poll(() => tab.page.getByRole('navigation', { name: 'Views' }).count()).toBe(0);
+      await expect.poll(() => tab.page.getByRole('navigation', { name: 'Views', exact: true }).count()).toBe(0);
       await signIn(tab, TOKEN);
       // The token is the tab's: in sessionStorage, never in the address.
       expect(tab.page.url()).not.toContain(TOKEN);
       expect(await tab.page.evaluate(() => Object.values(sessionStorage) as string[])).toContain(TOKEN);
       await tab.page.reload();
-      await tab.page.getByRole('navigation', { name: 'Views' }).waitFor();
+      await tab.page.getByRole('navigation', { name: 'Views', exact: true }).waitFor();
       await tab.page.getByRole('button', { name: 'Sign out' }).click();
       await tab.page.getByLabel('Admin token').waitFor();
       expect(await tab.page.evaluate(() => sessionStorage.length)).toBe(0);
