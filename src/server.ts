@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { mkdirSync, statSync } from 'node:fs';
+import { createAdmin, type AdminServices } from './admin/services.js';
 import type { CallDeps } from './capabilities/call.js';
 import { publicBase, type Config } from './config.js';
 import { CAPABILITIES } from './capabilities/index.js';
@@ -27,6 +28,8 @@ export interface Parts {
   grid: Grid;
   store: RecordStore;
   deps: CallDeps;
+  /** the operator's services behind /admin/api */
+  admin: AdminServices;
   close(): Promise<void>;
 }
 
@@ -133,14 +136,13 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     browsersPerCaller: config.browsersPerCaller,
     slotWaitSeconds: config.gridSlotWait,
   });
+  const flowStore = config.dataDir ? new DirectoryFlowStore(config.dataDir) : undefined;
   const deps: CallDeps = {
     workspaces,
     files: createFiles(config, grid, workspaces),
     turns,
     callTimeoutMs: config.callTimeout * 1000,
-    flows: config.dataDir
-      ? new FlowLibraries(new DirectoryFlowStore(config.dataDir), CAPABILITIES, config.flowRunTimeout * 1000)
-      : undefined,
+    flows: flowStore ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000) : undefined,
     // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
     secrets: createSecrets(
       {
@@ -154,7 +156,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
       pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'secrets' }),
     ),
   };
-  return { grid, store, deps, close: () => store.close() };
+  return { grid, store, deps, admin: createAdmin(deps, flowStore), close: () => store.close() };
 }
 
 function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files {
@@ -201,6 +203,7 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
       ),
     }),
     routePrefix: config.routePrefix,
+    admin: parts.admin,
     features: {
       flows: parts.deps.flows !== undefined,
       files: config.dataDir !== undefined,

@@ -81,7 +81,8 @@ export async function callTool(
   }
 }
 
-function turnKeyOf(caller: Caller, sessionId: string | undefined): string | undefined {
+/** The key calls on one browser take turns under (and its typed values are remembered by). */
+export function turnKeyOf(caller: Caller, sessionId: string | undefined): string | undefined {
   return caller.key ? `workspace:${caller.key}` : sessionId ? `browser:${sessionId}` : undefined;
 }
 

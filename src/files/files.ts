@@ -56,6 +56,13 @@ export interface KeepResult {
   url: string;
 }
 
+/** What an operator's clear removed, by name, so the page can say so. */
+export interface Cleared {
+  workspace: string;
+  cleared: number;
+  names: string[];
+}
+
 export interface FileBytes {
   name: string;
   bytes: Uint8Array;
@@ -257,20 +264,26 @@ export class Files {
 
   // Operator actions: the admin API only; no agent tool deletes or clears anything.
 
-  /** Empties the browser's download store; only while the browser lives. */
-  async clearDownloads(workspace: string): Promise<{ workspace: string; cleared: number }> {
+  /** Empties the browser's download store; only while the browser lives. Answers the names that went. */
+  async clearDownloads(workspace: string): Promise<Cleared> {
     const owner = libraryName(workspace);
-    const count = await this.fromBrowser(owner, async (gridId) => {
+    const names = await this.fromBrowser(owner, async (gridId) => {
       const listed = await this.options.downloads.list(gridId);
       await this.options.downloads.clear(gridId);
-      return listed.length;
+      return listed.map((f) => f.name).sort();
     });
-    return { workspace: owner, cleared: count };
+    return { workspace: owner, cleared: names.length, names };
   }
 
-  async clearScreenshots(workspace: string): Promise<{ workspace: string; cleared: number }> {
+  async clearScreenshots(workspace: string): Promise<Cleared> {
     const owner = libraryName(workspace);
-    return { workspace: owner, cleared: await this.requireDisk().clear(owner, 'screenshots') };
+    const names = await this.requireDisk().clear(owner, 'screenshots');
+    return { workspace: owner, cleared: names.length, names };
+  }
+
+  /** Every directory of the data directory (workspaces, `global`), valid names or not: the admin listing shows them all. */
+  async directories(): Promise<string[]> {
+    return this.disk ? this.disk.workspaces() : [];
   }
 
   /** Deletes one file in Files; Files is never cleared wholesale. */

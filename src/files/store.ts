@@ -129,15 +129,28 @@ export class DiskFiles {
     }
   }
 
-  /** Removes every file of a section; answers how many went. */
-  async clear(workspace: string, section: DiskSection): Promise<number> {
-    let removed = 0;
+  /** Removes every file of a section; answers the names that went. */
+  async clear(workspace: string, section: DiskSection): Promise<string[]> {
+    const removed: string[] = [];
     for (const entry of await this.list(workspace, section)) {
       if (await this.delete(workspace, section, entry.name)) {
-        removed++;
+        removed.push(entry.name);
       }
     }
-    return removed;
+    return removed.sort();
+  }
+
+  /** The directories under the data directory: every workspace (and `global`) that ever stored something. */
+  async workspaces(): Promise<string[]> {
+    try {
+      const entries = await readdir(this.root, { withFileTypes: true });
+      return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+    } catch (err) {
+      if (isMissing(err)) {
+        return [];
+      }
+      throw err;
+    }
   }
 
   private async linkFirstFree(

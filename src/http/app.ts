@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { callTool, type CallDeps } from '../capabilities/call.js';
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/define.js';
+import type { AdminServices } from '../admin/services.js';
 import { BadRequest, errorBody, Forbidden, SeleniumFlowError, PayloadTooLarge, Unauthorized } from '../errors.js';
 import { buildMcpServer } from '../mcp/server.js';
 import { listedTools } from '../mcp/tools.js';
@@ -34,6 +35,8 @@ export interface AppOptions {
   features: Record<string, boolean>;
   /** ROUTE_PREFIX: every route is served under it */
   routePrefix?: string;
+  /** the operator's services behind /admin/api */
+  admin?: AdminServices;
 }
 
 export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {

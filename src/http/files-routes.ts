@@ -8,14 +8,16 @@ import type { FileBytes } from '../files/files.js';
 import { SIGNED_PREFIX } from '../files/links.js';
 import { FOLDERS, isFolder, servedInline, type Folder, type Section } from '../files/names.js';
 import { uriOf } from '../files/uris.js';
+import { answerOf, WORKSPACE_PATH } from './admin/routes.js';
+import * as adminSchema from './admin/schemas.js';
 import { callerOfRequest, pathParams, type PlainRoute } from './routes.js';
 
 const workspaceOf = (request: FastifyRequest) => callerOfRequest(request).workspace;
 const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
 const listing = { json: jsonSchemaOf(fileListing, 'output') };
 const agent = { tag: 'files', access: 'bearer' } as const;
-const admin = { tag: 'admin', access: 'admin', answers: { json: { type: 'object' } } } as const;
-const ADMIN_BASE = '/admin/api/workspaces/{workspace}/files';
+const admin = { tag: 'admin', access: 'admin' } as const;
+const ADMIN_BASE = `${WORKSPACE_PATH}/files`;
 
 /**
  * The REST tree of a workspace's files, mirroring the URIs exactly: `workspace://files/<x>` is
@@ -102,20 +104,23 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: ADMIN_BASE,
     summary: "A workspace's downloads, screenshots and Files",
+    answers: answerOf(adminSchema.fileSections),
     handler: async (request, _reply, { deps }) => deps.files.sections(param(request, 'workspace')),
   },
   {
     ...admin,
     method: 'DELETE',
     path: `${ADMIN_BASE}/downloads`,
-    summary: "Clear a workspace's downloads",
+    summary: "Clear a workspace's downloads (only while its browser lives); answers the names removed",
+    answers: answerOf(adminSchema.downloadsCleared),
     handler: async (request, _reply, { deps }) => deps.files.clearDownloads(param(request, 'workspace')),
   },
   {
     ...admin,
     method: 'DELETE',
     path: `${ADMIN_BASE}/screenshots`,
-    summary: "Clear a workspace's screenshots",
+    summary: "Clear a workspace's screenshots; answers the names removed",
+    answers: answerOf(adminSchema.screenshotsCleared),
     handler: async (request, _reply, { deps }) => deps.files.clearScreenshots(param(request, 'workspace')),
   },
   {
@@ -123,6 +128,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'DELETE',
     path: `${ADMIN_BASE}/{name}`,
     summary: "Delete one file of a workspace's Files",
+    answers: answerOf(adminSchema.fileDeleted),
     handler: async (request, _reply, { deps }) =>
       deps.files.deleteFile(param(request, 'workspace'), param(request, 'name')),
   },
@@ -131,6 +137,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'PUT',
     path: `${ADMIN_BASE}/{folder}/{name}/kept`,
     summary: "Keep a screenshot or a download in a workspace's Files",
+    answers: answerOf(adminSchema.fileKept),
     handler: async (request, _reply, { deps }) =>
       deps.files.keep(param(request, 'workspace'), uriOf(keptFolder(param(request, 'folder')), param(request, 'name'))),
   },

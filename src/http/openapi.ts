@@ -112,6 +112,9 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
   if (answers === 'page' || answers === 'redirect') {
     return { 'text/html': { schema: { type: 'string' } } };
   }
+  if (answers === 'events') {
+    return { 'text/event-stream': { schema: { type: 'string', description: 'server-sent events' } } };
+  }
   return { 'application/json': { schema: answers.json } };
 }
 
@@ -143,7 +146,25 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
         description,
         schema: { type: 'string' },
       })),
+      ...Object.entries(route.headers ?? {}).map(([name, description]) => ({
+        name,
+        in: 'header',
+        required: false,
+        description,
+        schema: { type: 'string' },
+      })),
     ],
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content:
+              route.body === 'yaml'
+                ? { 'application/yaml': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } }
+                : { 'application/json': { schema: route.body.json } },
+          },
+        }
+      : {}),
     responses: {
       ...(route.answers === 'redirect'
         ? { '302': { description: 'to the admin page', headers: { Location: { schema: { type: 'string' } } } } }

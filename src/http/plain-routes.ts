@@ -1,7 +1,13 @@
+import { WORKSPACE_ADMIN_ROUTES } from './admin/routes.js';
 import { FILE_ROUTES } from './files-routes.js';
 import { OPERATION_ROUTES } from './operation-routes.js';
 import { PAGE_ROUTES } from './page-routes.js';
 import type { PlainRoute } from './routes.js';
 
 /** Every REST route that is not a tool: registered by app.ts and documented by openapi.ts from these rows. */
-export const PLAIN_ROUTES: readonly PlainRoute[] = [...OPERATION_ROUTES, ...FILE_ROUTES, ...PAGE_ROUTES];
+export const PLAIN_ROUTES: readonly PlainRoute[] = [
+  ...OPERATION_ROUTES,
+  ...FILE_ROUTES,
+  ...WORKSPACE_ADMIN_ROUTES,
+  ...PAGE_ROUTES,
+];

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AdminServices } from '../admin/services.js';
 import type { CallDeps } from '../capabilities/call.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
 import type { Principal, TokenBook } from '../workspace/tokens.js';
@@ -28,7 +29,7 @@ declare module 'fastify' {
  * document, so neither can exist without the other.
  */
 export interface PlainRoute {
-  method: 'GET' | 'PUT' | 'DELETE';
+  method: 'GET' | 'PUT' | 'DELETE' | 'POST';
   /** OpenAPI form: `/files/{name}` */
   path: string;
   summary: string;
@@ -36,8 +37,12 @@ export interface PlainRoute {
   access: Access;
   /** see FastifyContextConfig.anyHost */
   anyHost?: boolean;
-  /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, YAML text, an HTML page; or a redirect */
-  answers: { json: Record<string, unknown> } | 'file' | 'yaml' | 'page' | 'redirect';
+  /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, YAML text, an event stream, an HTML page; or a redirect */
+  answers: { json: Record<string, unknown> } | 'file' | 'yaml' | 'events' | 'page' | 'redirect';
+  /** what the request body carries, when it has one */
+  body?: { json: Record<string, unknown> } | 'yaml';
+  /** request headers the route reads, and what each means */
+  headers?: Record<string, string>;
   /** query parameters and what each means */
   query?: Record<string, string>;
   handler: (request: FastifyRequest, reply: FastifyReply, context: RouteContext) => Promise<unknown>;
@@ -54,6 +59,8 @@ export interface RouteContext {
   features: Record<string, boolean>;
   openApiJson: () => Record<string, unknown>;
   openApiYaml: () => string;
+  /** the operator's services behind /admin/api */
+  admin?: AdminServices;
 }
 
 export function registerPlainRoutes(app: FastifyInstance, routes: readonly PlainRoute[], context: RouteContext): void {

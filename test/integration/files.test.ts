@@ -533,7 +533,7 @@ describe('operator actions (admin API)', () => {
     expect((sections.screenshots as Entry[]).length).toBe(2);
 
     const cleared = await fetch(server.url + `${base}/screenshots`, { method: 'DELETE', headers: admin });
-    expect(await cleared.json()).toEqual({ workspace: ws, cleared: 2 });
+    expect(await cleared.json()).toEqual({ workspace: ws, cleared: 2, names: ['a.png', 'b.png'] });
     expect((await listing(ws, '/files/screenshots')).count).toBe(0);
 
     const deleted = await fetch(server.url + `${base}/delete-me.pdf`, { method: 'DELETE', headers: admin });
@@ -542,7 +542,7 @@ describe('operator actions (admin API)', () => {
     expect((await fetch(server.url + `${base}/delete-me.pdf`, { method: 'DELETE', headers: admin })).status).toBe(404);
 
     const downloads = await fetch(server.url + `${base}/downloads`, { method: 'DELETE', headers: admin });
-    expect(await downloads.json()).toEqual({ workspace: ws, cleared: 1 });
+    expect(await downloads.json()).toMatchObject({ workspace: ws, cleared: 1, names: [expect.any(String)] });
     expect((await listing(ws, '/files/downloads')).count).toBe(0);
 
     await ok(ws, 'end_browser');

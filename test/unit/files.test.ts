@@ -170,7 +170,7 @@ describe('the Files service on disk', () => {
     await files.saveScreenshot('ws', 'a', Buffer.from('1'));
     await files.savePrint('ws', 'keep', Buffer.from('2'));
     await files.savePrint('ws', 'drop', Buffer.from('3'));
-    expect(await files.clearScreenshots('ws')).toEqual({ workspace: 'ws', cleared: 1 });
+    expect(await files.clearScreenshots('ws')).toEqual({ workspace: 'ws', cleared: 1, names: ['a.png'] });
     expect(await files.deleteFile('ws', 'drop.pdf')).toEqual({ workspace: 'ws', deleted: 'drop.pdf' });
     await expect(files.deleteFile('ws', 'drop.pdf')).rejects.toThrow('nothing was deleted');
     expect((await files.root('ws')).files.map((f) => f.name)).toEqual(['keep.pdf']);

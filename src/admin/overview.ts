@@ -1,0 +1,208 @@
+import { NotFound, SeleniumFlowError } from '../errors.js';
+import type { Files, WorkspaceSections } from '../files/files.js';
+import { libraryName } from '../files/names.js';
+import { GLOBAL_LIBRARY, STDIO_LIBRARY } from '../flows/names.js';
+import type { FlowStore } from '../flows/store.js';
+import { readGridStatus, sessionNodes, type GridNode, type GridStatusReading } from '../grid/status.js';
+import type {
+  BrowserBlock,
+  BrowserState,
+  WorkspaceDetail,
+  WorkspaceList,
+  WorkspaceRow,
+} from '../http/admin/schemas.js';
+import { callerOfWorkspace } from '../workspace/caller.js';
+import { workspaceName } from '../workspace/names.js';
+import type { WorkspaceRecord } from '../workspace/records.js';
+import type { Workspaces } from '../workspace/workspaces.js';
+
+/** The listing is bounded: past this many workspaces the rest are counted, not listed. */
+export const MAX_LISTED_WORKSPACES = 1000;
+/** Rows are read this many at a time: each may ask the Grid and the disk. */
+const ROW_CONCURRENCY = 8;
+
+export interface OverviewParts {
+  workspaces: Workspaces;
+  files: Files;
+  /** undefined: flows are off (no data directory) */
+  flowStore: FlowStore | undefined;
+}
+
+/**
+ * Every workspace as an operator sees it: each one with a record or a library directory, its
+ * browser's state, last page, counts and last activity. A row that cannot be read is listed
+ * with its problem; it never takes the listing down.
+ */
+export class WorkspaceOverview {
+  constructor(private readonly parts: OverviewParts) {}
+
+  async list(): Promise<WorkspaceList> {
+    const [status, names] = await Promise.all([this.gridStatus(), this.names()]);
+    const listed = names.slice(0, MAX_LISTED_WORKSPACES);
+    const workspaces = await mapLimited(listed, ROW_CONCURRENCY, (name) =>
+      this.row(name, status).catch((err: unknown) => problemRow(name, problemOf(err))),
+    );
+    return {
+      count: workspaces.length,
+      truncated: names.length - listed.length,
+      grid: status.reachable,
+      workspaces,
+    };
+  }
+
+  async detail(rawName: string): Promise<WorkspaceDetail> {
+    const name = checkedName(rawName);
+    const [status, record, directories] = await Promise.all([
+      this.gridStatus(),
+      this.recordOf(name),
+      this.parts.files.directories(),
+    ]);
+    if (!record && !directories.includes(name) && name !== GLOBAL_LIBRARY) {
+      throw new NotFound(
+        `No workspace named ${name} (no record and no library directory); GET /admin/api/workspaces lists them.`,
+      );
+    }
+    const files = await this.parts.files.sections(name);
+    const row = await this.rowOf(name, record, status, files);
+    return { ...row, browser: browserBlockOf(record, row.state, status), files };
+  }
+
+  /** Names from the record store (named workspaces and stdio) and the data directory, global first. */
+  private async names(): Promise<string[]> {
+    const [keys, directories] = await Promise.all([
+      this.parts.workspaces.store.keys().catch(() => [] as string[]),
+      this.parts.files.directories().catch(() => [] as string[]),
+    ]);
+    const names = new Set(directories);
+    for (const key of keys) {
+      if (key.startsWith('named:')) {
+        names.add(key.slice('named:'.length));
+      } else if (key === callerOfWorkspace(STDIO_LIBRARY).key) {
+        names.add(STDIO_LIBRARY);
+      }
+    }
+    return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  }
+
+  private async row(name: string, status: GridStatusReading): Promise<WorkspaceRow> {
+    if (!isWorkspaceName(name)) {
+      return problemRow(
+        name,
+        'This directory under FLOW_DATA_DIR is not a valid workspace name, so no caller can reach it; rename or remove it.',
+      );
+    }
+    const record = await this.recordOf(name);
+    const files = await this.parts.files.sections(name);
+    return this.rowOf(name, record, status, files);
+  }
+
+  private async rowOf(
+    name: string,
+    record: WorkspaceRecord | undefined,
+    status: GridStatusReading,
+    files: WorkspaceSections,
+  ): Promise<WorkspaceRow> {
+    const state = stateOf(record, status);
+    const flows = this.parts.flowStore ? (await this.parts.flowStore.names(name)).length : null;
+    const onDisk = this.parts.files.enabled;
+    return {
+      name,
+      global: name === GLOBAL_LIBRARY,
+      state,
+      last_page: record?.url === undefined ? null : { url: record.url, title: record.title ?? '' },
+      counts: {
+        downloads: state === 'live' && files.browser ? files.downloads.length : null,
+        screenshots: onDisk ? files.screenshots.length : null,
+        files: onDisk ? files.files.length : null,
+        flows,
+      },
+      last_activity: record?.touchedAt ?? newest([...files.screenshots, ...files.files]),
+    };
+  }
+
+  private async recordOf(name: string): Promise<WorkspaceRecord | undefined> {
+    return name === GLOBAL_LIBRARY ? undefined : this.parts.workspaces.record(callerOfWorkspace(name).key);
+  }
+
+  private gridStatus(): Promise<GridStatusReading> {
+    return readGridStatus(this.parts.workspaces.grid.url);
+  }
+}
+
+function checkedName(name: string): string {
+  return name === GLOBAL_LIBRARY ? name : libraryName(name);
+}
+
+function isWorkspaceName(name: string): boolean {
+  return name === STDIO_LIBRARY || workspaceName.safeParse(name).success;
+}
+
+/** global first, then stdio, then the rest by name */
+function rank(name: string): number {
+  return name === GLOBAL_LIBRARY ? 0 : name === STDIO_LIBRARY ? 1 : 2;
+}
+
+function stateOf(record: WorkspaceRecord | undefined, status: GridStatusReading): BrowserState {
+  if (!record?.gridId) {
+    return 'none';
+  }
+  if (!status.reachable) {
+    return 'unknown';
+  }
+  return sessionNodes(status).has(record.gridId) ? 'live' : 'reaped';
+}
+
+function browserBlockOf(
+  record: WorkspaceRecord | undefined,
+  state: BrowserState,
+  status: GridStatusReading,
+): BrowserBlock {
+  if (!record) {
+    return null;
+  }
+  const node: GridNode | undefined = record.gridId ? sessionNodes(status).get(record.gridId) : undefined;
+  return {
+    kind: record.browser,
+    version: record.browserVersion ?? null,
+    window: { ...record.window },
+    started: record.openedAt ?? null,
+    grid_id: record.gridId ?? null,
+    node: state === 'live' && node ? { id: node.id, availability: node.availability } : null,
+  };
+}
+
+function newest(files: { created: string }[]): string | null {
+  return files.reduce<string | null>((latest, f) => (latest === null || f.created > latest ? f.created : latest), null);
+}
+
+function problemRow(name: string, problem: string): WorkspaceRow {
+  return {
+    name,
+    global: name === GLOBAL_LIBRARY,
+    state: 'unknown',
+    last_page: null,
+    counts: { downloads: null, screenshots: null, files: null, flows: null },
+    last_activity: null,
+    problem,
+  };
+}
+
+/** Our own errors carry a remedy fit to show; anything else is said without its text (it may quote a path). */
+function problemOf(err: unknown): string {
+  return err instanceof SeleniumFlowError
+    ? err.message
+    : 'This workspace could not be read (an unexpected error; the server log has its type); the other rows are whole.';
+}
+
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
