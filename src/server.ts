@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { mkdirSync, statSync } from 'node:fs';
 import { createAdmin, type AdminServices } from './admin/services.js';
-import type { CallDeps } from './capabilities/call.js';
+import type { CallDeps } from './capabilities/call/call.js';
 import { publicBase, type Config } from './config.js';
 import { CAPABILITIES } from './capabilities/index.js';
 import { FlowLibraries } from './flows/library.js';

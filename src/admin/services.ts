@@ -1,5 +1,5 @@
-import type { CallDeps } from '../capabilities/call.js';
-import { turnKeyOf } from '../capabilities/call.js';
+import type { CallDeps } from '../capabilities/call/call.js';
+import { turnKeyOf } from '../capabilities/call/contexts.js';
 import type { FlowStore } from '../flows/store.js';
 import { libraryName } from '../files/names.js';
 import type { BrowserEnded } from '../http/admin/schemas.js';

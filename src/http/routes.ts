@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminServices } from '../admin/services.js';
-import type { CallDeps } from '../capabilities/call.js';
+import type { CallDeps } from '../capabilities/call/call.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
 import type { Principal, TokenBook } from '../workspace/tokens.js';
 
