@@ -90,12 +90,15 @@ export class TimedOut extends SeleniumFlowError {
 
 /** What every surface sends for an error: `{"error": {"code", "message"}}`. */
 export interface ErrorBody {
-  error: { code: ErrorCode | 'internal'; message: string };
+  /** `line`: the 1-based line of a refused document (a flow's YAML) the error points at */
+  error: { code: ErrorCode | 'internal'; message: string; line?: number };
 }
 
 export function errorBody(error: unknown): { status: number; body: ErrorBody } {
   if (error instanceof SeleniumFlowError) {
-    return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+    const line = (error as { line?: unknown }).line;
+    const at = typeof line === 'number' ? { line } : {};
+    return { status: error.status, body: { error: { code: error.code, message: error.message, ...at } } };
   }
   return {
     status: 500,

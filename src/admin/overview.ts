@@ -4,13 +4,7 @@ import { libraryName } from '../files/names.js';
 import { GLOBAL_LIBRARY, STDIO_LIBRARY } from '../flows/names.js';
 import type { FlowStore } from '../flows/store.js';
 import { readGridStatus, sessionNodes, type GridNode, type GridStatusReading } from '../grid/status.js';
-import type {
-  BrowserBlock,
-  BrowserState,
-  WorkspaceDetail,
-  WorkspaceList,
-  WorkspaceRow,
-} from '../http/admin/schemas.js';
+import type { BrowserBlock, BrowserState, WorkspaceDetail, WorkspaceList, WorkspaceRow } from './schemas.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import { workspaceName } from '../workspace/names.js';
 import type { WorkspaceRecord } from '../workspace/records.js';

@@ -1,14 +1,18 @@
 import type { CallDeps } from '../capabilities/call/call.js';
 import { turnKeyOf } from '../capabilities/call/contexts.js';
+import { BadRequest } from '../errors.js';
 import type { FlowStore } from '../flows/store.js';
 import { libraryName } from '../files/names.js';
-import type { BrowserEnded } from '../http/admin/schemas.js';
+import type { BrowserEnded } from './schemas.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
+import { CAPABILITIES } from '../capabilities/index.js';
+import { OperatorFlows } from './flows.js';
 import { WorkspaceOverview } from './overview.js';
 
 /** What the admin API's routes use: the operator's view of every workspace, and its actions. */
 export interface AdminServices {
   overview: WorkspaceOverview;
+  flows: OperatorFlows;
   /** ends a workspace's browser, taking its turn like any call so it never cuts one in half */
   endBrowser(workspace: string): Promise<BrowserEnded>;
 }
@@ -16,6 +20,7 @@ export interface AdminServices {
 export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined): AdminServices {
   return {
     overview: new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore }),
+    flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES),
     endBrowser: async (rawName) => {
       const name = libraryName(rawName);
       const caller = callerOfWorkspace(name);
@@ -30,3 +35,15 @@ export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined): A
     },
   };
 }
+
+const NO_DATA_DIR = 'Flows need a data directory: set FLOW_DATA_DIR (--data-dir) on the server, then restart it.';
+
+/** The flow store of a server without a data directory: nothing to list, and a write says why. */
+const NO_FLOWS: FlowStore = {
+  names: async () => [],
+  get: async () => undefined,
+  put: async () => {
+    throw new BadRequest(NO_DATA_DIR);
+  },
+  delete: async () => false,
+};

@@ -16,6 +16,7 @@ const ERROR_SCHEMA = {
       properties: {
         code: { type: 'string' },
         message: { type: 'string', description: 'what went wrong, and the fix' },
+        line: { type: 'integer', description: 'the line of a refused document (a flow) the error points at' },
       },
     },
   },

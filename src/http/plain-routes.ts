@@ -1,4 +1,4 @@
-import { WORKSPACE_ADMIN_ROUTES } from './admin/routes.js';
+import { FLOW_ADMIN_ROUTES, WORKSPACE_ADMIN_ROUTES } from './admin/routes.js';
 import { FILE_ROUTES } from './files-routes.js';
 import { OPERATION_ROUTES } from './operation-routes.js';
 import { PAGE_ROUTES } from './page-routes.js';
@@ -9,5 +9,6 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...OPERATION_ROUTES,
   ...FILE_ROUTES,
   ...WORKSPACE_ADMIN_ROUTES,
+  ...FLOW_ADMIN_ROUTES,
   ...PAGE_ROUTES,
 ];

@@ -160,3 +160,151 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(document.paths['/admin/api/workspaces'])).toContain('last_activity');
   });
 });
+
+const LOGIN_FLOW = `# Signs in to the fixture site (a comment the operator wrote)
+description: sign in
+parameters:
+  type: object
+  properties:
+    user: { type: string, description: who signs in }
+    unused: { type: number }
+  required: [user]
+steps:
+  - tool: navigate
+    args: { url: "\${site}/login.html" } # where
+  - id: who
+    tool: write
+    args: { selector: { css: "#email" }, text: "\${user}" }
+  - id: pass
+    tool: write
+    args: { selector: { css: "#password" }, secret: { name: site-login, key: password } }
+`.replace('${site}', site);
+
+describe('flows through the operator door', () => {
+  const globalFlow = '/admin/api/workspaces/global/flows/adm-login';
+
+  it('writes global as written, comments kept, and reads it back with its revision as ETag', async () => {
+    const saved = await client.admin('PUT', globalFlow, { yaml: LOGIN_FLOW, shape: schema.flowSaved });
+    expect(saved.body).toMatchObject({ name: 'adm-login', library: 'global', created: true });
+    const read = await client.admin('GET', globalFlow, { shape: schema.flowDetail });
+    expect(read.body.text).toBe(LOGIN_FLOW);
+    expect(read.headers.get('etag')).toBe(`"${read.body.revision}"`);
+    expect(read.body.shared).toBe(true);
+    expect(read.body.outline?.parameters).toEqual([
+      { name: 'user', type: 'string', required: true, description: 'who signs in', used_by: [2] },
+      { name: 'unused', type: 'number', required: false, description: null, used_by: [] },
+    ]);
+    expect(read.body.outline?.steps.map((s) => [s.number, s.id, s.tool, s.secret])).toEqual([
+      [1, null, 'navigate', null],
+      [2, 'who', 'write', null],
+      [3, 'pass', 'write', { name: 'site-login', key: 'password' }],
+    ]);
+    // Agents still cannot write global.
+    const agent = await fetch(`${server.url}/flows/adm-login`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'global', 'content-type': 'application/yaml' },
+      body: LOGIN_FLOW,
+    });
+    expect(agent.status).toBe(403);
+  });
+
+  it('lists own flows then global ones, marking a global one an own flow hides', async () => {
+    await client.admin('PUT', '/admin/api/workspaces/adm-flows/flows/adm-login', { yaml: LOGIN_FLOW });
+    // A hand edit on disk gone wrong: the operator door refuses to save one, so it is planted.
+    await mkdir(join(dataDir, 'adm-flows', 'flows'), { recursive: true });
+    await writeFile(join(dataDir, 'adm-flows', 'flows', 'adm-broken.yaml'), 'steps: [');
+    const { body } = await client.admin('GET', '/admin/api/workspaces/adm-flows/flows', { shape: schema.flowList });
+    expect(body.flows.map((f) => [f.library, f.name, f.shadowed])).toEqual([
+      ['adm-flows', 'adm-broken', false],
+      ['adm-flows', 'adm-login', false],
+      ['global', 'adm-login', true],
+    ]);
+    expect(body.flows[0]?.steps).toBeNull();
+    expect(body.flows[0]?.problem).toContain('not valid YAML');
+    expect(body.flows[1]).toMatchObject({ steps: 3, secrets: true, description: 'sign in' });
+  });
+
+  it('refuses a stale If-Match with a 409 that says someone else saved, and writes nothing', async () => {
+    const path = '/admin/api/workspaces/adm-flows/flows/adm-login';
+    const first = await client.admin('GET', path, { shape: schema.flowDetail });
+    const edited = LOGIN_FLOW.replace('sign in', 'sign in, edited');
+    const ok = await client.admin('PUT', path, {
+      yaml: edited,
+      headers: { 'if-match': first.headers.get('etag') ?? '' },
+    });
+    expect(ok.status).toBe(200);
+    const stale = await client.admin('PUT', path, {
+      yaml: LOGIN_FLOW.replace('sign in', 'a lost edit'),
+      headers: { 'if-match': `"${first.body.revision}"` },
+    });
+    expect(stale.status).toBe(409);
+    expect(messageOf(stale.body)).toMatch(/someone else saved it; reload/);
+    expect((await client.admin('GET', path, { shape: schema.flowDetail })).body.text).toBe(edited);
+  });
+
+  it('refuses a YAML syntax error and an invalid step at their lines', async () => {
+    const path = '/admin/api/workspaces/adm-flows/flows/adm-bad';
+    const syntax = await client.admin('PUT', path, {
+      yaml: 'description: x\nsteps:\n  - tool: navigate\n    args: [\n',
+    });
+    expect(syntax.status).toBe(400);
+    expect((syntax.body as schema.AdminError).error.line).toBeGreaterThanOrEqual(4);
+    expect(messageOf(syntax.body)).toContain('not valid YAML');
+    const invalid = await client.admin('PUT', path, {
+      yaml: '# two comment lines\n# before\nsteps:\n  - tool: navigate\n    args: { url: "https://example.test/" }\n  - tool: no_such_tool\n',
+    });
+    expect(invalid.status).toBe(400);
+    expect((invalid.body as schema.AdminError).error).toMatchObject({ line: 6 });
+    expect(messageOf(invalid.body)).toContain('unknown tool');
+    expect((await client.admin('GET', path)).status).toBe(404);
+  });
+
+  it('shows a stored file it cannot read with its problem and line, instead of failing', async () => {
+    const { body } = await client.admin('GET', '/admin/api/workspaces/adm-flows/flows/adm-broken', {
+      shape: schema.flowDetail,
+    });
+    expect(body).toMatchObject({ document: null, outline: null, text: 'steps: [' });
+    expect(body.problem).toContain('not valid YAML');
+    expect(body.problem_line).toBe(1);
+  });
+
+  it('refuses an unknown flow, a bad flow name and a bad workspace name with the remedy', async () => {
+    const unknown = await client.admin('GET', '/admin/api/workspaces/adm-flows/flows/nope');
+    expect(unknown.status).toBe(404);
+    expect(messageOf(unknown.body)).toContain('/admin/api/workspaces/adm-flows/flows lists');
+    const badFlow = await client.admin('GET', `/admin/api/workspaces/adm-flows/flows/${encodeURIComponent('a b')}`);
+    expect(badFlow.status).toBe(400);
+    expect(messageOf(badFlow.body)).toContain('a flow name is');
+    const badWorkspace = await client.admin('GET', '/admin/api/workspaces/.hidden/flows');
+    expect(badWorkspace.status).toBe(400);
+  });
+
+  it('moves a flow to global and back, never over an existing one, and deletes', async () => {
+    const own = '/admin/api/workspaces/adm-flows/flows';
+    await client.admin('PUT', `${own}/adm-mover`, { yaml: LOGIN_FLOW });
+    const moved = await client.admin('POST', `${own}/adm-mover/move`, {
+      body: { to: 'global' },
+      shape: schema.flowMoved,
+    });
+    expect(moved.body).toMatchObject({ name: 'adm-mover', from: 'adm-flows', to: 'global' });
+    expect((await client.admin('GET', `${own}/adm-mover`)).status).toBe(404);
+    expect((await client.admin('GET', '/admin/api/workspaces/global/flows/adm-mover')).body).toMatchObject({
+      text: LOGIN_FLOW,
+    });
+    const clash = await client.admin('POST', '/admin/api/workspaces/adm-flows/flows/adm-login/move', {
+      body: { to: 'global' },
+    });
+    expect(clash.status).toBe(409);
+    expect(messageOf(clash.body)).toContain('already has a flow named adm-login');
+    const back = await client.admin('POST', '/admin/api/workspaces/global/flows/adm-mover/move', {
+      body: { to: 'adm-flows' },
+      shape: schema.flowMoved,
+    });
+    expect(back.body.to).toBe('adm-flows');
+    const badBody = await client.admin('POST', `${own}/adm-mover/move`, { body: { where: 'global' } });
+    expect(badBody.status).toBe(400);
+    const deleted = await client.admin('DELETE', `${own}/adm-mover`, { shape: schema.flowDeleted });
+    expect(deleted.body).toEqual({ name: 'adm-mover', library: 'adm-flows', deleted: true });
+    expect((await client.admin('DELETE', `${own}/adm-mover`)).status).toBe(404);
+  });
+});

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { BadRequest } from '../../errors.js';
 import type { AdminServices } from '../../admin/services.js';
 import { pathParams, type PlainRoute, type RouteContext } from '../routes.js';
 import * as schema from './schemas.js';
@@ -54,5 +55,78 @@ export const WORKSPACE_ADMIN_ROUTES: readonly PlainRoute[] = [
     summary: "End a workspace's browser (the workspace keeps its files and flows)",
     answers: answerOf(schema.browserEnded),
     handler: async (request, _reply, context) => services(context).endBrowser(param(request, 'workspace')),
+  },
+];
+
+const FLOW_PATH = `${WORKSPACE_PATH}/flows/{flow}`;
+const ifMatchOf = (request: FastifyRequest) => request.headers['if-match']?.replace(/^W\/|^"|"$/g, '');
+
+/**
+ * Any workspace's flows and `global`'s, which only this door writes. A path addresses one
+ * library exactly: a global flow listed in a workspace's tab is read and written at
+ * /admin/api/workspaces/global/flows/<flow>.
+ */
+export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
+  {
+    ...admin,
+    method: 'GET',
+    path: `${WORKSPACE_PATH}/flows`,
+    summary: "A workspace's own flows, then the global ones (`global` lists the shared library alone)",
+    answers: answerOf(schema.flowList),
+    handler: async (request, _reply, context) => services(context).flows.list(param(request, 'workspace')),
+  },
+  {
+    ...admin,
+    method: 'GET',
+    path: FLOW_PATH,
+    summary: 'One flow: the YAML as stored, the parsed document, its outline, and its revision (also the ETag)',
+    answers: answerOf(schema.flowDetail),
+    handler: async (request, reply, context) => {
+      const flow = await services(context).flows.get(param(request, 'workspace'), param(request, 'flow'));
+      void reply.header('etag', `"${flow.revision}"`);
+      return flow;
+    },
+  },
+  {
+    ...admin,
+    method: 'PUT',
+    path: FLOW_PATH,
+    summary:
+      'Save a flow as written (comments kept); a stale If-Match is a 409, a refused document names its line (error.line)',
+    body: 'yaml',
+    headers: { 'If-Match': 'the revision you read (GET answers it as ETag); a stale one is a 409 and writes nothing' },
+    answers: answerOf(schema.flowSaved),
+    handler: async (request, _reply, context) =>
+      services(context).flows.save(
+        param(request, 'workspace'),
+        param(request, 'flow'),
+        request.body,
+        ifMatchOf(request),
+      ),
+  },
+  {
+    ...admin,
+    method: 'DELETE',
+    path: FLOW_PATH,
+    summary: 'Delete a flow',
+    headers: { 'If-Match': 'optional: delete only at this revision (else 409)' },
+    answers: answerOf(schema.flowDeleted),
+    handler: async (request, _reply, context) =>
+      services(context).flows.delete(param(request, 'workspace'), param(request, 'flow'), ifMatchOf(request)),
+  },
+  {
+    ...admin,
+    method: 'POST',
+    path: `${FLOW_PATH}/move`,
+    summary: 'Move a flow to global or to another workspace (written there first, then removed here)',
+    body: answerOf(schema.flowMoveRequest),
+    answers: answerOf(schema.flowMoved),
+    handler: async (request, _reply, context) => {
+      const parsed = schema.flowMoveRequest.safeParse(request.body);
+      if (!parsed.success) {
+        throw new BadRequest('Send {"to": "global"} or {"to": "<workspace>"} as JSON.');
+      }
+      return services(context).flows.move(param(request, 'workspace'), param(request, 'flow'), parsed.data.to);
+    },
   },
 ];

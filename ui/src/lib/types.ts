@@ -20,4 +20,4 @@ export type {
   WorkspaceDetail,
   WorkspaceList,
   WorkspaceRow,
-} from '../../../src/http/admin/schemas';
+} from '../../../src/admin/schemas';

@@ -1,0 +1,314 @@
+import { z } from 'zod';
+import { auditEvent } from '../events/events.js';
+
+/**
+ * Every answer of the admin API (`/admin/api/*`), declared once. The routes document these in
+ * the OpenAPI document (tag `admin`) and the page imports the types (`import type`), so the
+ * server, the description and the page cannot disagree about a field.
+ *
+ * What never appears in any of them: a secret's value, and (outside one workspace's browser
+ * block) a Grid session id: agents never learn one, and the listing is polled.
+ */
+
+const isoTime = z.string().describe('ISO 8601, UTC');
+
+export const browserState = z
+  .enum(['live', 'reaped', 'none', 'unknown'])
+  .describe(
+    'live: the Grid runs its browser; reaped: the record names a browser the Grid no longer runs (ended or idled out); none: no browser; unknown: the Grid did not answer',
+  );
+
+export const lastPage = z
+  .object({
+    url: z
+      .string()
+      .describe(
+        'as the browser last reported it; render it as a link only when it is http: or https: (javascript: and data: are URLs too)',
+      ),
+    title: z.string(),
+  })
+  .nullable()
+  .describe('null: the workspace never showed a page');
+
+export const workspaceCounts = z.object({
+  downloads: z
+    .number()
+    .int()
+    .nullable()
+    .describe('null unless the browser is live (downloads end with it) and its Grid node answered'),
+  screenshots: z.number().int().nullable().describe('null: no data directory (FLOW_DATA_DIR)'),
+  files: z.number().int().nullable().describe('null: no data directory (FLOW_DATA_DIR)'),
+  flows: z.number().int().nullable().describe('own flows only; null: flows are off (no data directory)'),
+});
+
+export const workspaceRow = z.object({
+  name: z.string().describe('the workspace name; `global` is the shared flow library, `_stdio` the stdio caller'),
+  global: z.boolean().describe('true for the shared library `global`, which has no browser'),
+  state: browserState,
+  last_page: lastPage,
+  counts: workspaceCounts,
+  last_activity: isoTime.nullable().describe('the last call on it, else its newest file; null when neither is known'),
+  problem: z.string().optional().describe('why part of this row could not be read; the rest of the listing is whole'),
+});
+
+export const workspaceList = z.object({
+  count: z.number().int(),
+  /** bounded (MAX_LISTED_WORKSPACES); the rest are left out and counted */
+  truncated: z.number().int().describe('workspaces left out past the listing bound (0 almost always)'),
+  grid: z.boolean().describe('whether the Grid answered (else browser states are unknown)'),
+  workspaces: z.array(workspaceRow).describe('global first, then by name'),
+});
+
+export const fileEntry = z.object({
+  name: z.string(),
+  uri: z.string().describe('workspace://files/… (what keep_file and upload_file take)'),
+  size: z.number().int(),
+  created: isoTime,
+  content_type: z.string(),
+  image: z.boolean(),
+  url: z.string().describe('a signed link that opens the file without a token until it expires'),
+});
+
+export const fileSections = z.object({
+  workspace: z.string(),
+  browser: z.boolean().describe('whether the browser lives (so Clear downloads can work)'),
+  downloads: z.array(fileEntry).describe('newest first'),
+  screenshots: z.array(fileEntry).describe('newest first'),
+  files: z.array(fileEntry).describe('newest first'),
+});
+
+export const browserBlock = z
+  .object({
+    kind: z.enum(['chrome', 'firefox']),
+    version: z.string().nullable().describe('null once the browser ended'),
+    window: z.object({ width: z.number().int(), height: z.number().int() }),
+    started: isoTime.nullable(),
+    grid_id: z
+      .string()
+      .nullable()
+      .describe("the Grid's session id: for the operator only (no agent answer carries it); null without a browser"),
+    node: z
+      .object({ id: z.string(), availability: z.string() })
+      .nullable()
+      .describe('the Grid node that runs it; null unless live'),
+  })
+  .nullable()
+  .describe('null: the workspace has no record (only a library directory)');
+
+export const workspaceDetail = workspaceRow.extend({
+  browser: browserBlock,
+  files: fileSections,
+});
+
+export const browserEnded = z.object({
+  workspace: z.string(),
+  ended: z.boolean().describe('false: there was no browser to end'),
+});
+
+export const screenshotsCleared = z.object({
+  workspace: z.string(),
+  cleared: z.number().int(),
+  names: z.array(z.string()).describe('the names removed'),
+});
+
+export const downloadsCleared = screenshotsCleared;
+
+export const fileDeleted = z.object({ workspace: z.string(), deleted: z.string() });
+
+export const fileKept = z.object({
+  from: z.string(),
+  uri: z.string(),
+  name: z.string().describe('the name it landed under in Files (a clash lands as "name (1)")'),
+  size: z.number().int(),
+  url: z.string(),
+});
+
+// Flows
+
+export const flowSummary = z.object({
+  name: z.string(),
+  library: z.string().describe('where it is stored: the workspace, or `global`'),
+  shared: z.boolean().describe('true: from the global library'),
+  shadowed: z.boolean().describe('a global flow this workspace hides with an own flow of the same name'),
+  description: z.string().optional(),
+  urls: z.array(z.string()).optional(),
+  steps: z.number().int().nullable().describe('null when the stored file cannot be read'),
+  secrets: z.boolean().describe('whether a step types a secret'),
+  problem: z.string().optional().describe('why the stored file cannot run; the file is still listed'),
+});
+
+export const flowList = z.object({
+  workspace: z.string(),
+  flows: z.array(flowSummary).describe('own flows, then global ones, each by name'),
+});
+
+export const flowParameter = z.object({
+  name: z.string(),
+  type: z.string().nullable().describe('its JSON type (string, number, boolean, object, array); null: any'),
+  required: z.boolean(),
+  description: z.string().nullable(),
+  used_by: z.array(z.number().int()).describe('1-based numbers of the steps that read ${name}; empty: unused'),
+});
+
+export const flowStepOutline = z.object({
+  number: z.number().int().describe('1-based, as a run report says "step 3"'),
+  id: z.string().nullable(),
+  tool: z.string(),
+  secret: z
+    .object({ name: z.string(), key: z.string() })
+    .nullable()
+    .describe('the secret this step types (never its value)'),
+  parameters: z.array(z.string()).describe('the parameters this step reads'),
+  args: z.record(z.string(), z.unknown()),
+  note: z.string().nullable(),
+});
+
+export const flowDetail = z.object({
+  name: z.string(),
+  library: z.string(),
+  shared: z.boolean(),
+  revision: z.string().describe('send it back as If-Match when saving; the ETag header carries it too'),
+  text: z.string().describe('the YAML exactly as stored, comments and all: edit this, not a re-dump of document'),
+  document: z.record(z.string(), z.unknown()).nullable().describe('parsed; null when the text cannot be read'),
+  problem: z.string().optional(),
+  problem_line: z.number().int().optional().describe('the 1-based line of the problem, when known'),
+  outline: z
+    .object({ parameters: z.array(flowParameter), steps: z.array(flowStepOutline) })
+    .nullable()
+    .describe('null when the text cannot be read'),
+});
+
+export const flowSaved = z.object({
+  name: z.string(),
+  library: z.string(),
+  revision: z.string(),
+  created: z.boolean(),
+});
+
+export const flowDeleted = z.object({ name: z.string(), library: z.string(), deleted: z.literal(true) });
+
+export const flowMoved = z.object({
+  name: z.string(),
+  from: z.string(),
+  to: z.string(),
+  revision: z.string().describe('its revision where it landed'),
+});
+
+export const flowMoveRequest = z.strictObject({
+  to: z.string().describe('`global`, or the name of a workspace'),
+});
+
+// Secrets
+
+export const secretUse = z.object({
+  library: z.string().describe('the workspace whose stored flow types it, or `global`'),
+  flow: z.string(),
+  shared: z.boolean(),
+  steps: z.array(z.object({ number: z.number().int(), id: z.string().nullable(), key: z.string() })),
+});
+
+export const secretCard = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  keys: z.array(z.string()),
+  where: z.array(z.string()).describe('origins it may be typed on; ["any site"] when it declares no restriction'),
+  restricted: z.boolean(),
+  usable: z.boolean(),
+  problem: z.string().optional(),
+  rejected_lines: z
+    .array(z.object({ line: z.number().int(), reason: z.string() }))
+    .describe('_allowed_urls lines refused, by number (never their text); any one makes the secret unusable'),
+  source: z.enum(['filesystem', 'kubernetes']),
+  location: z.string(),
+  workspace: z.string().nullable().describe('the one workspace it is scoped to; null: every workspace'),
+  uses: z.array(secretUse).describe('the stored flows that type it'),
+});
+
+export const secretsAnswer = z.object({
+  enabled: z.boolean().describe('false: no secret source is configured'),
+  secrets: z.array(secretCard),
+  undefined: z
+    .array(z.object({ name: z.string(), uses: z.array(secretUse) }))
+    .describe('names stored flows type that no secret defines: those flows fail at that step'),
+  sources: z.array(
+    z.object({ source: z.enum(['filesystem', 'kubernetes']), location: z.string(), problem: z.string().optional() }),
+  ),
+});
+
+// Events (declared by the events module, which every area emits into)
+
+export { auditEvent };
+
+export const eventHistory = z.object({
+  events: z.array(auditEvent).describe('newest first, at most the history bound'),
+});
+
+// The Grid
+
+export const gridStatus = z.object({
+  reachable: z.boolean(),
+  ready: z.boolean().describe("the Grid's own flag: false also while every slot is busy"),
+  message: z.string().nullable(),
+  browsers: z.array(z.string()).describe('the browser names its nodes that are up offer'),
+  slots: z.number().int(),
+  sessions: z.number().int(),
+  nodes: z.array(
+    z.object({
+      id: z.string(),
+      availability: z.string(),
+      version: z.string().nullable(),
+      os: z.string().nullable(),
+      max_sessions: z.number().int().nullable(),
+      slots: z.array(
+        z.object({
+          browser: z.string().nullable(),
+          platform: z.string().nullable(),
+          session: z
+            .object({
+              started: isoTime.nullable(),
+              browser: z.string().nullable(),
+              version: z.string().nullable(),
+              workspace: z
+                .string()
+                .nullable()
+                .describe('the workspace that holds it; null: a stateless caller or none of ours'),
+            })
+            .nullable(),
+        }),
+      ),
+    }),
+  ),
+});
+
+export type BrowserState = z.infer<typeof browserState>;
+export type WorkspaceRow = z.infer<typeof workspaceRow>;
+export type WorkspaceList = z.infer<typeof workspaceList>;
+export type FileEntry = z.infer<typeof fileEntry>;
+export type FileSections = z.infer<typeof fileSections>;
+export type BrowserBlock = z.infer<typeof browserBlock>;
+export type WorkspaceDetail = z.infer<typeof workspaceDetail>;
+export type BrowserEnded = z.infer<typeof browserEnded>;
+export type ScreenshotsCleared = z.infer<typeof screenshotsCleared>;
+export type DownloadsCleared = z.infer<typeof downloadsCleared>;
+export type FileDeleted = z.infer<typeof fileDeleted>;
+export type FileKept = z.infer<typeof fileKept>;
+export type FlowSummary = z.infer<typeof flowSummary>;
+export type FlowList = z.infer<typeof flowList>;
+export type FlowParameter = z.infer<typeof flowParameter>;
+export type FlowStepOutline = z.infer<typeof flowStepOutline>;
+export type FlowDetail = z.infer<typeof flowDetail>;
+export type FlowSaved = z.infer<typeof flowSaved>;
+export type FlowDeleted = z.infer<typeof flowDeleted>;
+export type FlowMoved = z.infer<typeof flowMoved>;
+export type FlowMoveRequest = z.infer<typeof flowMoveRequest>;
+export type SecretUse = z.infer<typeof secretUse>;
+export type SecretCard = z.infer<typeof secretCard>;
+export type SecretsAnswer = z.infer<typeof secretsAnswer>;
+export type AuditEvent = z.infer<typeof auditEvent>;
+export type EventHistory = z.infer<typeof eventHistory>;
+export type GridStatus = z.infer<typeof gridStatus>;
+
+/** The error every route answers on failure; `line` when a flow's YAML is refused at a known line. */
+export interface AdminError {
+  error: { code: string; message: string; line?: number };
+}
