@@ -29,6 +29,15 @@ export default defineConfig({
           globalSetup: ['test/global-setup.ts'],
         },
       },
+      {
+        extends: true,
+        test: {
+          // The admin page in a real Chromium (playwright-core), against a real server and Grid.
+          name: 'ui',
+          include: ['test/ui/**/*.test.ts'],
+          globalSetup: ['test/ui/build-page.ts', 'test/global-setup.ts'],
+        },
+      },
     ],
   },
 });

@@ -113,6 +113,9 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
   if (answers === 'text') {
     return { 'text/plain': { schema: { type: 'string' } } };
   }
+  if (answers === 'page' || answers === 'redirect') {
+    return { 'text/html': { schema: { type: 'string' } } };
+  }
   if (answers === 'events') {
     return { 'text/event-stream': { schema: { type: 'string', description: 'server-sent events' } } };
   }
@@ -121,7 +124,9 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
 
 /** `GET /files/{name}` → `getFilesName`: unique, since method and path are. */
 function operationIdOf(route: PlainRoute): string {
+  // `/` and `/admin/` (the page, beside the `/admin` redirect) name themselves `…Index`.
   const words = route.path
+    .replace(/\/$/, '/index')
     .replace(/[{}]/g, '')
     .replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
   return `${route.method.toLowerCase()}${words}`;
@@ -164,7 +169,12 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
           },
         }
       : {}),
-    responses: { '200': { description: 'the result', content: answerOf(route.answers) }, ...errorResponses() },
+    responses: {
+      ...(route.answers === 'redirect'
+        ? { '302': { description: 'to the admin page', headers: { Location: { schema: { type: 'string' } } } } }
+        : { '200': { description: 'the result', content: answerOf(route.answers) } }),
+      ...errorResponses(),
+    },
   };
 }
 

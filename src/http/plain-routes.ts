@@ -2,6 +2,7 @@ import { CATALOGUE_ADMIN_ROUTES, FLOW_ADMIN_ROUTES, WORKSPACE_ADMIN_ROUTES } fro
 import { FILE_ROUTES } from './files-routes.js';
 import { LIVE_ROUTES } from './live-routes.js';
 import { OPERATION_ROUTES } from './operation-routes.js';
+import { PAGE_ROUTES } from './page-routes.js';
 import type { PlainRoute } from './routes.js';
 
 /** Every REST route that is not a tool: registered by app.ts and documented by openapi.ts from these rows. */
@@ -12,4 +13,5 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...FLOW_ADMIN_ROUTES,
   ...CATALOGUE_ADMIN_ROUTES,
   ...LIVE_ROUTES,
+  ...PAGE_ROUTES,
 ];

@@ -38,8 +38,8 @@ export interface PlainRoute {
   access: Access;
   /** see FastifyContextConfig.anyHost */
   anyHost?: boolean;
-  /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, YAML or plain text, or an event stream */
-  answers: { json: Record<string, unknown> } | 'file' | 'yaml' | 'text' | 'events';
+  /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, YAML or plain text, an event stream, an HTML page; or a redirect */
+  answers: { json: Record<string, unknown> } | 'file' | 'yaml' | 'text' | 'events' | 'page' | 'redirect';
   /** what the request body carries, when it has one */
   body?: { json: Record<string, unknown> } | 'yaml';
   /** request headers the route reads, and what each means */

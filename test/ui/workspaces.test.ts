@@ -1,0 +1,133 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { gridIdOf, gridHas, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { accessibilityViolations, launchBrowser, openTab, signIn, type AdminTab, type PageBrowser } from './browser.js';
+
+const TOKEN = 'admin-list-token-51be';
+let running: RunningServer;
+let browser: PageBrowser;
+let dataDir: string;
+let tab: AdminTab;
+
+const as = (workspace: string) => ({ authorization: `Bearer ${TOKEN}`, 'x-workspace': workspace });
+const record = (url: string) => ({
+  browser: 'chrome' as const,
+  window: { width: 1280, height: 800 },
+  url,
+  touchedAt: new Date().toISOString(),
+});
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'admin-list-'));
+  [running, browser] = await Promise.all([
+    startServer({ MCP_AUTH_TOKEN: TOKEN, FLOW_DATA_DIR: dataDir }),
+    launchBrowser(),
+  ]);
+  // A page can make its own URL anything; only http(s) may become a link on the admin page.
+  await running.server.store.put('named:ui-script-url', record('javascript:alert(document.cookie)'));
+  tab = await openTab(browser, `${running.url}/admin/`);
+  await signIn(tab, TOKEN);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), running?.close()]);
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const rowOf = (name: string) => tab.page.getByRole('row').filter({ has: tab.page.getByRole('link', { name }) });
+
+describe('the workspaces list', () => {
+  it('shows each workspace, links only http(s) pages, filters, and updates while open', async () => {
+    const page = tab.page;
+    await rowOf('ui-script-url').waitFor();
+    const scriptRow = rowOf('ui-script-url');
+    expect(await scriptRow.getByText('javascript:alert(document.cookie)').isVisible()).toBe(true);
+    expect(await scriptRow.locator('a[href^="javascript"]').count()).toBe(0);
+    expect(await scriptRow.getByText('no browser').isVisible()).toBe(true);
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    // A workspace that appears while the page is open shows up by itself.
+    const saved = await fetch(`${running.url}/flows/late-flow`, {
+      method: 'PUT',
+      headers: { ...as('ui-late'), 'content-type': 'application/yaml' },
+      body: 'description: made while the page was open\nsteps:\n  - tool: navigate\n    args: {url: "https://example.test/"}\n',
+    });
+    expect(saved.status, await saved.text()).toBe(200);
+    await rowOf('ui-late').waitFor({ timeout: 15_000 });
+    expect(await rowOf('ui-late').getByText('1 flow').isVisible()).toBe(true);
+
+    await page.getByLabel('Filter').fill('late');
+    await expect.poll(() => page.getByRole('row').count()).toBe(2); // the header and ui-late
+    await page.getByLabel('Filter').fill('');
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('says clearly when the hash names no valid workspace', async () => {
+    await tab.page.goto(`${running.url}/admin/#/workspaces/bad%20name!`);
+    await expect
+      .poll(() => tab.page.getByRole('alert').textContent())
+      .toContain('“bad name!” is not a workspace name. A workspace name is 1-64 characters');
+    await tab.page.getByRole('link', { name: 'Back to the workspaces' }).click();
+    await tab.page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  });
+});
+
+describe('a workspace page', () => {
+  it('shows the browser blocks, keeps the tab in the hash, and ends the browser after a confirm', async () => {
+    const page = tab.page;
+    const workspace = 'ui-browser';
+    try {
+      const opened = await rest(
+        running.url,
+        '/browser/navigate',
+        { url: `${inject('siteUrl')}/table.html` },
+        as(workspace),
+      );
+      expect(opened.status).toBe(200);
+      const gridId = await gridIdOf(running, workspace);
+      await page.goto(`${running.url}/admin/#/workspaces`);
+      const row = rowOf(workspace);
+      await row.getByText('live').waitFor({ timeout: 15_000 });
+      // The last page is a link, opening outside the admin page.
+      expect(await row.getByRole('link', { name: `${inject('siteUrl')}/table.html` }).getAttribute('rel')).toContain(
+        'noopener',
+      );
+      await page.getByRole('link', { name: workspace, exact: true }).click();
+      await page.getByRole('heading', { name: workspace, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Session' }).waitFor();
+      expect(await page.getByText('chrome', { exact: true }).isVisible()).toBe(true);
+      expect(await page.getByText(/^\d+ × \d+$/).isVisible()).toBe(true);
+      expect(await accessibilityViolations(page)).toEqual([]);
+
+      // The tab is in the hash: a reload lands on the same tab.
+      await page.getByRole('link', { name: 'Flows', exact: true }).click();
+      await expect.poll(() => new URL(page.url()).hash).toBe(`#/workspaces/${workspace}/flows`);
+      await page.reload();
+      await expect
+        .poll(() => page.getByRole('link', { name: 'Flows', exact: true }).getAttribute('aria-current'))
+        .toBe('page');
+      await page.getByRole('link', { name: 'Files', exact: true }).click();
+      await expect.poll(() => new URL(page.url()).hash).toBe(`#/workspaces/${workspace}`);
+
+      // End browser asks first; Cancel leaves it running, and focus goes back to the button.
+      const end = page.getByRole('button', { name: 'End browser' });
+      await end.click();
+      const dialog = page.getByRole('dialog', { name: 'End browser' });
+      expect(await dialog.getAttribute('aria-modal')).toBe('true');
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('End browser');
+      expect(await gridHas(String(gridId))).toBe(true);
+      await end.click();
+      await dialog.getByRole('button', { name: 'End browser' }).click();
+      await expect.poll(() => page.getByText('no browser').isVisible(), { timeout: 15_000 }).toBe(true);
+      expect(await gridHas(String(gridId))).toBe(false);
+      expect(tab.problems).toEqual([]);
+    } finally {
+      await rest(running.url, '/browser/end-browser', {}, as(workspace));
+    }
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The page's one door to the admin API. The token lives in sessionStorage (gone with the tab)
+ * and travels only as an Authorization header — never in a URL, where logs and history keep it.
+ */
+const TOKEN_KEY = 'selenium-flow:admin-token';
+
+export const session = $state({
+  token: sessionStorage.getItem(TOKEN_KEY) ?? '',
+  /** why the sign-in form is showing, when it is not the first visit */
+  refusal: '',
+  /** false while the server cannot be reached; every poll that succeeds sets it back */
+  online: true,
+});
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export function signIn(token: string): void {
+  session.token = token;
+  session.refusal = '';
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function signOut(refusal = ''): void {
+  session.token = '';
+  session.refusal = refusal;
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** `workspaces/a b/files` → an address under this page's own path (…/admin/api/…), whatever the prefix. */
+export function apiUrl(path: string): string {
+  return new URL(`api/${path}`, document.baseURI).href;
+}
+
+/** A path segment from outside, encoded once. */
+export const seg = (name: string) => encodeURIComponent(name);
+
+interface Call {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  /** YAML text goes as text, everything else as JSON */
+  text?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** The raw response of a successful call (2xx); a refusal throws ApiError with the server's sentence. */
+export async function call(path: string, options: Call = {}): Promise<Response> {
+  const headers: Record<string, string> = { authorization: `Bearer ${session.token}`, ...options.headers };
+  let body: string | undefined;
+  if (options.text !== undefined) {
+    headers['content-type'] = 'application/yaml';
+    body = options.text;
+  } else if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path), { method: options.method ?? 'GET', headers, body, signal: options.signal });
+  } catch (err) {
+    if ((err as Error).name !== 'AbortError') {
+      session.online = false;
+    }
+    throw err;
+  }
+  // A proxy in front of a server that went away answers 502/503 with a page of its own.
+  const gateway = response.status === 502 && !isJson(response);
+  session.online = !gateway;
+  if (response.ok) {
+    return response;
+  }
+  const answer: unknown = isJson(response) ? await response.json().catch(() => undefined) : undefined;
+  const message =
+    (answer as { error?: { message?: string } } | undefined)?.error?.message ??
+    `The server answered HTTP ${response.status}.`;
+  if (response.status === 401) {
+    signOut('The server refused that token. Paste the ADMIN_TOKEN (or MCP_AUTH_TOKEN) this server runs with.');
+  }
+  throw new ApiError(response.status, message, answer);
+}
+
+export async function getJson<T>(path: string, options: Call = {}): Promise<T> {
+  return (await (await call(path, options)).json()) as T;
+}
+
+function isJson(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').includes('json');
+}
+
+/** What a failure says to a person: the server's own sentence, or that it cannot be reached. */
+export function describe(err: unknown): string {
+  if (err instanceof ApiError) {
+    return err.message;
+  }
+  return 'The server cannot be reached; the page keeps trying.';
+}

@@ -1,0 +1,58 @@
+/**
+ * Calls `load` now and then every `everyMs` until stopped; while the server cannot be reached
+ * it keeps trying, so the page recovers by itself when the server is back.
+ */
+export function poll(load: (signal: AbortSignal) => Promise<unknown>, everyMs: number): () => void {
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tick = async () => {
+    try {
+      await load(abort.signal);
+    } catch {
+      // the view shows its own error; the next tick tries again
+    }
+    if (!abort.signal.aborted) {
+      timer = setTimeout(() => void tick(), everyMs);
+    }
+  };
+  void tick();
+  return () => {
+    abort.abort();
+    clearTimeout(timer);
+  };
+}
+
+/** `2026-12-03T15:44:00Z` → "3 min ago"; the full time goes in the title. */
+export function ago(iso: string | undefined | null, now = Date.now()): string {
+  if (!iso) {
+    return '—';
+  }
+  const seconds = Math.round((now - Date.parse(iso)) / 1000);
+  if (!Number.isFinite(seconds)) {
+    return '—';
+  }
+  if (seconds < 60) {
+    return 'just now';
+  }
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) {
+    return `${minutes} min ago`;
+  }
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
+}
+
+/** Only http(s) becomes a link: `javascript:` is a URL too. */
+export function safeHref(url: string | undefined | null): string | undefined {
+  if (!url) {
+    return undefined;
+  }
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

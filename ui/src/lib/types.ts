@@ -1,0 +1,23 @@
+/**
+ * The admin API's answers: the server declares each once, as zod, and the page takes the
+ * inferred types from there, so the page, the server and the OpenAPI document cannot disagree.
+ */
+export type {
+  AdminError,
+  AuditEvent,
+  BrowserState,
+  FileEntry,
+  FileSections as Sections,
+  FlowDetail,
+  FlowList,
+  FlowParameter,
+  FlowStepOutline,
+  FlowSummary,
+  GridStatus,
+  SecretCard,
+  SecretUse,
+  SecretsAnswer,
+  WorkspaceDetail,
+  WorkspaceList,
+  WorkspaceRow,
+} from '../../../src/admin/schemas';
