@@ -22,6 +22,7 @@ const stepReport = z.object({
   tool: z.string(),
   ok: z.boolean(),
   summary: z.string(),
+  selector_used: z.number().optional().describe("which of the step's selector alternatives matched (0 is the first)"),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   result: z.record(z.string(), z.unknown()).optional(),
 });

@@ -6,7 +6,7 @@ import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { MAX_DOCUMENT_BYTES } from '../limits.js';
 import { BadRequest } from '../errors.js';
 import { checkParameterSchema, validatorOf } from './parameters.js';
-import { holdsReference, referencesIn } from './references.js';
+import { holdsReference, referencesIn, STEP_PREFIX } from './references.js';
 
 export interface FlowStep {
   tool: string;
@@ -95,8 +95,9 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
   const declared = new Set(Object.keys(parameters?.properties ?? {}));
   const byName = new Map(capabilities.map((c) => [c.name, c]));
   const ids = new Set<string>();
+  const allIds = idsOf(frame.data.steps);
   const steps = frame.data.steps.map((rawStep, index) => {
-    const step = checkStep(rawStep, index + 1, byName, declared);
+    const step = checkStep(rawStep, index + 1, byName, declared, { earlier: ids, all: allIds });
     if (step.id !== undefined) {
       if (ids.has(step.id)) {
         throw new BadRequest(
@@ -191,7 +192,30 @@ function checkParameters(parameters: Record<string, unknown>): JsonSchemaObject 
   return parameters as JsonSchemaObject;
 }
 
-function checkStep(rawStep: unknown, n: number, byName: Map<string, Capability>, declared: Set<string>): FlowStep {
+/** Every step id, so a reference to a later step is told apart from one to no step at all. */
+function idsOf(steps: unknown[]): Set<string> {
+  return new Set(
+    steps.flatMap((s) =>
+      s !== null && typeof s === 'object' && typeof (s as { id?: unknown }).id === 'string'
+        ? [(s as { id: string }).id]
+        : [],
+    ),
+  );
+}
+
+interface StepIds {
+  /** ids of the steps before this one: the only ones whose value exists when it runs */
+  earlier: Set<string>;
+  all: Set<string>;
+}
+
+function checkStep(
+  rawStep: unknown,
+  n: number,
+  byName: Map<string, Capability>,
+  declared: Set<string>,
+  ids: StepIds,
+): FlowStep {
   const frame = stepFrame.safeParse(rawStep);
   if (!frame.success) {
     const issue = frame.error.issues[0];
@@ -220,13 +244,25 @@ function checkStep(rawStep: unknown, n: number, byName: Map<string, Capability>,
   checkSecretReference(step.args, n);
   checkArguments(capability, step.args, n);
   for (const name of referencesIn(step.args)) {
-    if (!declared.has(name)) {
+    if (name.startsWith(STEP_PREFIX)) {
+      checkStepReference(name.slice(STEP_PREFIX.length), n, ids);
+    } else if (!declared.has(name)) {
       throw new BadRequest(
         `Invalid flow: step ${n}: \${${name}} is not a declared parameter; declare it under parameters.properties, or write $\${${name}} for a literal \${${name}}.`,
       );
     }
   }
   return step;
+}
+
+function checkStepReference(id: string, n: number, ids: StepIds): void {
+  if (ids.earlier.has(id)) {
+    return;
+  }
+  const why = ids.all.has(id)
+    ? `step "${id}" runs later, so it has no value yet; move it before step ${n}, or read an earlier step`
+    : `no step has the id "${id}"; give the step whose value you want id: ${id}, before step ${n}`;
+  throw new BadRequest(`Invalid flow: step ${n}: \${steps.${id}}: ${why}.`);
 }
 
 /** A secret is named, never computed: a parameter inside its name or key could steer it. */
