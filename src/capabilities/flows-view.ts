@@ -45,6 +45,24 @@ export interface FlowToolbox {
   endPage(): Promise<{ url: string; title: string } | null>;
 }
 
+/** A flow as its own MCP tool sees it. */
+export interface FlowTool {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  shared: boolean;
+  /** every step only reads */
+  readOnly: boolean;
+  /** some step is destructive */
+  destructive: boolean;
+}
+
 export interface FlowsService {
   view(caller: Caller, toolbox: FlowToolbox): FlowsView;
+  /** the flows a caller can run that are fit to be tools, most recently run first */
+  tools(caller: Caller): Promise<FlowTool[]>;
+  /** hears the library whose flows changed (a save, a delete, a move); answers the unsubscribe */
+  onChange(listener: (library: string) => void): () => void;
+  /** a library changed behind the agents' back (an operator's move): tell the listeners */
+  changed(library: string): void;
 }
