@@ -1,4 +1,4 @@
-import type { Capability } from '../capabilities/define.js';
+import type { Capability } from '../capabilities/capability.js';
 import type {
   FlowListing,
   FlowRead,
@@ -249,6 +249,7 @@ export class FlowLibraries implements FlowsService {
     const report = await runFlow({
       name: stored.name,
       document,
+      capabilities: this.capabilities,
       params,
       verbose,
       timeoutMs: this.runTimeoutMs,

@@ -1,6 +1,6 @@
-import type { CallDeps } from '../capabilities/call.js';
+import type { CallDeps } from '../capabilities/call/call.js';
 import type { FlowTool } from '../capabilities/flows-view.js';
-import { runFlowTool } from '../capabilities/flow-tools.js';
+import { runFlowTool } from '../capabilities/tools/flows.js';
 import { jsonSchemaOf, type ObjectSchema } from '../capabilities/json-schema.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
 import type { Caller } from '../workspace/caller.js';

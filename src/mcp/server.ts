@@ -1,8 +1,8 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
-import { callTool, type CallDeps, type ToolResult } from '../capabilities/call.js';
-import { runFlowTool } from '../capabilities/flow-tools.js';
+import { callTool, type CallDeps, type ToolResult } from '../capabilities/call/call.js';
+import { runFlowTool } from '../capabilities/tools/flows.js';
 import { capabilityNamed } from '../capabilities/index.js';
-import type { Capability } from '../capabilities/define.js';
+import { splitImage, type Capability } from '../capabilities/capability.js';
 import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
@@ -106,8 +106,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
  * that read only text. An image travels once, as an image block, not also in the JSON.
  */
 function toolResult(capability: Capability, result: ToolResult) {
-  const image = capability.image?.(result);
-  const structured = image ? withoutData(result) : result;
+  const { image, rest: structured } = splitImage(capability, result);
   const content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[] = [
     { type: 'text', text: JSON.stringify(structured) },
   ];
@@ -115,11 +114,6 @@ function toolResult(capability: Capability, result: ToolResult) {
     content.push({ type: 'image', data: image.data, mimeType: image.mimeType });
   }
   return { content, structuredContent: structured };
-}
-
-function withoutData(result: ToolResult): ToolResult {
-  const { data: _data, ...rest } = result;
-  return rest;
 }
 
 /**
