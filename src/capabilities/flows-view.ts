@@ -1,4 +1,5 @@
 import type { Caller } from '../workspace/caller.js';
+import type { RecentCall } from '../workspace/recent.js';
 
 export interface FlowListing {
   name: string;
@@ -32,6 +33,20 @@ export interface AsStep {
   answerUnread?: boolean;
   /** the end of the flow run this step is part of (epoch ms): the step's deadline never passes it */
   deadline?: number;
+  /** hears each step of a flow this call runs (MCP progress notifications); never passed on to a step */
+  progress?: StepProgress;
+}
+
+export type StepProgress = (done: number, total: number, message: string) => void;
+
+/** A draft_flow answer: a document for review, never saved. */
+export interface FlowDraft {
+  name: string | null;
+  yaml: string;
+  document: Record<string, unknown>;
+  parameters: string[];
+  calls: number;
+  duplicates_dropped: number;
 }
 
 /** What flow tools may do for one caller; handlers see nothing else. */
@@ -46,12 +61,21 @@ export interface FlowsView {
   delete(name: string, ifMatch?: string): Promise<{ deleted: boolean }>;
   run(name: string, params: Record<string, unknown>, verbose: boolean): Promise<Record<string, unknown>>;
   schema(): Record<string, unknown>;
+  draft(last: number, name: string | undefined): Promise<FlowDraft>;
 }
 
 /** How a flow run reaches the browser: the one call path, as the same caller. */
 export interface FlowToolbox {
   /** `step` names the flow step, for the audit of a secret it binds */
-  call(tool: string, args: Record<string, unknown>, step: Required<AsStep>): Promise<Record<string, unknown>>;
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    step: Required<Omit<AsStep, 'progress'>>,
+  ): Promise<Record<string, unknown>>;
+  /** hears each step as it ends, when the caller asked for progress */
+  progress?: StepProgress;
+  /** the workspace's last successful calls, oldest first, for draft_flow (none for a stateless caller) */
+  recentCalls(): Promise<RecentCall[]>;
   /** where the browser is now: for the flows of this page, and the page a failed run names */
   currentUrl(): Promise<string | null>;
   /** where a run ended, when its last step did not say: asked of the browser and remembered as the workspace's page */

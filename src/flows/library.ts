@@ -10,6 +10,7 @@ import type {
 import { BadRequest, Forbidden, NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams, toYamlText, type FlowDocument } from './document.js';
+import { draftFlow } from './draft.js';
 import { urlMatches } from './glob.js';
 import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
 import { validatorOf } from './parameters.js';
@@ -49,6 +50,19 @@ export class FlowLibraries implements FlowsService {
       delete: (name, ifMatch) => this.remove(own, name, ifMatch),
       run: (name, params, verbose) => this.run(own, name, params, verbose, toolbox),
       schema: () => this.schema,
+      draft: async (last, name) => {
+        if (!caller.key) {
+          throw new BadRequest(
+            'draft_flow drafts from the calls a named workspace made; name your workspace (?workspace=… or X-Workspace), make the calls, then draft.',
+          );
+        }
+        const checked = name === undefined ? undefined : checkFlowName(name);
+        if (checked !== undefined) {
+          this.refuseToolName(checked);
+        }
+        const draft = draftFlow(await toolbox.recentCalls(), last, checked);
+        return { ...draft, name: checked ?? null, document: toPlain(draft.document) };
+      },
     };
   }
 
@@ -256,6 +270,10 @@ export class FlowLibraries implements FlowsService {
       call: (tool, args, step) => toolbox.call(tool, args, step),
       currentUrl: () => toolbox.currentUrl(),
       endPage: () => toolbox.endPage(),
+      onStep: toolbox.progress
+        ? (step, total) =>
+            toolbox.progress?.(step.n, total, `step ${step.n} ${step.tool}: ${step.ok ? 'ok' : 'failed'}`)
+        : undefined,
     });
     return { ...report } as Record<string, unknown>;
   }

@@ -8,7 +8,7 @@ import { STEP_PREFIX, stepsReadBy, stepValue, substitute } from './references.js
 export type StepCall = (
   tool: string,
   args: Record<string, unknown>,
-  step: Required<AsStep>,
+  step: Required<Omit<AsStep, 'progress'>>,
 ) => Promise<Record<string, unknown>>;
 
 export interface StepReport {

@@ -4,6 +4,7 @@ import { runFlowTool } from '../capabilities/tools/flows.js';
 import { capabilityNamed } from '../capabilities/index.js';
 import { splitImage, type Capability } from '../capabilities/capability.js';
 import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
+import type { StepProgress } from '../capabilities/flows-view.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
 import type { ListedTool } from './tools.js';
@@ -58,7 +59,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
       ...(listChanged ? { _meta: { [FLOW_TOOLS_META]: flows.meta } } : {}),
     };
   });
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const args = request.params.arguments ?? {};
     const flowCall = await flowToolCall(deps, caller, flowTools, request.params.name, args);
     const capability = flowCall ? runFlowTool : capabilityNamed(request.params.name);
@@ -71,7 +72,9 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     }
     try {
       // A flow tool is run_flow with its params: the same call, the same report.
-      const result = await callTool(deps, capability, flowCall ?? args, caller);
+      const result = await callTool(deps, capability, flowCall ?? args, caller, {
+        progress: progressOf(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
+      });
       return toolResult(capability, result);
     } catch (err) {
       const { status, body } = errorBody(err);
@@ -99,6 +102,21 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     return { completion: { values, total: values.length, hasMore: false } };
   });
   return server;
+}
+
+/** Each flow step, as a progress notification, when the client sent a progressToken. */
+function progressOf(
+  token: string | number | undefined,
+  notify: (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>,
+): StepProgress | undefined {
+  if (token === undefined) {
+    return undefined;
+  }
+  return (progress, total, message) => {
+    notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(
+      () => undefined,
+    );
+  };
 }
 
 /**
