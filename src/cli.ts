@@ -253,7 +253,10 @@ async function serveOverStdio(config: Config, gridUrl: string, embedded: Embedde
   const tools = listedTools(config.mirrorTools === 'on');
   const log = (err: unknown) =>
     process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);
-  const handle = serveStdio(() => buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log }));
+  const flowTools = { enabled: config.flowTools === 'on', max: config.flowToolsMax };
+  const handle = serveStdio(() =>
+    buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log, flowTools, connection: true }),
+  );
   const stop = async () => {
     await handle.close();
     await parts.close();

@@ -239,6 +239,18 @@ export const SETTINGS = {
     help: 'on: every resource also has a tool for clients that cannot read resources; off drops them',
     schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
   }),
+  flowTools: setting({
+    env: 'FLOW_TOOLS',
+    flag: 'flow-tools',
+    help: 'on: each saved flow is also an MCP tool, flow_<name>; off: flows run only through run_flow',
+    schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
+  }),
+  flowToolsMax: setting({
+    env: 'FLOW_TOOLS_MAX',
+    flag: 'flow-tools-max',
+    help: 'most flow tools listed per workspace, most recently run first (the rest run through run_flow)',
+    schema: z.coerce.number().int().min(0).max(200).default(20),
+  }),
   maxBodyBytes: setting({
     env: 'MAX_BODY_BYTES',
     usedBy: HTTP_ONLY,

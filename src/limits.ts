@@ -28,3 +28,6 @@ export const MAX_PROMPT_CHARS = 10_000;
 export const MAX_URI_CHARS = 1024;
 /** a flow run's report: step results past it are left out and named (200 steps of 1 MB each would be 200 MB) */
 export const MAX_REPORT_BYTES = 4_000_000;
+
+/** draft_flow's reach: the recent calls a workspace keeps, and so the most a draft reads. */
+export const MAX_DRAFT_CALLS = 30;

@@ -241,6 +241,7 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
     tokens: TokenBook.from(config.authToken, config.tokensFile),
     guard: new RequestGuard(config),
     mirrorTools: config.mirrorTools === 'on',
+    flowTools: { enabled: config.flowTools === 'on', max: config.flowToolsMax },
     maxBodyBytes: config.maxBodyBytes,
     logLevel: config.logLevel,
     ready: async () => ({

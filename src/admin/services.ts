@@ -49,4 +49,6 @@ const NO_FLOWS: FlowStore = {
     throw new BadRequest(NO_DATA_DIR);
   },
   delete: async () => false,
+  uses: async () => ({}),
+  recordUse: async () => undefined,
 };

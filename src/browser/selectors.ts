@@ -105,6 +105,31 @@ export async function findElements(
   }
 }
 
+/**
+ * The first of several selectors that matches, tried in order each round until `waitSeconds`
+ * runs out: a flow keeps working when a redesign renames the element its first choice named.
+ */
+export async function firstMatching(
+  driver: WebDriver,
+  alternatives: readonly Selector[],
+  waitSeconds = DEFAULT_WAIT_SECONDS,
+): Promise<{ index: number; selector: Selector }> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (;;) {
+    for (const [index, selector] of alternatives.entries()) {
+      if ((await driver.findElements(toBy(selector))).length > 0) {
+        return { index, selector };
+      }
+    }
+    if (Date.now() >= deadline) {
+      throw new NotFound(
+        `No element matches any of ${alternatives.map(describeSelector).join(', ')} (waited ${waitSeconds} s); find a working selector with outline, or raise wait_timeout.`,
+      );
+    }
+    await delay(POLL_MS);
+  }
+}
+
 export function noElement(selector: Selector, waitSeconds: number): NotFound {
   return new NotFound(
     `No element matches ${describeSelector(selector)} (waited ${waitSeconds} s); find a working selector with outline, or raise wait_timeout.`,

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { DEFAULT_WAIT_SECONDS, firstMatching, type Selector } from '../browser/selectors.js';
+import { BadRequest } from '../errors.js';
 import type { BrowserToolContext, WorkspaceToolContext } from './context.js';
+import { selectorChoice } from './schemas.js';
 
 export type Kind = 'read' | 'act';
 
@@ -175,14 +178,17 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
 ): Capability {
   const takesSessionId = def.attach !== 'none' || def.usesSessionId !== undefined;
   const check = def.check as ((args: unknown) => string | undefined) | undefined;
+  const alternatives = def.attach !== 'none' && 'selector' in def.input.shape;
+  const shape = alternatives ? withSelectorChoice(def.input.shape) : def.input.shape;
   const input = withCheck(
-    z.strictObject(takesSessionId ? { ...def.input.shape, session_id: sessionIdArgument.optional() } : def.input.shape),
+    z.strictObject(takesSessionId ? { ...shape, session_id: sessionIdArgument.optional() } : shape),
     check,
   );
-  const stepArgs = withCheck(z.strictObject(def.input.shape), check);
-  const output = (def.kind === 'act' && def.attach !== 'none' ? pageState.extend(def.output.shape) : def.output).extend(
-    withheldShape,
-  );
+  const stepArgs = withCheck(z.strictObject(shape), check);
+  const output = (def.kind === 'act' && def.attach !== 'none' ? pageState.extend(def.output.shape) : def.output)
+    .extend(withheldShape)
+    .extend(alternatives ? selectorUsedShape : {});
+  const handler = def.handler as unknown as Capability['handler'];
   return {
     name: def.name,
     title: def.title,
@@ -207,7 +213,38 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     image: def.image as Capability['image'],
     summary: (def.summary as Capability['summary'] | undefined) ?? (() => 'done'),
     secretRefusal: def.secretRefusal,
-    handler: def.handler as unknown as Capability['handler'],
+    handler: alternatives ? tryingAlternatives(handler) : handler,
+  };
+}
+
+const selectorUsedShape = {
+  selector_used: z
+    .number()
+    .optional()
+    .describe('selector was a list: which of its alternatives matched (0 is the first)'),
+};
+
+function withSelectorChoice(shape: z.ZodRawShape): z.ZodRawShape {
+  return { ...shape, selector: shape.selector instanceof z.ZodOptional ? selectorChoice.optional() : selectorChoice };
+}
+
+/**
+ * A list of selectors is settled before the handler runs: it sees the first alternative that
+ * matches (waiting as long as the call's wait_timeout), and the answer says which one that was.
+ */
+function tryingAlternatives(handler: Capability['handler']): Capability['handler'] {
+  return async (args, ctx) => {
+    if (!Array.isArray(args.selector)) {
+      return handler(args, ctx);
+    }
+    if (args.state === 'absent' || args.state === 'hidden') {
+      throw new BadRequest(
+        `A list of selectors finds the first element that is there, so it cannot wait for one to be ${args.state}; pass one selector.`,
+      );
+    }
+    const wait = typeof args.wait_timeout === 'number' ? args.wait_timeout : DEFAULT_WAIT_SECONDS;
+    const { index, selector } = await firstMatching(ctx.driver, args.selector as Selector[], wait);
+    return { ...(await handler({ ...args, selector }, ctx)), selector_used: index };
   };
 }
 

@@ -12,7 +12,9 @@ import {
   type Folder,
   type Section,
 } from './names.js';
-import { DiskFiles, type DiskSection, type StoredFile } from './store.js';
+import { DiskFiles, type DiskSection, type MadeBy, type StoredFile } from './store.js';
+
+export type { MadeBy } from './store.js';
 import { FILES_URI, FOLDER_URI, parseFileUri, uriOf, type FileAddress } from './uris.js';
 
 export interface FileEntry {
@@ -25,6 +27,8 @@ export interface FileEntry {
   image: boolean;
   /** a signed link that opens the file without the bearer token until it expires */
   url: string;
+  /** the flow run step that made it (a screenshot, a print, a kept download) */
+  made_by?: MadeBy;
 }
 
 export interface FolderSummary {
@@ -200,25 +204,41 @@ export class Files {
   }
 
   /** A screenshot lands in Screenshots under `name` (".png" added), or a dated name. */
-  async saveScreenshot(workspace: string | undefined, name: string | undefined, png: Uint8Array): Promise<FileEntry> {
+  async saveScreenshot(
+    workspace: string | undefined,
+    name: string | undefined,
+    png: Uint8Array,
+    madeBy?: MadeBy,
+  ): Promise<FileEntry> {
     const owner = this.owner(workspace);
     const wanted = withExtension(fileName(name ?? `screenshot ${stamp()}`, 'filename'), '.png');
-    return this.describe(
-      owner,
-      'screenshots',
-      await this.requireDisk().claim(owner, 'screenshots', fileName(wanted, 'filename'), png),
-    );
+    return this.landed(owner, 'screenshots', fileName(wanted, 'filename'), png, madeBy);
+  }
+
+  /** Claims a name for new bytes and marks who made them (clearing a mark an older namesake had). */
+  private async landed(
+    owner: string,
+    section: DiskSection,
+    name: string,
+    bytes: Uint8Array,
+    madeBy: MadeBy | undefined,
+  ): Promise<FileEntry> {
+    const disk = this.requireDisk();
+    const stored = await disk.claim(owner, section, name, bytes);
+    await disk.mark(owner, section, stored.name, madeBy);
+    return this.describe(owner, section, stored, madeBy);
   }
 
   /** A print lands in Files under `name` (".pdf" added), or a dated name; a clash is `name (1)`. */
-  async savePrint(workspace: string | undefined, name: string | undefined, pdf: Uint8Array): Promise<FileEntry> {
+  async savePrint(
+    workspace: string | undefined,
+    name: string | undefined,
+    pdf: Uint8Array,
+    madeBy?: MadeBy,
+  ): Promise<FileEntry> {
     const owner = this.owner(workspace);
     const wanted = withExtension(fileName(name ?? `page ${stamp()}`, 'filename'), '.pdf');
-    return this.describe(
-      owner,
-      'files',
-      await this.requireDisk().claim(owner, 'files', fileName(wanted, 'filename'), pdf),
-    );
+    return this.landed(owner, 'files', fileName(wanted, 'filename'), pdf, madeBy);
   }
 
   /** A response body answered as a file lands in Files (a clash is `name (1)`); undefined without a data directory. */
@@ -235,11 +255,13 @@ export class Files {
    * one file) and replaces a same-named file, as downloading it again would; a file already
    * in Files answers with itself. Never an overwrite otherwise: a clash lands as `name (1)`.
    */
-  async keep(workspace: string | undefined, uri: string): Promise<KeepResult> {
+  async keep(workspace: string | undefined, uri: string, madeBy?: MadeBy): Promise<KeepResult> {
     const owner = this.owner(workspace);
     const { section, name } = parseFileUri(uri);
     const disk = this.requireDisk();
     let landed: StoredFile | undefined;
+    // A screenshot keeps the mark of the run that took it; a download kept by a run gets its mark.
+    let mark = madeBy;
     if (section === 'files') {
       landed = await disk.find(owner, 'files', name);
       if (!landed) {
@@ -251,7 +273,9 @@ export class Files {
           `No screenshot ${uriOf('screenshots', name)} (kept already, or cleared); ${FOLDER_URI.screenshots} lists what there is.`,
         );
       }
+      mark = (await disk.markOf(owner, 'screenshots', name)) ?? madeBy;
       landed = await disk.move(owner, 'screenshots', name, 'files');
+      await disk.mark(owner, 'screenshots', name, undefined);
     } else {
       const bytes = await this.fromBrowser(owner, (gridId) => this.options.downloads.read(gridId, name));
       if (!bytes) {
@@ -261,6 +285,9 @@ export class Files {
       }
       const target = (FOLDERS as readonly string[]).includes(name) ? `${name} (1)` : name;
       landed = await disk.replace(owner, 'files', target, bytes);
+    }
+    if (section !== 'files') {
+      await disk.mark(owner, 'files', landed.name, mark);
     }
     return {
       from: uriOf(section, name),
@@ -348,7 +375,8 @@ export class Files {
     if (!this.disk) {
       return [];
     }
-    return newestFirst(await this.disk.list(owner, section)).map((f) => this.describe(owner, section, f));
+    const [files, marks] = await Promise.all([this.disk.list(owner, section), this.disk.marks(owner, section)]);
+    return newestFirst(files).map((f) => this.describe(owner, section, f, marks.get(f.name)));
   }
 
   private async downloadEntries(owner: string): Promise<{ browser: boolean; entries: FileEntry[] }> {
@@ -366,9 +394,10 @@ export class Files {
       : { browser: false, entries: [] };
   }
 
-  private describe(owner: string, section: Section, file: StoredFile): FileEntry {
+  private describe(owner: string, section: Section, file: StoredFile, madeBy?: MadeBy): FileEntry {
     const contentType = contentTypeOf(file.name);
     return {
+      ...(madeBy ? { made_by: madeBy } : {}),
       name: file.name,
       uri: uriOf(section, file.name),
       size: file.size,
@@ -409,14 +438,15 @@ export interface WorkspaceFiles {
   saveBody(name: string, bytes: Uint8Array): Promise<FileEntry | undefined>;
 }
 
-export function filesOf(files: Files, workspace: string | undefined): WorkspaceFiles {
+/** `madeBy`: the flow step this call is, so what it makes says so in every listing. */
+export function filesOf(files: Files, workspace: string | undefined, madeBy?: MadeBy): WorkspaceFiles {
   return {
     root: () => files.root(workspace),
     folder: (folder) => files.folder(workspace, folder),
     readUri: (uri) => files.readUri(workspace, uri),
-    saveScreenshot: (name, png) => files.saveScreenshot(workspace, name, png),
-    savePrint: (name, pdf) => files.savePrint(workspace, name, pdf),
-    keep: (uri) => files.keep(workspace, uri),
+    saveScreenshot: (name, png) => files.saveScreenshot(workspace, name, png, madeBy),
+    savePrint: (name, pdf) => files.savePrint(workspace, name, pdf, madeBy),
+    keep: (uri) => files.keep(workspace, uri, madeBy),
     saveBody: (name, bytes) => files.saveBody(workspace, name, bytes),
   };
 }

@@ -13,6 +13,12 @@ export interface StoredFile {
   created: Date;
 }
 
+/** Which flow run, and which of its steps, made a file (seed 000 §F1.10). */
+export interface MadeBy {
+  flow: string;
+  step: number | string | null;
+}
+
 /**
  * `<FLOW_DATA_DIR>/<workspace>/screenshots/` and `<workspace>/files/`. The only code that
  * turns a name into a path: every name is validated first, so no name reaches past its folder.
@@ -117,9 +123,51 @@ export class DiskFiles {
     return landed;
   }
 
+  /**
+   * Marks a file as made by a flow step, or clears a mark (`undefined`) a file of the same name
+   * once had. A sidecar of our own beside the section: the bytes stay exactly what was made.
+   */
+  async mark(workspace: string, section: DiskSection, name: string, madeBy: MadeBy | undefined): Promise<void> {
+    const path = this.markPath(workspace, section, name);
+    if (!madeBy) {
+      await rm(path, { force: true });
+      return;
+    }
+    await mkdir(join(this.root, libraryName(workspace), MARKS, section), { recursive: true });
+    await writeFile(path, JSON.stringify({ flow: madeBy.flow, step: madeBy.step }), { mode: 0o600 });
+  }
+
+  async markOf(workspace: string, section: DiskSection, name: string): Promise<MadeBy | undefined> {
+    try {
+      return madeByFrom(await readFile(this.markPath(workspace, section, name), 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The marks of a section, by file name. */
+  async marks(workspace: string, section: DiskSection): Promise<Map<string, MadeBy>> {
+    const dir = join(this.root, libraryName(workspace), MARKS, section);
+    const found = new Map<string, MadeBy>();
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return found;
+    }
+    for (const entry of names.filter((n) => n.endsWith('.json'))) {
+      const madeBy = await readFile(join(dir, entry), 'utf8').then(madeByFrom, () => undefined);
+      if (madeBy) {
+        found.set(entry.slice(0, -'.json'.length), madeBy);
+      }
+    }
+    return found;
+  }
+
   async delete(workspace: string, section: DiskSection, name: string): Promise<boolean> {
     try {
       await unlink(this.path(workspace, section, name));
+      await this.mark(workspace, section, name, undefined);
       return true;
     } catch (err) {
       if (isMissing(err)) {
@@ -183,12 +231,30 @@ export class DiskFiles {
     return path;
   }
 
+  private markPath(workspace: string, section: DiskSection, name: string): string {
+    return join(this.root, libraryName(workspace), MARKS, section, `${fileName(name)}.json`);
+  }
+
   private folder(workspace: string, section: DiskSection): string {
     return join(this.root, libraryName(workspace), section);
   }
 
   private path(workspace: string, section: DiskSection, name: string): string {
     return join(this.folder(workspace, section), fileName(name));
+  }
+}
+
+/** Where the made_by marks live: a dot directory, never listed as a section. */
+const MARKS = '.made_by';
+
+function madeByFrom(text: string): MadeBy | undefined {
+  try {
+    const { flow, step } = JSON.parse(text) as { flow?: unknown; step?: unknown };
+    return typeof flow === 'string' && (typeof step === 'string' || typeof step === 'number' || step === null)
+      ? { flow, step }
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 

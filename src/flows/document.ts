@@ -6,7 +6,7 @@ import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { MAX_DOCUMENT_BYTES } from '../limits.js';
 import { BadRequest } from '../errors.js';
 import { checkParameterSchema, validatorOf } from './parameters.js';
-import { holdsReference, referencesIn } from './references.js';
+import { holdsReference, referencesIn, STEP_PREFIX } from './references.js';
 
 export interface FlowStep {
   tool: string;
@@ -95,8 +95,9 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
   const declared = new Set(Object.keys(parameters?.properties ?? {}));
   const byName = new Map(capabilities.map((c) => [c.name, c]));
   const ids = new Set<string>();
+  const allIds = idsOf(frame.data.steps);
   const steps = frame.data.steps.map((rawStep, index) => {
-    const step = checkStep(rawStep, index + 1, byName, declared);
+    const step = checkStep(rawStep, index + 1, byName, declared, { earlier: ids, all: allIds });
     if (step.id !== undefined) {
       if (ids.has(step.id)) {
         throw new BadRequest(
@@ -188,10 +189,80 @@ function checkParameters(parameters: Record<string, unknown>): JsonSchemaObject 
     );
   }
   checkParameterSchema(parameters);
+  checkToolInput(parameters);
   return parameters as JsonSchemaObject;
 }
 
-function checkStep(rawStep: unknown, n: number, byName: Map<string, Capability>, declared: Set<string>): FlowStep {
+const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ROOT_COMBINATORS = ['oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', 'dependentSchemas'];
+
+/**
+ * A flow is also an MCP tool whose inputSchema is its parameters, so they must be what tool
+ * clients accept: one object of named properties, with nothing a client has to resolve.
+ */
+function checkToolInput(parameters: Record<string, unknown>): void {
+  const refuse = (why: string) => {
+    throw new BadRequest(`Invalid flow: parameters ${why}.`);
+  };
+  const root = ROOT_COMBINATORS.find((k) => k in parameters);
+  if (root) {
+    refuse(
+      `has ${root} at the top, which tool clients do not accept as an input schema; describe each parameter under properties instead`,
+    );
+  }
+  const properties = parameters.properties ?? {};
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) {
+    refuse('.properties must be an object: {name: {type: string}, …}');
+  }
+  for (const [name, schema] of Object.entries(properties as Record<string, unknown>)) {
+    if (!PARAMETER_NAME.test(name)) {
+      refuse(
+        `.properties.${name}: a parameter is used as \${${name}}, so its name is a letter or "_" then letters, digits or "_"; rename it`,
+      );
+    }
+    if (name === 'session_id') {
+      refuse(
+        '.properties.session_id: session_id is how a stateless caller names its browser on every tool; rename the parameter',
+      );
+    }
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+      refuse(`.properties.${name} must be a schema object, such as {type: string}`);
+    }
+  }
+  const required = Array.isArray(parameters.required) ? (parameters.required as unknown[]) : [];
+  const missing = required.find((name) => typeof name !== 'string' || !Object.hasOwn(properties, name));
+  if (missing !== undefined) {
+    refuse(`.required names ${JSON.stringify(missing)}, which is not under properties; declare it or drop it`);
+  }
+  if (JSON.stringify(parameters).includes('"$ref"') || JSON.stringify(parameters).includes('"$dynamicRef"')) {
+    refuse('use $ref, which tool clients do not resolve; write the referenced schema out in place');
+  }
+}
+
+/** Every step id, so a reference to a later step is told apart from one to no step at all. */
+function idsOf(steps: unknown[]): Set<string> {
+  return new Set(
+    steps.flatMap((s) =>
+      s !== null && typeof s === 'object' && typeof (s as { id?: unknown }).id === 'string'
+        ? [(s as { id: string }).id]
+        : [],
+    ),
+  );
+}
+
+interface StepIds {
+  /** ids of the steps before this one: the only ones whose value exists when it runs */
+  earlier: Set<string>;
+  all: Set<string>;
+}
+
+function checkStep(
+  rawStep: unknown,
+  n: number,
+  byName: Map<string, Capability>,
+  declared: Set<string>,
+  ids: StepIds,
+): FlowStep {
   const frame = stepFrame.safeParse(rawStep);
   if (!frame.success) {
     const issue = frame.error.issues[0];
@@ -220,13 +291,25 @@ function checkStep(rawStep: unknown, n: number, byName: Map<string, Capability>,
   checkSecretReference(step.args, n);
   checkArguments(capability, step.args, n);
   for (const name of referencesIn(step.args)) {
-    if (!declared.has(name)) {
+    if (name.startsWith(STEP_PREFIX)) {
+      checkStepReference(name.slice(STEP_PREFIX.length), n, ids);
+    } else if (!declared.has(name)) {
       throw new BadRequest(
         `Invalid flow: step ${n}: \${${name}} is not a declared parameter; declare it under parameters.properties, or write $\${${name}} for a literal \${${name}}.`,
       );
     }
   }
   return step;
+}
+
+function checkStepReference(id: string, n: number, ids: StepIds): void {
+  if (ids.earlier.has(id)) {
+    return;
+  }
+  const why = ids.all.has(id)
+    ? `step "${id}" runs later, so it has no value yet; move it before step ${n}, or read an earlier step`
+    : `no step has the id "${id}"; give the step whose value you want id: ${id}, before step ${n}`;
+  throw new BadRequest(`Invalid flow: step ${n}: \${steps.${id}}: ${why}.`);
 }
 
 /** A secret is named, never computed: a parameter inside its name or key could steer it. */

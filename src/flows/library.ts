@@ -1,8 +1,16 @@
 import type { Capability } from '../capabilities/capability.js';
-import type { FlowListing, FlowRead, FlowsService, FlowsView, FlowToolbox } from '../capabilities/flows-view.js';
+import type {
+  FlowListing,
+  FlowRead,
+  FlowsService,
+  FlowsView,
+  FlowTool,
+  FlowToolbox,
+} from '../capabilities/flows-view.js';
 import { BadRequest, Forbidden, NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams, toYamlText, type FlowDocument } from './document.js';
+import { draftFlow } from './draft.js';
 import { urlMatches } from './glob.js';
 import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
 import { validatorOf } from './parameters.js';
@@ -13,12 +21,16 @@ import type { FlowStore, StoredFlow } from './store.js';
 // operator's edit shows up before anyone wonders why.
 const LISTING_TTL_MS = 2000;
 
+/** A listing entry with what its tool's annotations need, kept out of list_flows' answer. */
+type Entry = FlowListing & { steps?: { readOnly: boolean; destructive: boolean } };
+
 /**
  * The flow libraries: each workspace's own, and `global`, shared. Reads merge the caller's
  * own with global (own wins); writes touch only the caller's own, and no agent writes global.
  */
 export class FlowLibraries implements FlowsService {
-  private readonly listings = new Map<string, { at: number; entries: FlowListing[] }>();
+  private readonly listings = new Map<string, { at: number; entries: Entry[] }>();
+  private readonly listeners = new Set<(library: string) => void>();
   private readonly schema: Record<string, unknown>;
 
   constructor(
@@ -38,16 +50,63 @@ export class FlowLibraries implements FlowsService {
       delete: (name, ifMatch) => this.remove(own, name, ifMatch),
       run: (name, params, verbose) => this.run(own, name, params, verbose, toolbox),
       schema: () => this.schema,
+      draft: async (last, name) => {
+        if (!caller.key) {
+          throw new BadRequest(
+            'draft_flow drafts from the calls a named workspace made; name your workspace (?workspace=… or X-Workspace), make the calls, then draft.',
+          );
+        }
+        const checked = name === undefined ? undefined : checkFlowName(name);
+        if (checked !== undefined) {
+          this.refuseToolName(checked);
+        }
+        const draft = draftFlow(await toolbox.recentCalls(), last, checked);
+        return { ...draft, name: checked ?? null, document: toPlain(draft.document) };
+      },
     };
   }
 
-  private async list(own: string | undefined, everywhere: boolean, toolbox: FlowToolbox): Promise<FlowListing[]> {
+  async tools(caller: Caller): Promise<FlowTool[]> {
+    const own = caller.workspace;
+    const uses = own && own !== GLOBAL_LIBRARY ? await this.store.uses(own) : {};
+    return (await this.merged(own))
+      .flatMap((f) =>
+        f.steps
+          ? [
+              {
+                name: f.name,
+                description: f.description,
+                parameters: f.parameters,
+                shared: f.shared,
+                ...f.steps,
+              },
+            ]
+          : [],
+      )
+      .sort((a, b) => (uses[b.name] ?? 0) - (uses[a.name] ?? 0) || a.name.localeCompare(b.name));
+  }
+
+  onChange(listener: (library: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  changed(library: string): void {
+    this.listings.delete(library);
+    for (const listener of this.listeners) {
+      listener(library);
+    }
+  }
+
+  private async merged(own: string | undefined): Promise<Entry[]> {
     const shared = await this.listing(GLOBAL_LIBRARY);
     const mine = own && own !== GLOBAL_LIBRARY ? await this.listing(own) : [];
     const mineNames = new Set(mine.map((f) => f.name));
-    const merged = [...mine, ...shared.filter((f) => !mineNames.has(f.name))].sort((a, b) =>
-      a.name.localeCompare(b.name),
-    );
+    return [...mine, ...shared.filter((f) => !mineNames.has(f.name))].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  private async list(own: string | undefined, everywhere: boolean, toolbox: FlowToolbox): Promise<FlowListing[]> {
+    const merged = (await this.merged(own)).map(({ steps: _steps, ...listing }) => listing);
     if (everywhere) {
       return merged;
     }
@@ -55,12 +114,12 @@ export class FlowLibraries implements FlowsService {
     return url ? merged.filter((f) => urlMatches(f.urls, url)) : merged;
   }
 
-  private async listing(library: string): Promise<FlowListing[]> {
+  private async listing(library: string): Promise<Entry[]> {
     const cached = this.listings.get(library);
     if (cached && Date.now() - cached.at < LISTING_TTL_MS) {
       return cached.entries;
     }
-    const entries: FlowListing[] = [];
+    const entries: Entry[] = [];
     for (const name of await this.store.names(library)) {
       const stored = await this.store.get(library, name);
       if (stored) {
@@ -71,16 +130,21 @@ export class FlowLibraries implements FlowsService {
     return entries;
   }
 
-  private summarise(stored: StoredFlow): FlowListing {
+  private summarise(stored: StoredFlow): Entry {
     const shared = stored.library === GLOBAL_LIBRARY;
     try {
       const document = parseFlow(stored.text, this.capabilities);
+      const tools = document.steps.map((step) => this.capabilities.find((c) => c.name === step.tool));
       return {
         name: stored.name,
         description: document.description,
         parameters: document.parameters,
         urls: document.urls,
         shared,
+        steps: {
+          readOnly: tools.every((c) => c?.readOnly === true),
+          destructive: tools.some((c) => c?.destructive !== false),
+        },
       };
     } catch (err) {
       return { name: stored.name, shared, problem: err instanceof Error ? err.message : 'unreadable' };
@@ -134,14 +198,24 @@ export class FlowLibraries implements FlowsService {
   ) {
     const library = this.writable(own);
     const name = checkFlowName(rawName);
+    this.refuseToolName(name);
     const text = toYamlText(source);
     const document = parseFlow(source, this.capabilities);
     if (document.parameters) {
       validatorOf(document.parameters);
     }
     const { flow, created } = await this.store.put(library, name, text, ifMatch);
-    this.listings.delete(library);
+    this.changed(library);
     return { name, revision: flow.revision, created };
+  }
+
+  /** A flow is also a tool (flow_<name>): one named like a tool would read as that tool everywhere else. */
+  private refuseToolName(name: string): void {
+    if (this.capabilities.some((c) => c.name === name || c.name === `flow_${name}`)) {
+      throw new BadRequest(
+        `"${name}" is the name of a tool; a flow named like one would be mistaken for it: choose another name, e.g. ${name}_steps.`,
+      );
+    }
   }
 
   private async remove(own: string | undefined, rawName: string, ifMatch?: string) {
@@ -154,7 +228,9 @@ export class FlowLibraries implements FlowsService {
       }
     }
     const deleted = await this.store.delete(library, name);
-    this.listings.delete(library);
+    if (deleted) {
+      this.changed(library);
+    }
     if (!deleted) {
       throw new NotFound(
         `No flow named ${name} in your library; list_flows shows what exists (global flows cannot be deleted by agents).`,
@@ -180,6 +256,10 @@ export class FlowLibraries implements FlowsService {
       );
     }
     const params = prepareParams(document.parameters, given);
+    if (own && own !== GLOBAL_LIBRARY) {
+      // Only orders the listed flow tools: a run is not refused because this could not be written.
+      await this.store.recordUse(own, stored.name).catch(() => undefined);
+    }
     const report = await runFlow({
       name: stored.name,
       document,
@@ -190,6 +270,10 @@ export class FlowLibraries implements FlowsService {
       call: (tool, args, step) => toolbox.call(tool, args, step),
       currentUrl: () => toolbox.currentUrl(),
       endPage: () => toolbox.endPage(),
+      onStep: toolbox.progress
+        ? (step, total) =>
+            toolbox.progress?.(step.n, total, `step ${step.n} ${step.tool}: ${step.ok ? 'ok' : 'failed'}`)
+        : undefined,
     });
     return { ...report } as Record<string, unknown>;
   }

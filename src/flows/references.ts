@@ -1,9 +1,12 @@
 /**
- * `${name}` parameters in step arguments. Text only, single pass: what was substituted is
- * never rescanned, `$${` writes a literal `${` (JavaScript template literals), and a name
- * nobody supplied is left as written (`${window.scrollY}` is not a reference at all).
+ * `${name}` parameters and `${steps.<id>}` step values in step arguments. Text only, single
+ * pass: what was substituted is never rescanned, `$${` writes a literal `${` (JavaScript
+ * template literals), and a name nobody supplied is left as written (`${window.scrollY}` is
+ * not a reference at all).
  */
-const TOKEN = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const TOKEN = /\$\$\{|\$\{(steps\.[A-Za-z][A-Za-z0-9_-]{0,63}|[A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export const STEP_PREFIX = 'steps.';
 
 export function referencesIn(value: unknown): Set<string> {
   const names = new Set<string>();
@@ -16,6 +19,11 @@ export function referencesIn(value: unknown): Set<string> {
     return text;
   });
   return names;
+}
+
+/** The ids of the earlier steps a value reads (`${steps.<id>}`). */
+export function stepsReadBy(value: unknown): string[] {
+  return [...referencesIn(value)].filter((n) => n.startsWith(STEP_PREFIX)).map((n) => n.slice(STEP_PREFIX.length));
 }
 
 /** Whether a string holds a reference (so a rule about its final value must wait for the run). */
@@ -32,6 +40,24 @@ export function substitute<T>(value: T, params: Record<string, unknown>): T {
       return Object.hasOwn(params, name) ? String(params[name]) : token;
     }),
   );
+}
+
+/**
+ * What `${steps.<id>}` reads of a step's result: the value it read (extract), the script's
+ * answer (execute_script), every value one per line, else the result as JSON.
+ */
+export function stepValue(result: Record<string, unknown>): string {
+  const { value, values } = result;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    return String(value);
+  }
+  if ('result' in result) {
+    return typeof result.result === 'string' ? result.result : (JSON.stringify(result.result) ?? '');
+  }
+  if (Array.isArray(values)) {
+    return values.map((v) => (v === null ? '' : String(v))).join('\n');
+  }
+  return JSON.stringify(result);
 }
 
 function visitStrings<T>(value: T, fn: (text: string) => string): T {

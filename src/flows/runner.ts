@@ -1,10 +1,10 @@
 import { splitImage, type Capability } from '../capabilities/capability.js';
 import type { StepOrigin } from '../capabilities/flows-view.js';
-import { Controlled, errorBody, TimedOut } from '../errors.js';
+import { BadRequest, Controlled, errorBody, TimedOut } from '../errors.js';
 import type { FlowDocument } from './document.js';
 import { MAX_REPORT_BYTES } from '../limits.js';
 import { countFlowRun } from '../ops/metrics.js';
-import { substitute } from './references.js';
+import { STEP_PREFIX, stepsReadBy, stepValue, substitute } from './references.js';
 
 export type StepCall = (
   tool: string,
@@ -18,6 +18,8 @@ export interface StepReport {
   tool: string;
   ok: boolean;
   summary: string;
+  /** which of the step's selector alternatives matched (0 is the first) */
+  selector_used?: number;
   error?: { code: string; message: string };
   result?: Record<string, unknown>;
 }
@@ -50,6 +52,8 @@ export interface RunOptions {
   currentUrl: () => Promise<string | null>;
   /** where the browser is, for a run whose last step did not answer it */
   endPage: () => Promise<{ url: string; title: string } | null>;
+  /** told as each step ends: for progress notifications */
+  onStep?: (report: StepReport, total: number) => void;
 }
 
 /**
@@ -81,15 +85,19 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     kept += bytes;
     return true;
   };
+  // `${steps.<id>}` values, apart from params so no param can pose as a step's value.
+  const values: Record<string, string> = {};
+  const read = new Set(document.steps.flatMap((s) => stepsReadBy(s.args)));
+  const tell = (n: number) => options.onStep?.(report.steps[n - 1] as StepReport, document.steps.length);
   for (const [index, step] of document.steps.entries()) {
     const n = index + 1;
     const id = step.id ?? null;
     report.steps_run = n;
     // An act reads the page it leaves (and write its value) only to answer, a round trip each;
-    // a compact report shows only a returned result and the last step's.
-    const answerUnread = !verbose && !step.return && n < document.steps.length;
+    // a compact report shows only a returned result, the last step's, and values later steps read.
+    const answerUnread = !verbose && !step.return && n < document.steps.length && !(id && read.has(id));
     try {
-      const args = substitute(step.args, options.params);
+      const args = substitute(step.args, { ...paramsOnly(options.params), ...valuesFor(step.args, values) });
       // The step's own deadline (CALL_TIMEOUT) never outlasts the run's: a hung page is recovered by then.
       const call = options.call(step.tool, args, { flow: options.name, step: step.id ?? n, answerUnread, deadline });
       const row = rows.get(step.tool);
@@ -97,6 +105,9 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
       // Images never travel in a report: it is read by a model, and an image costs thousands of tokens.
       const result = row ? splitImage(row, answer).rest : answer;
       last = result;
+      if (id) {
+        values[STEP_PREFIX + id] = stepValue(result);
+      }
       const name = step.id ?? `step${n}`;
       const copies = (verbose ? 1 : 0) + (step.return ? 1 : 0);
       const shown = copies > 0 && keep(name, result, copies);
@@ -106,14 +117,17 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
         tool: step.tool,
         ok: true,
         summary: row ? row.summary(args, result) : 'done',
+        ...(typeof result.selector_used === 'number' ? { selector_used: result.selector_used } : {}),
         ...(verbose && shown ? { result } : {}),
       });
+      tell(n);
       if (step.return && shown) {
         returned[name] = result;
       }
     } catch (err) {
       const error = errorBody(err).body.error;
       report.steps.push({ n, id, tool: step.tool, ok: false, summary: 'failed', error });
+      tell(n);
       // A person took the browser: carrying on would drive it under their hands.
       if (step.onError === 'continue' && !(err instanceof TimedOutRun) && !(err instanceof Controlled)) {
         continue;
@@ -139,6 +153,25 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
   }
   countFlowRun(report.status);
   return report;
+}
+
+function paramsOnly(params: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).filter(([name]) => !name.startsWith(STEP_PREFIX)));
+}
+
+/** The values a step reads; one whose step failed (onError: continue) fails this step too. */
+function valuesFor(args: Record<string, unknown>, values: Record<string, string>): Record<string, string> {
+  const wanted: Record<string, string> = {};
+  for (const id of stepsReadBy(args)) {
+    const value = values[STEP_PREFIX + id];
+    if (value === undefined) {
+      throw new BadRequest(
+        `\${steps.${id}} has no value: step "${id}" failed earlier in this run; fix that step, or stop reading it here.`,
+      );
+    }
+    wanted[STEP_PREFIX + id] = value;
+  }
+  return wanted;
 }
 
 /** The page a run ended on: the last step's answer, or asked of the browser (steps skip reads nobody makes). */

@@ -22,13 +22,22 @@ export interface FlowStore {
   /** Writes the text; a stale `ifMatch` revision is a 409 and writes nothing. */
   put(library: string, name: string, text: string, ifMatch?: string): Promise<{ flow: StoredFlow; created: boolean }>;
   delete(library: string, name: string): Promise<boolean>;
+  /** when this library's owner last ran each flow (epoch ms), its own and global ones alike */
+  uses(library: string): Promise<Record<string, number>>;
+  /** remembers that this library's owner ran a flow now; best effort (an order, not a record) */
+  recordUse(library: string, name: string): Promise<void>;
 }
+
+/** Enough to order any library that fits in tools/list; older uses are forgotten first. */
+const USES_KEPT = 200;
 
 export function revisionOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 const EXTENSION = '.yaml';
+/** A dot file: never listed as a flow. */
+const USES_FILE = '.uses.json';
 
 /** `<root>/<library>/flows/<name>.yaml`; directories appear on the first write. */
 export class DirectoryFlowStore implements FlowStore {
@@ -89,6 +98,28 @@ export class DirectoryFlowStore implements FlowStore {
     return { flow: { name, library, text, revision: revisionOf(text) }, created: existing === undefined };
   }
 
+  async uses(library: string): Promise<Record<string, number>> {
+    try {
+      return usesFrom(await readFile(join(this.dir(library), USES_FILE), 'utf8'));
+    } catch (err) {
+      if (isMissing(err)) {
+        return {};
+      }
+      throw err;
+    }
+  }
+
+  async recordUse(library: string, name: string): Promise<void> {
+    const uses = { ...(await this.uses(library)), [name]: Date.now() };
+    const kept = Object.entries(uses)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, USES_KEPT);
+    await mkdir(this.dir(library), { recursive: true });
+    const temporary = join(this.dir(library), `.uses.${randomUUID()}.tmp`);
+    await writeFile(temporary, JSON.stringify(Object.fromEntries(kept)), 'utf8');
+    await rename(temporary, join(this.dir(library), USES_FILE));
+  }
+
   async delete(library: string, name: string): Promise<boolean> {
     try {
       await rm(this.file(library, name));
@@ -99,6 +130,25 @@ export class DirectoryFlowStore implements FlowStore {
       }
       throw err;
     }
+  }
+}
+
+/** The last-run times of a library, as stored: names that are not flow names are dropped. */
+function usesFrom(text: string): Record<string, number> {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      return {};
+    }
+    const uses: Record<string, number> = {};
+    for (const [name, at] of Object.entries(parsed)) {
+      if (typeof at === 'number' && /^[A-Za-z0-9._-]{1,64}$/.test(name)) {
+        uses[name] = at;
+      }
+    }
+    return uses;
+  } catch {
+    return {};
   }
 }
 

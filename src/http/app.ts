@@ -9,6 +9,8 @@ import { CAPABILITIES } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/capability.js';
 import { BadRequest, errorBody, Forbidden, SeleniumFlowError, PayloadTooLarge, Unauthorized } from '../errors.js';
 import { buildMcpServer } from '../mcp/server.js';
+import type { FlowToolOptions } from '../mcp/flow-tools.js';
+import { WorkspaceEventBus } from '../mcp/list-changed.js';
 import { listedTools } from '../mcp/tools.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
 import type { TokenBook } from '../workspace/tokens.js';
@@ -30,6 +32,8 @@ export interface AppOptions {
   /** Host and Origin: who may address this server by which name */
   guard: RequestGuard;
   mirrorTools: boolean;
+  /** FLOW_TOOLS and FLOW_TOOLS_MAX: each saved flow an MCP tool */
+  flowTools?: FlowToolOptions;
   maxBodyBytes: number;
   logLevel: string;
   /** whether the Grid and the store answer, for /ready */
@@ -174,9 +178,12 @@ function queryArguments(query: Record<string, string>): Record<string, unknown> 
 function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
   const tools = listedTools(options.mirrorTools);
   const log = (err: unknown) => app.log.error({ err: errorSummary(err) }, 'tool call failed');
+  const bus = new WorkspaceEventBus();
+  bus.follow(deps.flows);
+  const flowTools = options.flowTools;
   const handler = createMcpHandler(
-    (ctx) => buildMcpServer(deps, callerOfMcpRequest(ctx), { version: options.version, tools, log }),
-    { maxRequestBodySize: options.maxBodyBytes },
+    (ctx) => buildMcpServer(deps, callerOfMcpRequest(ctx), { version: options.version, tools, log, flowTools }),
+    { maxRequestBodySize: options.maxBodyBytes, bus },
   );
   const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes });
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -190,7 +197,7 @@ function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions):
       extra: { caller },
     };
     reply.hijack();
-    await node(request.raw, reply.raw, request.body);
+    await bus.asCaller(caller, () => node(request.raw, reply.raw, request.body));
   };
   app.post('/mcp', serve);
   app.get('/mcp', serve);

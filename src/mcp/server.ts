@@ -1,9 +1,12 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import { callTool, type CallDeps, type ToolResult } from '../capabilities/call/call.js';
+import { runFlowTool } from '../capabilities/tools/flows.js';
 import { capabilityNamed } from '../capabilities/index.js';
 import { splitImage, type Capability } from '../capabilities/capability.js';
 import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
+import type { StepProgress } from '../capabilities/flows-view.js';
 import type { Caller } from '../workspace/caller.js';
+import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
 import type { ListedTool } from './tools.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 
@@ -11,7 +14,18 @@ export interface McpOptions {
   version: string;
   tools: ListedTool[];
   log: (err: unknown) => void;
+  flowTools?: FlowToolOptions;
+  /**
+   * this instance lives as long as its connection (stdio), so it tells the client itself when
+   * its flow tools change; a per-request instance (HTTP) leaves that to the listen streams
+   */
+  connection?: boolean;
 }
+
+const NO_FLOW_TOOLS: FlowToolOptions = { enabled: false, max: 0 };
+
+/** tools/list says what its flow tools cost under this key of its _meta. */
+export const FLOW_TOOLS_META = 'selenium-flow/flow-tools';
 
 const INSTRUCTIONS =
   'Drive a real browser on a Selenium Grid. Read the selenium_flow_skill tool (or the skill://selenium-flow/SKILL.md resource) first.';
@@ -21,14 +35,35 @@ const INSTRUCTIONS =
  * boot, and every call goes through the same call path as HTTP.
  */
 export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptions): Server {
+  const flowTools = options.flowTools ?? NO_FLOW_TOOLS;
+  const listChanged = flowTools.enabled && deps.flows !== undefined;
   const server = new Server(
     { name: 'selenium-flow', version: options.version },
-    { capabilities: { tools: {}, resources: {}, completions: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: listChanged ? { listChanged: true } : {}, resources: {}, completions: {} },
+      instructions: INSTRUCTIONS,
+    },
   );
-  server.setRequestHandler('tools/list', () => ({ tools: options.tools }));
-  server.setRequestHandler('tools/call', async (request) => {
-    const capability = capabilityNamed(request.params.name);
-    if (!capability || !options.tools.some((t) => t.name === capability.name)) {
+  if (listChanged && options.connection) {
+    const stop = deps.flows?.onChange((library) => {
+      if (affects(caller, library)) {
+        server.sendToolListChanged().catch(() => undefined);
+      }
+    });
+    server.onclose = () => stop?.();
+  }
+  server.setRequestHandler('tools/list', async () => {
+    const flows = await flowToolsFor(deps, caller, flowTools);
+    return {
+      tools: [...options.tools, ...flows.tools],
+      ...(listChanged ? { _meta: { [FLOW_TOOLS_META]: flows.meta } } : {}),
+    };
+  });
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const args = request.params.arguments ?? {};
+    const flowCall = await flowToolCall(deps, caller, flowTools, request.params.name, args);
+    const capability = flowCall ? runFlowTool : capabilityNamed(request.params.name);
+    if (!capability || (!flowCall && !options.tools.some((t) => t.name === capability.name))) {
       // A protocol error, not a tool result: no call was made, and the model cannot fix it by changing arguments.
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -36,7 +71,10 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
       );
     }
     try {
-      const result = await callTool(deps, capability, request.params.arguments ?? {}, caller);
+      // A flow tool is run_flow with its params: the same call, the same report.
+      const result = await callTool(deps, capability, flowCall ?? args, caller, {
+        progress: progressOf(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
+      });
       return toolResult(capability, result);
     } catch (err) {
       const { status, body } = errorBody(err);
@@ -64,6 +102,21 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     return { completion: { values, total: values.length, hasMore: false } };
   });
   return server;
+}
+
+/** Each flow step, as a progress notification, when the client sent a progressToken. */
+function progressOf(
+  token: string | number | undefined,
+  notify: (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>,
+): StepProgress | undefined {
+  if (token === undefined) {
+    return undefined;
+  }
+  return (progress, total, message) => {
+    notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(
+      () => undefined,
+    );
+  };
 }
 
 /**

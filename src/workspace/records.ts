@@ -1,4 +1,5 @@
 import type { BrowserKind } from '../grid/capabilities.js';
+import type { RecentCall } from './recent.js';
 
 /** What the server remembers about a saved workspace. Detached (no gridId) is ordinary. */
 /** Where a browser is, as browser/ reads it (the workspace remembers it, and never reads a page itself). */
@@ -27,6 +28,8 @@ export interface WorkspaceRecord {
   touchedAt: string;
   /** who opened the browser (a Principal's id): counts against BROWSERS_PER_CALLER, owns a stateless handle */
   owner?: string;
+  /** the workspace's last successful calls, oldest first, for draft_flow (never a secret's value) */
+  recent?: RecentCall[];
 }
 
 export const DEFAULT_WINDOW = { width: 1280, height: 900 };

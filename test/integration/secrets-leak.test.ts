@@ -225,6 +225,32 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
     }
   });
 
+  it('a draft of a session that typed it is a secret: reference, and so is the flow saved from it', async () => {
+    const ws = 'leak-draft';
+    await http('POST', '/browser/navigate', { url: `${site()}/login.html` }, ws);
+    await http('POST', '/browser/write', { selector: { css: '#email' }, text: 'ada@example.com' }, ws);
+    const typed = await http(
+      'POST',
+      '/browser/write',
+      { selector: { css: '#password' }, secret: { name: 'canary', key: 'password' } },
+      ws,
+    );
+    expect(typed.status).toBe(200);
+    const draft = await http('POST', '/flows/draft', { last: 3, name: 'leaky' }, ws);
+    expect(draft.status).toBe(200);
+    expect(draft.body.yaml).toMatch(/secret:\s+name: canary\s+key: password/);
+    expect(draft.body.parameters).toEqual(['email']);
+    const saved = await fetch(`${base}/flows/leaky`, {
+      method: 'PUT',
+      headers: { 'x-workspace': ws, 'content-type': 'application/yaml' },
+      body: draft.body.yaml as string,
+    });
+    answers.push(await saved.text());
+    expect(saved.status).toBe(200);
+    await http('POST', '/flows/leaky/run', { params: { email: 'grace@example.com' } }, ws);
+    await http('POST', '/browser/end-browser', {}, ws);
+  });
+
   it('appears nowhere: 0 hits in every answer, stored flow, and the whole log', async () => {
     const stored: string[] = [];
     const walk = async (dir: string): Promise<void> => {

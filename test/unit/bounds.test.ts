@@ -34,6 +34,7 @@ async function library() {
     call: async (_tool: string, args: Record<string, unknown>) => ({ result: args.script ?? null }),
     currentUrl: async () => 'https://example.com/',
     endPage: async () => ({ url: 'https://example.com/', title: 'Example' }),
+    recentCalls: async () => [],
   };
   return libraries.view({ key: 'named:w', workspace: 'w' }, toolbox);
 }

@@ -40,6 +40,37 @@ describe('${name} parameters', () => {
   });
 });
 
+describe('${steps.<id>} values', () => {
+  const read = { id: 'greeting', tool: 'extract', args: { selector: { css: 'h1' } } };
+  const typeIt = { tool: 'write', args: { selector: { css: '#q' }, text: 'about ${steps.greeting}' } };
+
+  it('may read an earlier step by id', () => {
+    expect(parse({ steps: [read, typeIt] }).steps[1]?.args.text).toBe('about ${steps.greeting}');
+  });
+
+  it('refuse a later step and an unknown one, naming the fix', () => {
+    expect(refusal({ steps: [typeIt, read] })).toMatch(
+      /step 1: \$\{steps.greeting\}: step "greeting" runs later, so it has no value yet; move it before step 1/,
+    );
+    expect(refusal({ steps: [{ ...read, id: 'title' }, typeIt] })).toMatch(
+      /step 2: \$\{steps.greeting\}: no step has the id "greeting"; give the step whose value you want id: greeting/,
+    );
+  });
+
+  it('are not parameters: no declaration needed, and $${steps.x} stays literal', () => {
+    expect([...referencesIn({ s: '${steps.a} $${steps.b} ${c}' })]).toEqual(['steps.a', 'c']);
+  });
+});
+
+describe('selector alternatives', () => {
+  it('a step may list up to five selectors; an empty list or six are refused with the fix', () => {
+    const click = (selector: unknown) => ({ steps: [{ tool: 'interact', args: { action: 'click', selector } }] });
+    expect(parse(click([{ css: '#old' }, { xpath: '//button' }])).steps).toHaveLength(1);
+    expect(refusal(click([]))).toMatch(/a list of 1 to 5 selectors, tried in order/);
+    expect(refusal(click(Array.from({ length: 6 }, () => ({ css: 'a' }))))).toMatch(/1 to 5 selectors/);
+  });
+});
+
 describe('a flow document', () => {
   const step = (tool: string, args: Record<string, unknown>) => ({ steps: [{ tool, args }] });
 

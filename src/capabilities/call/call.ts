@@ -7,7 +7,8 @@ import type { Caller } from '../../workspace/caller.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import type { Capability } from '../capability.js';
 import type { BrowserToolContext, WorkspaceToolContext } from '../context.js';
-import type { AsStep } from '../flows-view.js';
+import type { AsStep, StepProgress } from '../flows-view.js';
+import { answeredSomething, rememberCall } from '../../workspace/recent.js';
 import { checkMode, parseArguments } from './arguments.js';
 import { flowToolbox, turnKeyOf, workspaceView, type CallDeps, type ToolResult } from './contexts.js';
 import { networkView } from './network.js';
@@ -52,10 +53,10 @@ async function runCall(
   const args = parseArguments(capability, rawArgs);
   const sessionId = checkMode(capability, args, caller);
   const turnKey = turnKeyOf(caller, sessionId);
-  const { answerUnread = false, deadline, inTurn = false, ...step } = asStep;
+  const { answerUnread = false, deadline, inTurn = false, progress, ...step } = asStep;
   // Binds with the step it runs as, and screens every answer and error against the values typed into this browser.
   const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
-  const handle = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
+  const handle = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread, step, progress });
   const run = capability.boundsItself
     ? handle
     : () =>
@@ -94,6 +95,9 @@ interface CallState {
   sessionId: string | undefined;
   secrets: SecretCall;
   answerUnread: boolean;
+  /** the flow step this call is, if it is one: what files it makes are marked made_by it */
+  step: { flow?: string; step?: number | string };
+  progress?: StepProgress;
 }
 
 async function runHandler(
@@ -101,16 +105,17 @@ async function runHandler(
   capability: Capability,
   args: Record<string, unknown>,
   caller: Caller,
-  { sessionId, secrets, answerUnread }: CallState,
+  { sessionId, secrets, answerUnread, step, progress }: CallState,
 ): Promise<ToolResult> {
+  const madeBy = step.flow === undefined ? undefined : { flow: step.flow, step: step.step ?? null };
   if (capability.attach === 'none') {
     await checkPreconditions(deps.preconditions, { capability, args, caller, sessionId });
     const ctx: WorkspaceToolContext = {
       caller,
       workspace: workspaceView(deps, caller, sessionId, callTool),
       // A flow that took the turn (run_flow) runs its steps in it.
-      flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool, capability.takesTurn)),
-      files: filesOf(deps.files, caller.workspace),
+      flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool, capability.takesTurn, progress)),
+      files: filesOf(deps.files, caller.workspace, madeBy),
       secrets,
       network: networkView(deps, caller, secrets),
     };
@@ -125,7 +130,7 @@ async function runHandler(
       driver: browser.driver,
       browserName: browser.browserName,
       caller,
-      files: filesOf(deps.files, caller.workspace),
+      files: filesOf(deps.files, caller.workspace, madeBy),
       secrets,
       answerUnread,
       pageKnown: (page) => {
@@ -134,6 +139,15 @@ async function runHandler(
     };
     const result = await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext);
     secrets.noteIn(browser.record);
+    // What a flow's own steps do is that flow already: only the caller's own calls are drafted from.
+    if (
+      browser.record &&
+      !madeBy &&
+      capability.runnableInFlow &&
+      (capability.kind === 'act' || answeredSomething(result))
+    ) {
+      rememberCall(browser.record, { tool: capability.name, args }, (text) => secrets.carries(text));
+    }
     return capability.kind === 'act'
       ? await answerAct(deps, caller, browser, secrets, result, known ?? (answerUnread ? undefined : 'read'))
       : await answerRead(deps, capability, args, caller, browser, secrets, result);

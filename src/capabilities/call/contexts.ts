@@ -3,7 +3,7 @@ import { BadRequest } from '../../errors.js';
 import { SecretCall } from '../../secrets/binding.js';
 import type { Caller } from '../../workspace/caller.js';
 import { capabilityNamed } from '../index.js';
-import type { AsStep, FlowToolbox } from '../flows-view.js';
+import type { AsStep, FlowToolbox, StepProgress } from '../flows-view.js';
 import type { CurrentWorkspace, WorkspaceView } from '../workspace-view.js';
 import type { Files } from '../../files/files.js';
 import type { Secrets } from '../../secrets/binding.js';
@@ -60,8 +60,11 @@ export function flowToolbox(
   sessionId: string | undefined,
   callTool: CallPath,
   inTurn = false,
+  progress?: StepProgress,
 ): FlowToolbox {
   return {
+    progress,
+    recentCalls: async () => (caller.key ? ((await deps.workspaces.record(caller.key))?.recent ?? []) : []),
     // asStep: the flow and step, for the audit of a secret the step binds
     call: async (tool, args, asStep) => {
       const capability = capabilityNamed(tool);

@@ -11,6 +11,10 @@ const entry = z.object({
   content_type: z.string(),
   image: z.boolean(),
   url: z.string().describe('a signed link that opens the file without the bearer token, until it expires'),
+  made_by: z
+    .object({ flow: z.string(), step: z.union([z.number(), z.string()]).nullable() })
+    .optional()
+    .describe('the flow run step that made it'),
 });
 
 export const fileListing = z.object({

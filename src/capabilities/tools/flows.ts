@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import { defineTool } from '../capability.js';
 import type { FlowsView } from '../flows-view.js';
-import { MAX_DOCUMENT_BYTES, MAX_REPORT_BYTES } from '../../limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_REPORT_BYTES } from '../../limits.js';
 
 const flowName = z.string().min(1).max(64).describe('letters, digits, ".", "_", "-"');
 const revision = z.string().min(1).max(64).describe('the revision you read (get_flow); refused when stale');
@@ -22,6 +22,7 @@ const stepReport = z.object({
   tool: z.string(),
   ok: z.boolean(),
   summary: z.string(),
+  selector_used: z.number().optional().describe("which of the step's selector alternatives matched (0 is the first)"),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   result: z.record(z.string(), z.unknown()).optional(),
 });
@@ -191,4 +192,32 @@ export const runFlowTool = defineTool({
     runReport.parse(await flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false)),
 });
 
-export default [runFlowTool, saveFlow, deleteFlow, listFlows, getFlow];
+const lastCalls = `how many of the workspace's recent calls to draft from: 1 to ${MAX_DRAFT_CALLS}`;
+
+export const draftFlowTool = defineTool({
+  name: 'draft_flow',
+  title: 'Draft a flow from what you just did',
+  description:
+    "Turn this workspace's last successful calls into a flow document for review: typed text becomes parameters, secrets stay secret references, repeats are dropped. Saves nothing: save_flow saves it.",
+  kind: 'read',
+  attach: 'none',
+  takesTurn: false,
+  runnableInFlow: false,
+  answersUnderControl: true,
+  http: { method: 'POST', path: '/flows/draft' },
+  input: z.object({
+    last: z.number().int(lastCalls).min(1, lastCalls).max(MAX_DRAFT_CALLS, lastCalls),
+    name: flowName.optional().describe('the name you mean to save it under'),
+  }),
+  output: z.object({
+    name: z.string().nullable(),
+    yaml: z.string().describe('the document as YAML: read it, then save_flow it'),
+    document: z.record(z.string(), z.unknown()),
+    parameters: z.array(z.string()).describe('what the typed text became'),
+    calls: z.number(),
+    duplicates_dropped: z.number(),
+  }),
+  handler: async (args, { flows }) => ({ ...(await flowsOf(flows).draft(args.last, args.name)) }),
+});
+
+export default [runFlowTool, saveFlow, deleteFlow, listFlows, getFlow, draftFlowTool];
