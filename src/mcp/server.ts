@@ -5,6 +5,7 @@ import type { Capability } from '../capabilities/define.js';
 import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import type { ListedTool } from './tools.js';
+import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 
 export interface McpOptions {
@@ -67,14 +68,14 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
 }
 
 /**
- * structuredContent carries the result; the text block repeats it compactly for clients
- * that read only text. An image travels once, as an image block, not also in the JSON.
+ * structuredContent carries the result; the text block says the same in plain lines for a
+ * model (answer-text.ts). An image travels once, as an image block, not also in the JSON.
  */
 function toolResult(capability: Capability, result: ToolResult) {
   const image = capability.image?.(result);
   const structured = image ? withoutData(result) : result;
   const content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[] = [
-    { type: 'text', text: JSON.stringify(structured) },
+    { type: 'text', text: answerText(capability, structured) },
   ];
   if (image) {
     content.push({ type: 'image', data: image.data, mimeType: image.mimeType });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { printedSelectors } from '../../src/browser/outline.js';
-import { rest, startServer, type RunningServer } from '../helpers/server.js';
+import { connectMcp, rest, startServer, type McpCaller, type RunningServer } from '../helpers/server.js';
+import { expectFieldsInText } from '../helpers/answer-text.js';
 
 const site = inject('siteUrl');
 const WORKSPACE = 'outline';
@@ -109,5 +110,53 @@ describe('outline follows the structure and folds repetition', () => {
     expect(text).toMatch(/nav "Contents" nav\.toc — 1 heading, 18 links: outline it for them/);
     const part = (await ok('outline', { selector: { css: 'nav.toc' } })).outline as string;
     expect(part).toContain('link "Next steps"');
+  });
+});
+
+describe('MCP text blocks are plain lines for a model', () => {
+  let mcp: McpCaller;
+  beforeAll(async () => {
+    mcp = await connectMcp(running.url, '2026-07-28', { workspace: WORKSPACE });
+  });
+  afterAll(async () => {
+    await mcp.close();
+  });
+
+  it('says where navigate went, gives extract its text and outline its outline, unescaped', async () => {
+    const went = await mcp.call('navigate', { url: `${site}/login.html` });
+    expect(went.text).toBe(`Login — ${site}/login.html`);
+    expectFieldsInText(went.text, went.structured);
+
+    const read = await mcp.call('extract', { selector: { css: 'h1' } });
+    expect(read.text).toBe(read.structured?.value);
+
+    const map = await mcp.call('outline');
+    expect(map.text).toBe(`Login — ${site}/login.html\n\n${String(map.structured?.outline)}`);
+    expect(map.text).not.toContain('\\n');
+    expect(map.text).toContain('email "Email" #email');
+
+    const all = await mcp.call('extract', { selector: { css: 'label' }, all: true });
+    expect(all.text.split('\n').every((line) => line.startsWith('- '))).toBe(true);
+    expectFieldsInText(all.text, all.structured);
+  });
+
+  it('says an open dialog in words', async () => {
+    await mcp.call('navigate', { url: `${site}/dialogs.html` });
+    const clicked = await mcp.call('interact', { action: 'click', selector: { css: '#alert' } });
+    expect(clicked.text).toContain('A dialog is open, saying: Hello alert — answer it with the dialog tool.');
+    expectFieldsInText(clicked.text, clicked.structured);
+    const answered = await mcp.call('dialog', { action: 'accept' });
+    expect(answered.text).toContain('message: Hello alert');
+    expectFieldsInText(answered.text, answered.structured);
+  });
+
+  it('keeps REST answers JSON', async () => {
+    const answer = await rest(
+      running.url,
+      '/browser/navigate',
+      { url: `${site}/login.html` },
+      { 'X-Workspace': WORKSPACE },
+    );
+    expect(answer.body).toEqual({ url: `${site}/login.html`, title: 'Login' });
   });
 });

@@ -12,6 +12,7 @@ import {
   type ProtocolEra,
   type RunningServer,
 } from '../helpers/server.js';
+import { expectFieldsInText } from '../helpers/answer-text.js';
 
 const site = inject('siteUrl');
 const WORKSPACE = 'tools';
@@ -871,7 +872,7 @@ describe('the same calls over HTTP and MCP', () => {
             expect(pngSize(image?.data ?? '').width).toBe(500);
             expect(answer.structured).not.toHaveProperty('data');
           }
-          expect(JSON.parse(answer.text)).toEqual(answer.structured);
+          expectFieldsInText(answer.text, answer.structured);
           return answer.structured ?? {};
         });
         expect(overMcp, era).toEqual(overHttp);
