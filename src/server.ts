@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { mkdirSync, statSync } from 'node:fs';
-import type { CallDeps } from './capabilities/call.js';
+import type { CallDeps } from './capabilities/call/call.js';
 import { publicBase, type Config } from './config.js';
 import { CAPABILITIES } from './capabilities/index.js';
 import { FlowLibraries } from './flows/library.js';

@@ -1,6 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
-import { callTool, type CallDeps } from '../../src/capabilities/call.js';
+import { callTool, type CallDeps } from '../../src/capabilities/call/call.js';
 import { capabilityNamed } from '../../src/capabilities/index.js';
 import { answerText } from '../../src/mcp/answer-text.js';
 import type { Caller } from '../../src/workspace/caller.js';

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Command } from 'selenium-webdriver/lib/command.js';
 import { Executor } from 'selenium-webdriver/http/index.js';
 import { CAPABILITIES } from '../../src/capabilities/index.js';
-import type { Capability } from '../../src/capabilities/define.js';
+import type { Capability } from '../../src/capabilities/capability.js';
 import { loadConfig } from '../../src/config.js';
 import { createServer, type HttpServer } from '../../src/server.js';
 import type { Cleanup } from './cleanup.js';

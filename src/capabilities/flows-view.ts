@@ -1,5 +1,4 @@
 import type { Caller } from '../workspace/caller.js';
-import type { CallContext } from './call.js';
 
 export interface FlowListing {
   name: string;
@@ -21,6 +20,20 @@ export interface FlowRead {
   problem?: string;
 }
 
+/** How a call runs as a step of a flow, where a direct call differs. */
+export interface AsStep {
+  /** the flow and its step, for the audit of a secret the step binds */
+  flow?: string;
+  step?: number | string;
+  /**
+   * nothing will read the call's answer (a flow step whose report shows only a summary): an act
+   * skips the reads it makes only to answer (the page it leaves, the value write reads back)
+   */
+  answerUnread?: boolean;
+  /** the end of the flow run this step is part of (epoch ms): the step's deadline never passes it */
+  deadline?: number;
+}
+
 /** What flow tools may do for one caller; handlers see nothing else. */
 export interface FlowsView {
   list(everywhere: boolean): Promise<FlowListing[]>;
@@ -38,7 +51,7 @@ export interface FlowsView {
 /** How a flow run reaches the browser: the one call path, as the same caller. */
 export interface FlowToolbox {
   /** `step` names the flow step, for the audit of a secret it binds */
-  call(tool: string, args: Record<string, unknown>, step: Required<CallContext>): Promise<Record<string, unknown>>;
+  call(tool: string, args: Record<string, unknown>, step: Required<AsStep>): Promise<Record<string, unknown>>;
   /** where the browser is now: for the flows of this page, and the page a failed run names */
   currentUrl(): Promise<string | null>;
   /** where a run ended, when its last step did not say: asked of the browser and remembered as the workspace's page */

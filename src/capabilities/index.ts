@@ -1,39 +1,7 @@
-import type { Capability } from './define.js';
-import * as browserTools from './browser-tools.js';
-import { keepFile, workspaceFiles } from './file-tools.js';
-import { deleteFlow, getFlow, listFlows, runFlowTool, saveFlow } from './flow-tools.js';
-import { listSecrets } from './secret-tools.js';
-import { currentWorkspace, endBrowser, openSession, skillTool } from './workspace-tools.js';
+import type { Capability } from './capability.js';
+import { CAPABILITIES } from './tools/index.js';
 
-/** The capability table: every tool, in the order clients list them. */
-export const CAPABILITIES: readonly Capability[] = [
-  openSession,
-  endBrowser,
-  browserTools.navigate,
-  browserTools.interactTool,
-  browserTools.write,
-  browserTools.pressKeyTool,
-  browserTools.frame,
-  browserTools.dialog,
-  browserTools.resize,
-  browserTools.uploadFileTool,
-  browserTools.executeScript,
-  browserTools.extractTool,
-  browserTools.outlineTool,
-  browserTools.screenshot,
-  browserTools.print,
-  browserTools.assertTool,
-  keepFile,
-  runFlowTool,
-  saveFlow,
-  deleteFlow,
-  listFlows,
-  getFlow,
-  workspaceFiles,
-  listSecrets,
-  currentWorkspace,
-  skillTool,
-];
+export { CAPABILITIES };
 
 const BY_NAME = new Map(CAPABILITIES.map((c) => [c.name, c]));
 
@@ -42,11 +10,4 @@ export function capabilityNamed(name: string): Capability | undefined {
 }
 
 /** Tools that only mirror a resource, for clients that cannot read resources. */
-export const MIRROR_TOOLS = new Set([
-  'current_workspace',
-  'selenium_flow_skill',
-  'list_flows',
-  'get_flow',
-  'workspace_files',
-  'list_secrets',
-]);
+export const MIRROR_TOOLS: ReadonlySet<string> = new Set(CAPABILITIES.filter((c) => c.mirrors).map((c) => c.name));

@@ -1,4 +1,4 @@
-import type { Capability } from './define.js';
+import type { Capability } from './capability.js';
 import { CAPABILITIES } from './index.js';
 import { jsonSchemaOf } from './json-schema.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_WAIT_SECONDS } from '../browser/selectors.js';
+import { FILE_NAME_RULE, isFileName } from '../files/names.js';
 import { MAX_SELECTOR_CHARS, MAX_URL_CHARS } from '../limits.js';
 
 export const SELECTOR_FIX = 'pass exactly one of css or xpath, e.g. {"css": "#submit"} or {"xpath": "//button[1]"}.';
@@ -38,3 +39,25 @@ export const maxChars = (fallback: number) =>
     .max(1_000_000)
     .optional()
     .describe(`default ${fallback}; a longer answer is cut, with a marker`);
+
+/** The wait a row's `wait_timeout` asks for, in seconds. */
+export const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? DEFAULT_WAIT_SECONDS;
+
+/** The rule "pass exactly one of …", for a row's `check`. */
+export const exactlyOne = (args: Record<string, unknown>, names: string[]) =>
+  names.filter((n) => args[n] !== undefined).length === 1;
+
+/** A window's width or height, in CSS pixels. */
+export const windowSide = z.number().int().min(200).max(7680);
+
+/** One rule for every name a file gets, so a name saved can always be listed, fetched and linked. */
+export const fileNameArgument = z.string().min(1).max(255).refine(isFileName, FILE_NAME_RULE);
+
+/** The value at a zod issue's path, to tell a missing argument from a wrong one. */
+export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>(
+    (node, key) =>
+      node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined,
+    value,
+  );
+}

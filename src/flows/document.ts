@@ -1,7 +1,7 @@
 import { parseDocument, stringify } from 'yaml';
 import { z } from 'zod';
-import { valueAt } from '../capabilities/call.js';
-import type { Capability } from '../capabilities/define.js';
+import { valueAt } from '../capabilities/schemas.js';
+import type { Capability } from '../capabilities/capability.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { MAX_DOCUMENT_BYTES } from '../limits.js';
 import { BadRequest } from '../errors.js';

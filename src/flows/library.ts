@@ -1,4 +1,4 @@
-import type { Capability } from '../capabilities/define.js';
+import type { Capability } from '../capabilities/capability.js';
 import type { FlowListing, FlowRead, FlowsService, FlowsView, FlowToolbox } from '../capabilities/flows-view.js';
 import { BadRequest, Forbidden, NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
@@ -183,6 +183,7 @@ export class FlowLibraries implements FlowsService {
     const report = await runFlow({
       name: stored.name,
       document,
+      capabilities: this.capabilities,
       params,
       verbose,
       timeoutMs: this.runTimeoutMs,

@@ -1,4 +1,5 @@
-import type { CallContext } from '../capabilities/call.js';
+import { splitImage, type Capability } from '../capabilities/capability.js';
+import type { AsStep } from '../capabilities/flows-view.js';
 import { errorBody, TimedOut } from '../errors.js';
 import type { FlowDocument } from './document.js';
 import { MAX_REPORT_BYTES } from '../limits.js';
@@ -7,7 +8,7 @@ import { substitute } from './references.js';
 export type StepCall = (
   tool: string,
   args: Record<string, unknown>,
-  step: Required<CallContext>,
+  step: Required<AsStep>,
 ) => Promise<Record<string, unknown>>;
 
 export interface StepReport {
@@ -38,6 +39,8 @@ export interface RunReport {
 export interface RunOptions {
   name: string;
   document: FlowDocument;
+  /** the rows the document's steps name (parseFlow has checked each exists) */
+  capabilities: readonly Capability[];
   params: Record<string, unknown>;
   verbose: boolean;
   timeoutMs: number;
@@ -62,6 +65,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
     steps_total: document.steps.length,
     steps: [],
   };
+  const rows = new Map(options.capabilities.map((c) => [c.name, c]));
   const returned: Record<string, Record<string, unknown>> = {};
   let last: Record<string, unknown> | undefined;
   // 200 steps each answering a megabyte would be a 200 MB report, held in memory and read by a model.
@@ -87,7 +91,10 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
       const args = substitute(step.args, options.params);
       // The step's own deadline (CALL_TIMEOUT) never outlasts the run's: a hung page is recovered by then.
       const call = options.call(step.tool, args, { flow: options.name, step: step.id ?? n, answerUnread, deadline });
-      const result = withoutImages(await withinDeadline(call, deadline));
+      const row = rows.get(step.tool);
+      const answer = await withinDeadline(call, deadline);
+      // Images never travel in a report: it is read by a model, and an image costs thousands of tokens.
+      const result = row ? splitImage(row, answer).rest : answer;
       last = result;
       const name = step.id ?? `step${n}`;
       const copies = (verbose ? 1 : 0) + (step.return ? 1 : 0);
@@ -97,7 +104,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
         id,
         tool: step.tool,
         ok: true,
-        summary: summarise(step.tool, args, result),
+        summary: row ? row.summary(args, result) : 'done',
         ...(verbose && shown ? { result } : {}),
       });
       if (step.return && shown) {
@@ -160,43 +167,5 @@ async function withinDeadline<T>(promise: Promise<T>, deadline: number): Promise
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** Images never travel in a report: it is read by a model, and an image costs thousands of tokens. */
-function withoutImages(result: Record<string, unknown>): Record<string, unknown> {
-  if (typeof result.mime_type === 'string' && result.mime_type.startsWith('image/') && 'data' in result) {
-    const { data: _image, ...rest } = result;
-    return rest;
-  }
-  return result;
-}
-
-function summarise(tool: string, args: Record<string, unknown>, result: Record<string, unknown>): string {
-  const text = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
-  const short = (value: unknown) => {
-    const s = text(value);
-    return s.length > 80 ? `${s.slice(0, 80)}…` : s;
-  };
-  switch (tool) {
-    case 'navigate': {
-      // A step whose page went unread names the address it was sent to; the run's url is read.
-      const where = result.url ?? args.url;
-      return where !== undefined
-        ? `went to ${text(where)}`
-        : args.action === 'refresh'
-          ? 'refreshed'
-          : `went ${text(args.action)}`;
-    }
-    case 'write':
-      return result.secret ? `typed secret ${text(result.secret)}` : 'typed';
-    case 'extract':
-      return `read ${short(result.value ?? result.values)}`;
-    case 'assert':
-      return 'passed';
-    default:
-      return short(
-        result.done ?? result.pressed ?? result.message ?? result.uploaded ?? result.frame ?? result.result ?? 'done',
-      );
   }
 }

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import { CAPABILITIES } from '../capabilities/index.js';
-import type { Capability } from '../capabilities/define.js';
+import type { Capability } from '../capabilities/capability.js';
 import { STATUS_OF, WHEN, type ErrorCode } from '../errors.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
@@ -73,7 +73,7 @@ function operationOf(capability: Capability): Record<string, unknown> {
     summary: capability.title,
     description: capability.description,
     'x-mcp-tool': capability.name,
-    tags: [capability.browser === 'none' ? 'workspace' : 'browser'],
+    tags: [capability.attach === 'none' ? 'workspace' : 'browser'],
     parameters,
     responses: {
       '200': {

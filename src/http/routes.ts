@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CallDeps } from '../capabilities/call.js';
+import type { CallDeps } from '../capabilities/call/call.js';
 import { resolveCaller, type Caller } from '../workspace/caller.js';
 import type { Principal, TokenBook } from '../workspace/tokens.js';
 

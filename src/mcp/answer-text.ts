@@ -1,4 +1,4 @@
-import type { Capability } from '../capabilities/define.js';
+import type { Capability } from '../capabilities/capability.js';
 
 /**
  * The text block of a tool result, written for a model to read: plain lines, no JSON escaping.

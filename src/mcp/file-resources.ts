@@ -1,5 +1,5 @@
-import { callTool, type CallDeps } from '../capabilities/call.js';
-import { workspaceFiles } from '../capabilities/file-tools.js';
+import { callTool, type CallDeps } from '../capabilities/call/call.js';
+import { workspaceFiles } from '../capabilities/tools/files.js';
 import type { Section } from '../files/names.js';
 import { FILES_URI, FOLDER_URI } from '../files/uris.js';
 import type { Caller } from '../workspace/caller.js';

@@ -1,5 +1,5 @@
-import { callTool } from '../capabilities/call.js';
-import { getFlow, listFlows } from '../capabilities/flow-tools.js';
+import { callTool } from '../capabilities/call/call.js';
+import { getFlow, listFlows } from '../capabilities/tools/flows.js';
 import { flowDocumentJsonSchema } from '../flows/document.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { ResourceDefinition } from './resources.js';

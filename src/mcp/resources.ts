@@ -1,6 +1,6 @@
-import { callTool, type CallDeps } from '../capabilities/call.js';
-import { listSecrets } from '../capabilities/secret-tools.js';
-import { currentWorkspace } from '../capabilities/workspace-tools.js';
+import { callTool, type CallDeps } from '../capabilities/call/call.js';
+import { listSecrets } from '../capabilities/tools/secrets.js';
+import { currentWorkspace } from '../capabilities/tools/workspace.js';
 import { readSkill } from '../capabilities/skill.js';
 import { NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';

@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
-import { callTool, type CallDeps, type ToolResult } from '../capabilities/call.js';
+import { callTool, type CallDeps, type ToolResult } from '../capabilities/call/call.js';
 import { capabilityNamed } from '../capabilities/index.js';
-import type { Capability } from '../capabilities/define.js';
+import { splitImage, type Capability } from '../capabilities/capability.js';
 import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import type { ListedTool } from './tools.js';
@@ -72,8 +72,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
  * model (answer-text.ts). An image travels once, as an image block, not also in the JSON.
  */
 function toolResult(capability: Capability, result: ToolResult) {
-  const image = capability.image?.(result);
-  const structured = image ? withoutData(result) : result;
+  const { image, rest: structured } = splitImage(capability, result);
   const content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[] = [
     { type: 'text', text: answerText(capability, structured) },
   ];
@@ -81,11 +80,6 @@ function toolResult(capability: Capability, result: ToolResult) {
     content.push({ type: 'image', data: image.data, mimeType: image.mimeType });
   }
   return { content, structuredContent: structured };
-}
-
-function withoutData(result: ToolResult): ToolResult {
-  const { data: _data, ...rest } = result;
-  return rest;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { jsonSchemaOf, type ObjectSchema } from '../capabilities/json-schema.js';
 import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
-import { annotationsOf, type Capability } from '../capabilities/define.js';
+import { annotationsOf, type Capability } from '../capabilities/capability.js';
 
 /**
  * A tool as tools/list shows it, rendered once from the capability table. No outputSchema:

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { CAPABILITIES } from '../../src/capabilities/index.js';
-import type { Capability } from '../../src/capabilities/define.js';
+import type { Capability } from '../../src/capabilities/capability.js';
 import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { connectMcp, rest, startServer, type McpCaller, type RunningServer } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capabilityNamed } from '../../src/capabilities/index.js';
-import type { Capability } from '../../src/capabilities/define.js';
+import type { Capability } from '../../src/capabilities/capability.js';
 import { answerText } from '../../src/mcp/answer-text.js';
 import { expectFieldsInText } from '../helpers/answer-text.js';
 

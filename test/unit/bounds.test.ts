@@ -180,6 +180,7 @@ describe('a flow run report', () => {
     const report = await runFlow({
       name: 'big',
       document: { steps },
+      capabilities: CAPABILITIES,
       params: {},
       verbose: true,
       timeoutMs: 60_000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withinDeadline } from '../../src/capabilities/deadline.js';
+import { withinDeadline } from '../../src/capabilities/call/deadline.js';
 import { capabilityNamed } from '../../src/capabilities/index.js';
 import { TimedOut } from '../../src/errors.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool } from '../../src/capabilities/define.js';
+import { defineTool } from '../../src/capabilities/capability.js';
 import { CAPABILITIES, capabilityNamed } from '../../src/capabilities/index.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams } from '../../src/flows/document.js';
 import { urlMatches } from '../../src/flows/glob.js';
@@ -128,7 +128,7 @@ describe('a flow document', () => {
       title: navigate.title,
       description: navigate.description,
       kind: 'act',
-      browser: 'open',
+      attach: 'open',
       runnableInFlow: true,
       input: z.object({ ...navigate.stepArgs.shape, referrer: z.string().optional() }),
       output: z.object({}),

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { parseArguments } from '../../src/capabilities/call.js';
+import { parseArguments } from '../../src/capabilities/call/arguments.js';
 import { capabilityNamed, CAPABILITIES } from '../../src/capabilities/index.js';
 import { parseFlow } from '../../src/flows/document.js';
 

@@ -24,7 +24,7 @@ describe('every surface is rendered from the capability table', () => {
       if (capability.kind === 'act') {
         expect(capability.readOnly).toBe(false);
       }
-      expect(tool?.annotations.openWorldHint ?? true).toBe(capability.browser !== 'none');
+      expect(tool?.annotations.openWorldHint ?? true).toBe(capability.attach !== 'none');
     }
   });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineTool } from './define.js';
-import { MAX_URI_CHARS } from '../limits.js';
+import { defineTool } from '../capability.js';
+import { MAX_URI_CHARS } from '../../limits.js';
 
 const entry = z.object({
   name: z.string(),
@@ -39,8 +39,10 @@ export const keepFile = defineTool({
     "Put a screenshot or a download (by uri) in the workspace's Files: a screenshot moves, a download is copied (keep it before its browser ends). Answers the new uri.",
   kind: 'act',
   destructive: false,
-  browser: 'none',
+  attach: 'none',
   runnableInFlow: true,
+  // never commands the browser
+  answersUnderControl: true,
   http: { method: 'POST', path: '/files/kept' },
   input: z.object({
     uri: z
@@ -65,11 +67,14 @@ export const workspaceFiles = defineTool({
   description:
     'Mirror of workspace://files: Files (prints and kept files) and its two folders, or the screenshots or downloads folder. Newest first.',
   kind: 'read',
-  browser: 'none',
+  attach: 'none',
   runnableInFlow: false,
+  mirrors: { uri: 'workspace://files' },
   answersUnderControl: true,
   http: { method: 'GET', path: '/workspace/files' },
   input: z.object({ folder: z.enum(['screenshots', 'downloads']).optional().describe('instead of Files') }),
   output: fileListing,
   handler: async (args, { files }) => (args.folder ? files.folder(args.folder) : files.root()),
 });
+
+export default [keepFile, workspaceFiles];

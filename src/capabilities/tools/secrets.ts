@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isKeyName, isSecretName, SECRET_KEY_RULE, SECRET_NAME_RULE } from '../secrets/names.js';
-import { defineTool } from './define.js';
+import { isKeyName, isSecretName, SECRET_KEY_RULE, SECRET_NAME_RULE } from '../../secrets/names.js';
+import { defineTool } from '../capability.js';
 
 /** write's `secret`: a name and a key, two fields — keys hold dots (tls.crt), so "name.key" cannot split. */
 export const secretArgument = z
@@ -42,8 +42,9 @@ export const listSecrets = defineTool({
   description:
     'Mirror of secret://secrets: the secrets this workspace may type with write {selector, secret: {name, key}}, and where. Never a value.',
   kind: 'read',
-  browser: 'none',
+  attach: 'none',
   runnableInFlow: false,
+  mirrors: { uri: 'secret://secrets' },
   answersUnderControl: true,
   http: { method: 'GET', path: '/secrets' },
   input: z.object({}),
@@ -61,3 +62,5 @@ export const listSecrets = defineTool({
   }),
   handler: async (_args, { secrets }) => secrets.list(),
 });
+
+export default [listSecrets];

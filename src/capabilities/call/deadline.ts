@@ -1,9 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { recoverHungBrowser, type Recovery } from '../browser/recovery.js';
-import { TimedOut } from '../errors.js';
-import type { Caller } from '../workspace/caller.js';
-import type { Workspaces } from '../workspace/workspaces.js';
-import type { Capability } from './define.js';
+import { recoverHungBrowser, type Recovery } from '../../browser/recovery.js';
+import { TimedOut } from '../../errors.js';
+import type { Caller } from '../../workspace/caller.js';
+import type { Workspaces } from '../../workspace/workspaces.js';
+import type { Capability } from '../capability.js';
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
@@ -48,7 +48,7 @@ export async function withinDeadline<T>(
   } finally {
     clearTimeout(timer);
   }
-  const recovery = capability.browser === 'none' ? undefined : await recover().catch((): Recovery => 'not_recovered');
+  const recovery = capability.attach === 'none' ? undefined : await recover().catch((): Recovery => 'not_recovered');
   await Promise.race([work.catch(() => undefined), delay(SETTLE_MS)]);
   work.catch(() => undefined);
   const seconds = Math.round(ms / 1000);

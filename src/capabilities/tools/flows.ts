@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { BadRequest } from '../errors.js';
-import { defineTool } from './define.js';
-import type { FlowsView } from './flows-view.js';
-import { MAX_DOCUMENT_BYTES, MAX_REPORT_BYTES } from '../limits.js';
+import { BadRequest } from '../../errors.js';
+import { defineTool } from '../capability.js';
+import type { FlowsView } from '../flows-view.js';
+import { MAX_DOCUMENT_BYTES, MAX_REPORT_BYTES } from '../../limits.js';
 
 const flowName = z.string().min(1).max(64).describe('letters, digits, ".", "_", "-"');
 const revision = z.string().min(1).max(64).describe('the revision you read (get_flow); refused when stale');
@@ -67,9 +67,10 @@ export const listFlows = defineTool({
   description:
     'Mirror of flow://here and flow://flows: the flows you can run (yours and shared), with their parameters; those for the current page unless everywhere.',
   kind: 'read',
-  browser: 'none',
+  attach: 'none',
   takesTurn: false,
   runnableInFlow: false,
+  mirrors: { uri: 'flow://flows' },
   answersUnderControl: true,
   http: { method: 'GET', path: '/flows' },
   input: z.object({ everywhere: z.boolean().optional().describe('not only those for this page') }),
@@ -82,9 +83,10 @@ export const getFlow = defineTool({
   title: 'Read a flow',
   description: 'Mirror of flow://flows/{name}: a flow document (as JSON and as its YAML text) and its revision.',
   kind: 'read',
-  browser: 'none',
+  attach: 'none',
   takesTurn: false,
   runnableInFlow: false,
+  mirrors: { uri: 'flow://flows/{name}' },
   answersUnderControl: true,
   http: { method: 'GET', path: '/flows/{name}' },
   input: z.object({ name: flowName }),
@@ -106,9 +108,11 @@ export const saveFlow = defineTool({
     'Create or replace a flow in your library: {description, urls, parameters, steps: [{tool, args, id, onError, return}]} (schema: flow://schema), checked against the real tool schemas.',
   kind: 'act',
   destructive: false,
-  browser: 'none',
+  attach: 'none',
   takesTurn: false,
   runnableInFlow: false,
+  // never commands the browser
+  answersUnderControl: true,
   http: { method: 'PUT', path: '/flows/{name}', bodyArgument: 'document', ifMatchArgument: 'if_match' },
   input: z.object({
     name: flowName,
@@ -135,9 +139,11 @@ export const deleteFlow = defineTool({
   title: 'Delete a flow',
   description: 'Delete a flow from your workspace library (shared flows are an operator’s to remove).',
   kind: 'act',
-  browser: 'none',
+  attach: 'none',
   takesTurn: false,
   runnableInFlow: false,
+  // never commands the browser
+  answersUnderControl: true,
   http: { method: 'DELETE', path: '/flows/{name}', ifMatchArgument: 'if_match' },
   input: z.object({ name: flowName, if_match: revision.optional() }),
   output: z.object({ deleted: z.boolean() }),
@@ -151,10 +157,10 @@ export const runFlowTool = defineTool({
     'Run a saved flow on your browser: every step in one call, no model in the loop; params fill its ${parameters}. Answers a compact report: steps ok or not, returned values, the last result; on failure, the step and page.',
   kind: 'act',
   destructive: true,
-  browser: 'none',
+  attach: 'none',
   takesTurn: false,
   boundsItself: true,
-  usesSessionId: true,
+  usesSessionId: 'required',
   runnableInFlow: false,
   http: { method: 'POST', path: '/flows/{name}/run' },
   input: z.object({
@@ -166,3 +172,5 @@ export const runFlowTool = defineTool({
   handler: async (args, { flows }) =>
     runReport.parse(await flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false)),
 });
+
+export default [runFlowTool, saveFlow, deleteFlow, listFlows, getFlow];

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { defineTool } from './define.js';
-import { readSkill } from './skill.js';
-
-const windowSide = z.number().int().min(200).max(7680);
+import { windowSide } from '../schemas.js';
+import { defineTool } from '../capability.js';
+import { readSkill } from '../skill.js';
 
 export const openSession = defineTool({
   name: 'open_session',
@@ -11,7 +10,7 @@ export const openSession = defineTool({
     'Open a browser (ending the one this workspace held). Stateless callers get session_id, an opaque handle to pass to later calls; a named workspace remembers its browser and gets none.',
   kind: 'act',
   destructive: false,
-  browser: 'none',
+  attach: 'none',
   runnableInFlow: false,
   input: z.object({
     browser: z.enum(['chrome', 'firefox']).optional().describe('default: the last used, else chrome'),
@@ -43,8 +42,8 @@ export const endBrowser = defineTool({
   title: 'End the browser',
   description: "End the workspace's browser. The workspace stays, with its files and flows.",
   kind: 'act',
-  browser: 'none',
-  usesSessionId: true,
+  attach: 'none',
+  usesSessionId: 'required',
   runnableInFlow: false,
   input: z.object({}),
   output: z.object({ ended: z.boolean().describe('false when there was no browser to end') }),
@@ -61,9 +60,10 @@ export const currentWorkspace = defineTool({
   description:
     'Mirror of the workspace://current resource: the workspace, its browser, window and last page. Never opens a browser.',
   kind: 'read',
-  browser: 'none',
-  usesSessionId: true,
+  attach: 'none',
+  usesSessionId: 'optional',
   runnableInFlow: false,
+  mirrors: { uri: 'workspace://current' },
   answersUnderControl: true,
   takesTurn: false,
   http: { method: 'GET', path: '/workspace' },
@@ -93,8 +93,9 @@ export const skillTool = defineTool({
   description:
     'Mirror of the skill://selenium-flow/SKILL.md resource: how to drive a browser here, in one page. Read it first.',
   kind: 'read',
-  browser: 'none',
+  attach: 'none',
   runnableInFlow: false,
+  mirrors: { uri: 'skill://selenium-flow/SKILL.md' },
   answersUnderControl: true,
   takesTurn: false,
   http: { method: 'GET', path: '/skill' },
@@ -102,3 +103,5 @@ export const skillTool = defineTool({
   output: z.object({ text: z.string() }),
   handler: async () => ({ text: await readSkill() }),
 });
+
+export default [openSession, endBrowser, currentWorkspace, skillTool];

@@ -1,11 +1,5 @@
-import type { WebDriver } from 'selenium-webdriver';
 import { z } from 'zod';
-import type { WorkspaceFiles } from '../files/files.js';
-import type { SecretListing } from '../secrets/catalogue.js';
-import type { ReceivingPage, SecretRef, TypeOutcome } from '../secrets/binding.js';
-import type { Caller } from '../workspace/caller.js';
-import type { FlowsView } from './flows-view.js';
-import type { WorkspaceView } from './workspace-view.js';
+import type { BrowserToolContext, WorkspaceToolContext } from './context.js';
 
 export type Kind = 'read' | 'act';
 
@@ -21,52 +15,17 @@ export interface HttpRendering {
   ifMatchArgument?: string;
 }
 
-/** How the call path finds the browser a tool works on, before its handler runs. */
-export type BrowserNeed =
+/** How the call path attaches a call to a browser, before its handler runs. */
+export type Attachment =
   /** acting tools: a saved workspace without a browser gets one on demand */
   | 'open'
   /** reads: never open a browser; no browser is a 404 with the remedy */
   | 'existing'
-  /** tools that manage the workspace itself (open_session, end_browser, current_workspace) */
+  /** tools that manage the workspace itself (open_session, end_browser, current_workspace), or never touch a browser */
   | 'none';
 
-export interface BrowserContext {
-  driver: WebDriver;
-  browserName: string;
-  caller: Caller;
-  /** the caller's workspace files (a 400 saying why, for a caller or server without them) */
-  files: WorkspaceFiles;
-  secrets: SecretsAccess;
-  /** nobody will read this call's answer (see CallContext): skip what is read only to answer */
-  answerUnread: boolean;
-}
-
-/** What a tool may do with secrets: list them, and get one value for the page about to receive it. */
-export interface SecretsAccess {
-  list(): Promise<SecretListing>;
-  /** the secret and key exist here and may be used somewhere (a 404 or 403 saying why) */
-  check(secret: SecretRef, page: ReceivingPage): Promise<void>;
-  /**
-   * resolves, checks the leash on `page`, hands the value to `typer` (which puts it into the
-   * page and nowhere else) and audits the outcome; a refused outcome is thrown as a 403
-   */
-  type(secret: SecretRef, page: ReceivingPage, typer: (value: string) => Promise<TypeOutcome>): Promise<TypeOutcome>;
-  /** whether a text carries a value typed into this browser: for a reader that cuts its text afterwards */
-  carries(text: string): boolean;
-  /** whether any secret was typed into this browser (so a capture masks its fields) */
-  typedHere(): boolean;
-  /** the browser is ending (or being replaced): what was typed into it need not be held any longer */
-  forgetBrowser(): void;
-}
-
-export interface WorkspaceContext {
-  caller: Caller;
-  workspace: WorkspaceView;
-  /** undefined when flows are off (no data directory) */
-  flows: FlowsView | undefined;
-  files: WorkspaceFiles;
-  secrets: SecretsAccess;
-}
+/** A fact that may depend on the call's arguments (extract moves the page only when given a url). */
+export type ByArguments<I> = boolean | ((args: I) => boolean);
 
 interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   name: string;
@@ -83,8 +42,15 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   output: O;
   /** may be a step of a saved flow */
   runnableInFlow: boolean;
-  /** still answers while a person holds the browser in the live view */
-  answersUnderControl?: boolean;
+  /**
+   * still answers while a person holds the browser in the live view: reads that leave the page
+   * and the window as the person left them, and tools that never command the browser
+   */
+  answersUnderControl?: ByArguments<z.infer<I>>;
+  /** may take the browser to another page, so the call path reads and remembers where it is after a read */
+  navigates?: ByArguments<z.infer<I>>;
+  /** refused while a page dialog is open (default: every tool attached to a browser) */
+  blockedByDialog?: boolean;
   /**
    * false for tools that never command the browser themselves (flow tools, workspace reads):
    * run_flow must not hold the turn its own steps wait for.
@@ -94,23 +60,32 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   boundsItself?: boolean;
   /** the HTTP rendering, when it is not `POST /browser/<kebab-name>` */
   http?: HttpRendering;
-  /** an MCP image block to attach, when the result carries one */
+  /** the MCP resource this tool mirrors, for clients that cannot read resources (MIRROR_TOOLS) */
+  mirrors?: { uri: string };
+  /** an MCP image block to attach, when the result carries one (never kept in a flow report) */
   image?: (result: z.infer<O>) => { data: string; mimeType: string } | undefined;
+  /** what a flow report says of a step that ran this tool (default "done") */
+  summary?: (args: z.infer<I>, result: z.infer<O>) => string;
   /** why this tool takes no `secret` argument, said instead of "unknown argument" */
   secretRefusal?: string;
 }
 
 export interface BrowserToolDefinition<I extends z.ZodObject, O extends z.ZodObject> extends CommonDefinition<I, O> {
-  browser: 'open' | 'existing';
-  handler: (args: z.infer<I>, ctx: BrowserContext) => Promise<z.infer<O>>;
+  attach: 'open' | 'existing';
+  handler: (args: z.infer<I>, ctx: BrowserToolContext) => Promise<z.infer<O>>;
 }
 
 export interface WorkspaceToolDefinition<I extends z.ZodObject, O extends z.ZodObject> extends CommonDefinition<I, O> {
-  browser: 'none';
-  /** takes `session_id` in stateless mode like a browser tool (open_session does not) */
-  usesSessionId?: boolean;
-  handler: (args: z.infer<I>, ctx: WorkspaceContext) => Promise<z.infer<O>>;
+  attach: 'none';
+  /**
+   * takes `session_id` in stateless mode like a browser tool (open_session does not); 'optional':
+   * a stateless call without one still answers (current_workspace says it holds no browser)
+   */
+  usesSessionId?: 'required' | 'optional';
+  handler: (args: z.infer<I>, ctx: WorkspaceToolContext) => Promise<z.infer<O>>;
 }
+
+type Arguments = Record<string, unknown>;
 
 /** One row of the capability table, with its types erased so rows can share an array. */
 export interface Capability {
@@ -127,15 +102,21 @@ export interface Capability {
   stepArgs: z.ZodObject;
   output: z.ZodObject;
   runnableInFlow: boolean;
-  answersUnderControl: boolean;
+  answersUnderControl: (args: Arguments) => boolean;
+  navigates: (args: Arguments) => boolean;
+  blockedByDialog: boolean;
   takesTurn: boolean;
   boundsItself: boolean;
   http: HttpRendering;
-  browser: BrowserNeed;
+  attach: Attachment;
   takesSessionId: boolean;
-  image?: (result: Record<string, unknown>) => { data: string; mimeType: string } | undefined;
+  /** a stateless call must pass session_id */
+  needsSessionId: boolean;
+  mirrors?: { uri: string };
+  image?: (result: Arguments) => { data: string; mimeType: string } | undefined;
+  summary: (args: Arguments, result: Arguments) => string;
   secretRefusal?: string;
-  handler: (args: Record<string, unknown>, ctx: BrowserContext & WorkspaceContext) => Promise<Record<string, unknown>>;
+  handler: (args: Arguments, ctx: BrowserToolContext & WorkspaceToolContext) => Promise<Arguments>;
 }
 
 const sessionIdArgument = z.string().max(256).describe('stateless mode only: the handle open_session answered');
@@ -164,16 +145,16 @@ const withheldShape = {
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   def: BrowserToolDefinition<I, O> | WorkspaceToolDefinition<I, O>,
 ): Capability {
-  const takesSessionId = def.browser !== 'none' || def.usesSessionId === true;
+  const takesSessionId = def.attach !== 'none' || def.usesSessionId !== undefined;
   const check = def.check as ((args: unknown) => string | undefined) | undefined;
   const input = withCheck(
     z.strictObject(takesSessionId ? { ...def.input.shape, session_id: sessionIdArgument.optional() } : def.input.shape),
     check,
   );
   const stepArgs = withCheck(z.strictObject(def.input.shape), check);
-  const output = (
-    def.kind === 'act' && def.browser !== 'none' ? pageState.extend(def.output.shape) : def.output
-  ).extend(withheldShape);
+  const output = (def.kind === 'act' && def.attach !== 'none' ? pageState.extend(def.output.shape) : def.output).extend(
+    withheldShape,
+  );
   return {
     name: def.name,
     title: def.title,
@@ -185,16 +166,25 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     stepArgs,
     output,
     runnableInFlow: def.runnableInFlow,
-    answersUnderControl: def.answersUnderControl ?? false,
+    answersUnderControl: byArguments(def.answersUnderControl ?? false),
+    navigates: byArguments(def.navigates ?? false),
+    blockedByDialog: def.blockedByDialog ?? def.attach !== 'none',
     takesTurn: def.takesTurn ?? true,
     boundsItself: def.boundsItself ?? false,
     http: def.http ?? { method: 'POST', path: `/browser/${kebab(def.name)}` },
-    browser: def.browser,
+    attach: def.attach,
     takesSessionId,
+    needsSessionId: takesSessionId && (def.attach !== 'none' || def.usesSessionId !== 'optional'),
+    mirrors: def.mirrors,
     image: def.image as Capability['image'],
+    summary: (def.summary as Capability['summary'] | undefined) ?? (() => 'done'),
     secretRefusal: def.secretRefusal,
     handler: def.handler as unknown as Capability['handler'],
   };
+}
+
+function byArguments<I>(fact: ByArguments<I>): (args: Arguments) => boolean {
+  return typeof fact === 'function' ? (fact as (args: Arguments) => boolean) : () => fact;
 }
 
 function withCheck(schema: z.ZodObject, check: ((args: unknown) => string | undefined) | undefined): z.ZodObject {
@@ -222,6 +212,32 @@ export function kebab(name: string): string {
 export function annotationsOf(capability: Capability): Record<string, boolean> {
   return {
     ...(capability.readOnly ? { readOnlyHint: true } : { destructiveHint: capability.destructive }),
-    ...(capability.browser === 'none' ? { openWorldHint: false } : {}),
+    ...(capability.attach === 'none' ? { openWorldHint: false } : {}),
   };
+}
+
+/**
+ * A result without the image it attaches: an image travels once (an MCP image block), and never
+ * in a flow report, which a model reads and where an image costs thousands of tokens.
+ */
+export function splitImage(
+  capability: Capability,
+  result: Record<string, unknown>,
+): { image?: { data: string; mimeType: string }; rest: Record<string, unknown> } {
+  const image = capability.image?.(result);
+  if (!image) {
+    return { rest: result };
+  }
+  return { image, rest: Object.fromEntries(Object.entries(result).filter(([, value]) => value !== image.data)) };
+}
+
+/** A value as a flow report's summary shows it: text as it is, anything else as JSON. */
+export function asText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
+/** The same, cut to 80 characters. */
+export function shortText(value: unknown): string {
+  const text = asText(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

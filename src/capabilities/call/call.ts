@@ -1,0 +1,155 @@
+import { explainWebDriverError } from '../../browser/errors.js';
+import { readPageState, type PageState } from '../../browser/page-state.js';
+import { filesOf } from '../../files/files.js';
+import { BrowserGone, translateGridError } from '../../grid/grid.js';
+import { SecretCall } from '../../secrets/binding.js';
+import type { Caller } from '../../workspace/caller.js';
+import type { AttachedBrowser } from '../../workspace/workspaces.js';
+import type { Capability } from '../capability.js';
+import type { BrowserToolContext, WorkspaceToolContext } from '../context.js';
+import type { AsStep } from '../flows-view.js';
+import { checkMode, parseArguments } from './arguments.js';
+import { flowToolbox, turnKeyOf, workspaceView, type CallDeps, type ToolResult } from './contexts.js';
+import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
+import { checkPreconditions } from './preconditions.js';
+
+export type { CallDeps, ToolResult } from './contexts.js';
+
+/**
+ * The one path every call takes, from MCP, HTTP and flow steps alike: validate, check the mode,
+ * take the browser's turn, attach the browser, check the row's preconditions, act, record the page.
+ */
+export async function callTool(
+  deps: CallDeps,
+  capability: Capability,
+  rawArgs: unknown,
+  caller: Caller,
+  asStep: AsStep = {},
+): Promise<ToolResult> {
+  const args = parseArguments(capability, rawArgs);
+  const sessionId = checkMode(capability, args, caller);
+  const turnKey = turnKeyOf(caller, sessionId);
+  const { answerUnread = false, deadline, ...step } = asStep;
+  // Binds with the step it runs as, and screens every answer and error against the values typed into this browser.
+  const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
+  const handle = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread });
+  const run = capability.boundsItself
+    ? handle
+    : () =>
+        withinDeadline(
+          capability,
+          args,
+          { callTimeoutMs: deps.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, until: deadline },
+          handle,
+          () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
+        );
+  try {
+    return turnKey && capability.takesTurn ? await deps.turns.run(turnKey, run) : await run();
+  } catch (err) {
+    throw secrets.screenError(explainWebDriverError(translateGridError(err)));
+  } finally {
+    secrets.end();
+  }
+}
+
+interface CallState {
+  sessionId: string | undefined;
+  secrets: SecretCall;
+  answerUnread: boolean;
+}
+
+async function runHandler(
+  deps: CallDeps,
+  capability: Capability,
+  args: Record<string, unknown>,
+  caller: Caller,
+  { sessionId, secrets, answerUnread }: CallState,
+): Promise<ToolResult> {
+  if (capability.attach === 'none') {
+    await checkPreconditions(deps.preconditions, { capability, args, caller, sessionId });
+    const ctx: WorkspaceToolContext = {
+      caller,
+      workspace: workspaceView(deps, caller, sessionId, callTool),
+      flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool)),
+      files: filesOf(deps.files, caller.workspace),
+      secrets,
+    };
+    return secrets.screenAnswer(await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext));
+  }
+  const browser = await deps.workspaces.attach(caller, sessionId, capability.attach === 'open');
+  try {
+    await checkPreconditions(deps.preconditions, { capability, args, caller, browser, sessionId });
+    await secrets.adopt(browser.record);
+    let known: PageState | undefined;
+    const ctx: BrowserToolContext = {
+      driver: browser.driver,
+      browserName: browser.browserName,
+      caller,
+      files: filesOf(deps.files, caller.workspace),
+      secrets,
+      answerUnread,
+      pageKnown: (page) => {
+        known = page;
+      },
+    };
+    const result = await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext);
+    secrets.noteIn(browser.record);
+    return capability.kind === 'act'
+      ? await answerAct(deps, caller, browser, secrets, result, known ?? (answerUnread ? undefined : 'read'))
+      : await answerRead(deps, capability, args, caller, browser, secrets, result);
+  } catch (err) {
+    const translated = translateGridError(err);
+    if (translated instanceof BrowserGone && caller.key) {
+      await deps.workspaces.detach(caller.key);
+    }
+    throw translated;
+  }
+}
+
+async function answerRead(
+  deps: CallDeps,
+  capability: Capability,
+  args: Record<string, unknown>,
+  caller: Caller,
+  browser: AttachedBrowser,
+  secrets: SecretCall,
+  result: ToolResult,
+): Promise<ToolResult> {
+  if (caller.key) {
+    // A read that may have moved the browser (extract given a url): remember where it is now.
+    const page = capability.navigates(args) ? await readPageState(browser.driver) : undefined;
+    await deps.workspaces.touch(caller.key, page && !secrets.screen(page).withheld ? page : undefined, browser.record);
+  }
+  const { shown, withheld } = secrets.screen(result);
+  return secrets.screenAnswer(shown, withheld);
+}
+
+/**
+ * Where the browser is after an act: what the handler handed back on `pageKnown` (write reads it
+ * in a round trip it makes anyway), else read now, unless nobody will read it. A page whose
+ * address or title carries a typed secret is neither answered nor remembered.
+ */
+async function answerAct(
+  deps: CallDeps,
+  caller: Caller,
+  browser: AttachedBrowser,
+  secrets: SecretCall,
+  result: ToolResult,
+  known: PageState | 'read' | undefined,
+): Promise<ToolResult> {
+  const page = known === 'read' ? await readPageState(browser.driver) : known;
+  if (!page) {
+    if (caller.key) {
+      await deps.workspaces.touch(caller.key, undefined, browser.record);
+    }
+    return secrets.screenAnswer(result);
+  }
+  const { shown, withheld } = secrets.screen(page);
+  if (caller.key) {
+    await deps.workspaces.touch(caller.key, withheld ? undefined : page, browser.record);
+  }
+  return secrets.screenAnswer(
+    { ...shown, ...result, ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}) },
+    withheld,
+  );
+}

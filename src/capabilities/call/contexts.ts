@@ -1,0 +1,154 @@
+import { readPageState } from '../../browser/page-state.js';
+import { BadRequest } from '../../errors.js';
+import { SecretCall } from '../../secrets/binding.js';
+import type { Caller } from '../../workspace/caller.js';
+import { capabilityNamed } from '../index.js';
+import type { AsStep, FlowToolbox } from '../flows-view.js';
+import type { CurrentWorkspace, WorkspaceView } from '../workspace-view.js';
+import type { Files } from '../../files/files.js';
+import type { Secrets } from '../../secrets/binding.js';
+import type { Turns } from '../../workspace/turns.js';
+import type { Workspaces } from '../../workspace/workspaces.js';
+import type { Capability } from '../capability.js';
+import type { FlowsService } from '../flows-view.js';
+import type { Precondition } from './preconditions.js';
+
+/** What the call path is built from (server.ts wires it once). */
+export interface CallDeps {
+  workspaces: Workspaces;
+  turns: Turns;
+  /** undefined when flows are off (no data directory) */
+  flows?: FlowsService;
+  /** downloads, screenshots and Files of every workspace */
+  files: Files;
+  /** the secrets catalogue and its audit; undefined: none configured */
+  secrets?: Secrets;
+  /** CALL_TIMEOUT in ms (default 60 s) */
+  callTimeoutMs?: number;
+  /** what must hold before a handler runs, checked in this order after the call is attached */
+  preconditions?: readonly Precondition[];
+}
+
+export type ToolResult = Record<string, unknown>;
+
+/** The one call path, passed in: a flow's steps and a workspace's flows call it, and it builds these contexts. */
+export type CallPath = (
+  deps: CallDeps,
+  capability: Capability,
+  args: unknown,
+  caller: Caller,
+  asStep?: AsStep,
+) => Promise<ToolResult>;
+
+/** Who a call turns behind: a saved workspace, or a stateless caller's browser. */
+export function turnKeyOf(caller: Caller, sessionId: string | undefined): string | undefined {
+  return caller.key ? `workspace:${caller.key}` : sessionId ? `browser:${sessionId}` : undefined;
+}
+
+/** A flow's steps are ordinary calls by the same caller (a stateless one lends its session_id). */
+export function flowToolbox(
+  deps: CallDeps,
+  caller: Caller,
+  sessionId: string | undefined,
+  callTool: CallPath,
+): FlowToolbox {
+  return {
+    // asStep: the flow and step, for the audit of a secret the step binds
+    call: async (tool, args, asStep) => {
+      const capability = capabilityNamed(tool);
+      if (!capability) {
+        throw new BadRequest(`Unknown tool ${tool}.`);
+      }
+      return callTool(
+        deps,
+        capability,
+        caller.key || !sessionId ? args : { ...args, session_id: sessionId },
+        caller,
+        asStep,
+      );
+    },
+    currentUrl: async () => (await screenedPage(deps, caller, sessionId))?.shown.url ?? null,
+    // Steps skip reads nobody makes, so the record is behind until the run's end page is read:
+    // remembered like any call's page, in the browser's turn, unless a secret is in it.
+    endPage: async () => {
+      const turnKey = turnKeyOf(caller, sessionId);
+      const read = async () => {
+        const screened = await screenedPage(deps, caller, sessionId);
+        if (screened && caller.key) {
+          await deps.workspaces.touch(caller.key, screened.withheld ? undefined : screened.shown, screened.record);
+        }
+        return screened?.shown ?? null;
+      };
+      return turnKey ? deps.turns.run(turnKey, read) : read();
+    },
+  };
+}
+
+/** Where the caller's browser is, as much of it as may be shown (a secret typed earlier may be in it). */
+async function screenedPage(deps: CallDeps, caller: Caller, sessionId: string | undefined) {
+  const { page, record } = await deps.workspaces.currentPage(caller, sessionId);
+  return (
+    page && {
+      ...new SecretCall(deps.secrets, { workspace: caller.workspace }, turnKeyOf(caller, sessionId)).screen(page),
+      record,
+    }
+  );
+}
+
+export function workspaceView(
+  deps: CallDeps,
+  caller: Caller,
+  sessionId: string | undefined,
+  callTool: CallPath,
+): WorkspaceView {
+  const { workspaces } = deps;
+  return {
+    open: async (kind, window) => {
+      const opened = await workspaces.open(caller, kind, window);
+      const page = await readPageState(opened.driver);
+      // The opaque handle, never the Grid id; a saved workspace answers none (it remembers its browser).
+      return { sessionId: opened.handle, url: page.url, title: page.title };
+    },
+    end: async () => ({ ended: await workspaces.end(caller, sessionId) }),
+    describe: () => describeWorkspace(deps, caller, sessionId, callTool),
+  };
+}
+
+async function describeWorkspace(
+  deps: CallDeps,
+  caller: Caller,
+  sessionId: string | undefined,
+  callTool: CallPath,
+): Promise<CurrentWorkspace> {
+  const { workspaces } = deps;
+  const flowsHere = async () =>
+    deps.flows
+      ? (await deps.flows.view(caller, flowToolbox(deps, caller, sessionId, callTool)).list(false)).map((f) => f.name)
+      : [];
+  if (!caller.key) {
+    const held = sessionId ? await workspaces.describeHandle(caller, sessionId) : undefined;
+    return {
+      workspace: null,
+      mode: 'stateless',
+      browser: sessionId && held?.alive ? { session_id: sessionId, ...held } : null,
+      window: null,
+      url: null,
+      title: null,
+      flows_here: await flowsHere(),
+    };
+  }
+  const record = await workspaces.record(caller.key);
+  const alive = record?.gridId ? await workspaces.isAlive(record.gridId) : false;
+  if (record?.gridId && !alive) {
+    await workspaces.detach(caller.key, record);
+  }
+  return {
+    workspace: caller.workspace ?? null,
+    mode: 'saved',
+    browser: record?.gridId && alive ? { kind: record.browser, version: record.browserVersion ?? '', alive } : null,
+    window: record ? record.window : null,
+    url: record?.url ?? null,
+    title: record?.title ?? null,
+    flows_here: await flowsHere(),
+  };
+}

@@ -1,0 +1,32 @@
+import type { Caller } from '../../workspace/caller.js';
+import type { AttachedBrowser } from '../../workspace/workspaces.js';
+import type { Capability } from '../capability.js';
+
+/** A call about to run, as a precondition sees it: after its turn is taken and its browser attached. */
+export interface PendingCall {
+  capability: Capability;
+  args: Record<string, unknown>;
+  caller: Caller;
+  /** the browser it is attached to; undefined for a tool that attaches none (attach: 'none') */
+  browser?: AttachedBrowser;
+  /** stateless mode: the handle the caller passed */
+  sessionId?: string;
+}
+
+/**
+ * Something that must hold before a handler runs, read off the row (answersUnderControl,
+ * blockedByDialog…): it throws the refusal, a typed error that says the remedy. Handlers never
+ * check these themselves; a new one is one more entry in CallDeps.preconditions.
+ */
+export interface Precondition {
+  check(call: PendingCall): void | Promise<void>;
+}
+
+export async function checkPreconditions(
+  preconditions: readonly Precondition[] | undefined,
+  call: PendingCall,
+): Promise<void> {
+  for (const precondition of preconditions ?? []) {
+    await precondition.check(call);
+  }
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { takeScreenshot, printPdf, withSecretsMasked } from '../../browser/capture.js';
+import { defineTool } from '../capability.js';
+import type { SecretsAccess } from '../context.js';
+import { SHOWN_ELSEWHERE } from '../../secrets/binding.js';
+import { fileNameArgument, selector, waitOf, waitTimeout } from '../schemas.js';
+
+/** Captures mask the fields of a browser a secret was typed into (and nothing else pays for it). */
+const masking = (secrets: SecretsAccess) => (secrets.typedHere() ? (text: string) => secrets.carries(text) : undefined);
+const savedName = (extension: string) =>
+  fileNameArgument.optional().describe(`save as (${extension} added; default: dated); a clash becomes "name (1)"`);
+const savedFile = z.object({
+  uri: z.string().optional().describe('the saved file: read it, keep_file it, or upload_file it by this uri'),
+  name: z.string().optional().describe('the name it was saved under'),
+  url: z.string().optional().describe('a signed link that opens it without the bearer token, until it expires'),
+});
+
+export const screenshot = defineTool({
+  name: 'screenshot',
+  title: 'Take a screenshot',
+  description:
+    'A PNG of the viewport, the full page (full_page) or one element (selector). save keeps it and answers its uri.',
+  kind: 'read',
+  // save keeps a file in the workspace
+  readOnly: false,
+  attach: 'existing',
+  runnableInFlow: true,
+  // a width or a full page resizes the person's window for the capture
+  answersUnderControl: (args) => args.width === undefined && args.full_page !== true,
+  input: z.object({
+    selector: selector.optional(),
+    full_page: z.boolean().optional(),
+    width: z.number().int().min(100).max(4000).optional().describe('scale down to this width'),
+    wait_timeout: waitTimeout,
+    save: z.boolean().optional().describe('keep it in workspace://files/screenshots'),
+    filename: savedName('.png'),
+  }),
+  check: (args) =>
+    args.selector && args.full_page
+      ? 'Pass selector (one element) or full_page (the whole page), not both.'
+      : args.filename !== undefined && args.save !== true
+        ? 'filename names a saved screenshot: pass save: true with it, or drop filename.'
+        : undefined,
+  output: z.object({
+    mime_type: z.literal('image/png'),
+    bytes: z.number(),
+    data: z.string().optional().describe('the PNG, base64 (over MCP it is the image block instead)'),
+    ...savedFile.shape,
+  }),
+  image: (result) => (result.data ? { data: result.data, mimeType: result.mime_type } : undefined),
+  handler: async (args, { driver, browserName, files, secrets }) => {
+    const data = await withSecretsMasked(driver, masking(secrets), () =>
+      takeScreenshot(driver, browserName, {
+        selector: args.selector,
+        fullPage: args.full_page ?? false,
+        width: args.width,
+        waitSeconds: waitOf(args),
+      }),
+    );
+    if (data === undefined) {
+      return { mime_type: 'image/png' as const, bytes: 0, withheld: true, withheld_reason: SHOWN_ELSEWHERE };
+    }
+    const png = Buffer.from(data, 'base64');
+    const saved = args.save ? await files.saveScreenshot(args.filename, png) : undefined;
+    return {
+      mime_type: 'image/png' as const,
+      bytes: png.byteLength,
+      data,
+      ...(saved ? { uri: saved.uri, name: saved.name, url: saved.url } : {}),
+    };
+  },
+});
+
+export const print = defineTool({
+  name: 'print',
+  title: 'Print to PDF',
+  description: "The page as a PDF, saved in the workspace's Files (workspace://files); answers its uri and a link.",
+  kind: 'read',
+  // saves a PDF in Files
+  readOnly: false,
+  attach: 'existing',
+  runnableInFlow: true,
+  answersUnderControl: true,
+  input: z.object({
+    filename: savedName('.pdf'),
+    landscape: z.boolean().optional(),
+    background: z.boolean().optional(),
+  }),
+  output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), ...savedFile.shape }),
+  handler: async (args, { driver, files, secrets }) => {
+    const data = await withSecretsMasked(driver, masking(secrets), () =>
+      printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false }),
+    );
+    if (data === undefined) {
+      return { mime_type: 'application/pdf' as const, bytes: 0, withheld: true, withheld_reason: SHOWN_ELSEWHERE };
+    }
+    const pdf = Buffer.from(data, 'base64');
+    const saved = await files.savePrint(args.filename, pdf);
+    return {
+      mime_type: 'application/pdf' as const,
+      bytes: pdf.byteLength,
+      uri: saved.uri,
+      name: saved.name,
+      url: saved.url,
+    };
+  },
+});
+
+export default [screenshot, print];

@@ -1,0 +1,267 @@
+import { z } from 'zod';
+import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey, typeText } from '../../browser/elements.js';
+import { runScript } from '../../browser/script.js';
+import { describeSelector, findElement } from '../../browser/selectors.js';
+import { fillSecret, receivingPage } from '../../browser/fill.js';
+import { Key } from 'selenium-webdriver';
+import { uploadFile } from '../../browser/upload.js';
+import { defineTool, asText, shortText } from '../capability.js';
+import { secretArgument } from './secrets.js';
+import { exactlyOne, fileNameArgument, selector, waitOf, waitTimeout } from '../schemas.js';
+import { BadRequest } from '../../errors.js';
+import {
+  MAX_LINE_CHARS,
+  MAX_SCRIPT_ANSWER_BYTES,
+  MAX_SCRIPT_CHARS,
+  MAX_TEXT_CHARS,
+  MAX_UPLOAD_BASE64_CHARS,
+  MAX_UPLOAD_BYTES,
+  MAX_URI_CHARS,
+  MAX_WORD_CHARS,
+} from '../../limits.js';
+import { resolveUploadBytes } from '../../files/upload-source.js';
+
+export const interactTool = defineTool({
+  name: 'interact',
+  title: 'Interact with an element',
+  description:
+    'Act on one element: click, double_click, right_click, hover, select (an option), check, uncheck, clear, focus, scroll_into_view.',
+  kind: 'act',
+  attach: 'open',
+  runnableInFlow: true,
+  navigates: true,
+  summary: (_args, result) => shortText(result.done),
+  input: z.object({
+    action: z.enum(INTERACT_ACTIONS),
+    selector,
+    option: z.string().max(MAX_LINE_CHARS).optional().describe('for select: option text or value'),
+    wait_timeout: waitTimeout,
+  }),
+  check: (args) =>
+    args.action === 'select' && args.option === undefined
+      ? 'select needs option: the text or value of the option to choose.'
+      : undefined,
+  output: z.object({ done: z.string().describe('what was done, to which element') }),
+  handler: async (args, { driver }) => {
+    await interact(driver, args.action, args.selector, waitOf(args), args.option);
+    return { done: `${args.action} ${describeSelector(args.selector)}` };
+  },
+});
+
+export const write = defineTool({
+  name: 'write',
+  title: 'Type into a field',
+  description:
+    'Type text into a field, cleared first. Answers the value read back (null for a password). With secret {name, key} instead of text, the server types a secret (see list_secrets) that you never see.',
+  kind: 'act',
+  attach: 'open',
+  runnableInFlow: true,
+  // submit presses Enter, which may send a form
+  navigates: true,
+  summary: (_args, result) => (result.secret ? `typed secret ${asText(result.secret)}` : 'typed'),
+  input: z.object({
+    selector,
+    text: z
+      .string()
+      .max(
+        MAX_TEXT_CHARS,
+        `text is at most ${MAX_TEXT_CHARS} characters (typed key by key); give a file to a file input with upload_file`,
+      )
+      .optional()
+      .describe('what to type'),
+    secret: secretArgument.optional(),
+    clear: z.boolean().optional().describe('default true'),
+    submit: z.boolean().optional().describe('press Enter after'),
+    wait_timeout: waitTimeout,
+  }),
+  check: (args) =>
+    exactlyOne(args, ['text', 'secret'])
+      ? undefined
+      : 'Pass exactly one of text (what to type) or secret ({name, key} from list_secrets, typed by the server).',
+  output: z.object({
+    value: z
+      .string()
+      .nullable()
+      .describe('the field value read back; null for a password field or a secret, which are never read back'),
+    secret: z.object({ name: z.string(), key: z.string() }).optional().describe('the secret that was typed'),
+    note: z
+      .string()
+      .optional()
+      .describe('a secret typed into a field that shows it in clear (not a password field): who else can see it'),
+  }),
+  handler: async (args, { driver, secrets, answerUnread, pageKnown }) => {
+    const options = { clear: args.clear ?? true, submit: args.submit ?? false, readBack: !answerUnread };
+    if (args.secret) {
+      // A secret that is gone fails here, not as a missing field. Then find the field (it may
+      // take a wait), and check the page it is on right now: that is where the keystrokes land.
+      await secrets.check(args.secret, await receivingPage(driver));
+      const element = await findElement(driver, args.selector, waitOf(args));
+      const page = await receivingPage(driver);
+      let field: string | undefined;
+      const outcome = await secrets.type(args.secret, page, async (value) => {
+        const filled = await fillSecret(driver, element, value, page, options.clear);
+        field = filled.typed ? filled.field : undefined;
+        return filled;
+      });
+      // Enter is one key with no value in it, and only on the page the secret was typed into.
+      if (options.submit && outcome.typed && outcome.movedTo === undefined) {
+        await element.sendKeys(Key.ENTER);
+      }
+      return {
+        value: null,
+        secret: { name: args.secret.name, key: args.secret.key },
+        ...(field && field !== 'password' ? { note: shownInClear(field) } : {}),
+      };
+    }
+    const typed = await typeText(driver, args.selector, args.text ?? '', { ...options, waitSeconds: waitOf(args) });
+    if (typed.page) {
+      pageKnown(typed.page);
+    }
+    return { value: typed.value };
+  },
+});
+
+/**
+ * A secret in a field that is not a password field is allowed (a username, an account number
+ * are secrets too, and their fields are text), and the answer says what that means.
+ */
+function shownInClear(field: string): string {
+  return `typed into a ${field} field, which shows it in clear on the page: screenshots and prints from this server blank it, but a live view and the page's own scripts see it (prefer a password field for a password)`;
+}
+
+export const pressKeyTool = defineTool({
+  name: 'press_key',
+  title: 'Press a key',
+  description:
+    'Press a W3C key (Enter, Tab, Escape, ArrowDown, Backspace… or one character) on the focused element, or on selector.',
+  kind: 'act',
+  attach: 'open',
+  runnableInFlow: true,
+  navigates: true,
+  summary: (_args, result) => shortText(result.pressed),
+  secretRefusal:
+    'press_key takes no secret: it presses one key and carries no value. Type a secret with write {selector, secret: {name, key}}.',
+  input: z.object({
+    key: z.string().min(1).max(MAX_WORD_CHARS),
+    modifiers: z.array(z.enum(MODIFIERS)).max(4).optional().describe('held down meanwhile'),
+    selector: selector.optional(),
+    wait_timeout: waitTimeout,
+  }),
+  output: z.object({ pressed: z.string() }),
+  handler: async (args, { driver }) => {
+    const modifiers = args.modifiers ?? [];
+    await pressKey(driver, args.key, modifiers, args.selector, waitOf(args));
+    return { pressed: [...modifiers, args.key].join('+') };
+  },
+});
+
+export const uploadFileTool = defineTool({
+  name: 'upload_file',
+  title: 'Set a file input',
+  description:
+    "Put a file into an <input type=file>, from exactly one of text, content (base64) or file (a file, screenshot or download of this workspace, by its URI). filename defaults to upload.txt or the file's name.",
+  kind: 'act',
+  attach: 'open',
+  runnableInFlow: true,
+  summary: (_args, result) => shortText(result.uploaded),
+  secretRefusal:
+    'upload_file does not take a secret, not yet: a secret goes only into a field, with write {selector, secret: {name, key}}.',
+  input: z.object({
+    selector,
+    text: z
+      .string()
+      .max(MAX_UPLOAD_BYTES, `text is at most ${MAX_UPLOAD_BYTES} characters (the upload limit)`)
+      .optional()
+      .describe('file content as text'),
+    content: z
+      .base64()
+      .max(MAX_UPLOAD_BASE64_CHARS, `content is at most ${MAX_UPLOAD_BYTES} bytes (the upload limit)`)
+      .optional(),
+    file: z
+      .string()
+      .min(1)
+      .max(MAX_URI_CHARS)
+      .optional()
+      .describe("a workspace://files… URI of this workspace's Files, screenshots or downloads"),
+    filename: fileNameArgument.optional().describe('the name the page sees'),
+    mime_type: z.string().max(MAX_WORD_CHARS).optional(),
+    wait_timeout: waitTimeout,
+  }),
+  check: (args) =>
+    exactlyOne(args, ['text', 'content', 'file'])
+      ? undefined
+      : 'Pass exactly one of text, content (base64) or file (a workspace://files… URI).',
+  output: z.object({ uploaded: z.string().describe('the file name the page received'), bytes: z.number() }),
+  handler: async (args, { driver, files }) => {
+    const file = await resolveUploadBytes(args, (uri) => files.readUri(uri));
+    await uploadFile(driver, args.selector, file, waitOf(args));
+    return { uploaded: file.name, bytes: file.bytes.byteLength };
+  },
+});
+
+export const executeScript = defineTool({
+  name: 'execute_script',
+  title: 'Run JavaScript',
+  description:
+    'Run JavaScript in the page as a function body (use return to answer a value; arguments[i] are args). Answers the JSON result.',
+  kind: 'act',
+  attach: 'open',
+  runnableInFlow: true,
+  navigates: true,
+  summary: (_args, result) => shortText(result.result ?? 'done'),
+  secretRefusal:
+    'execute_script takes no secret: a script can send what it is given anywhere, so a secret there would be an exfiltration API. Type the secret into its field with write {selector, secret: {name, key}}.',
+  input: z.object({
+    script: z.string().min(1).max(MAX_SCRIPT_CHARS, `a script is at most ${MAX_SCRIPT_CHARS} characters`),
+    args: z.array(z.unknown()).max(32).optional(),
+  }),
+  output: z.object({ result: z.unknown().describe("the script's return value, as JSON") }),
+  handler: async (args, { driver }) => ({
+    result: withinAnswerLimit(await runScript(driver, args.script, args.args ?? [])),
+  }),
+});
+
+/**
+ * An answer past the limit is refused rather than cut: a cut JSON value is no value, and the
+ * script can always return less. The whole value has already crossed from the browser by then,
+ * which chromedriver bounds; what is bounded here is what reaches the caller and the model.
+ */
+function withinAnswerLimit(result: unknown): unknown {
+  // A lower bound first, which stops as soon as it passes the limit: serialising a 50 MB answer
+  // only to measure it held the event loop again.
+  const over = atLeastChars(result, MAX_SCRIPT_ANSWER_BYTES) > MAX_SCRIPT_ANSWER_BYTES;
+  if (over || Buffer.byteLength(JSON.stringify(result) ?? '') > MAX_SCRIPT_ANSWER_BYTES) {
+    throw new BadRequest(
+      `The script's answer is over the ${MAX_SCRIPT_ANSWER_BYTES}-byte limit of execute_script (as JSON); return less (a slice, a count, or only the fields you need).`,
+    );
+  }
+  return result;
+}
+
+/** Characters the value's JSON has at least (strings and keys), counted until past `limit`. */
+function atLeastChars(value: unknown, limit: number): number {
+  let chars = 0;
+  const stack = [value];
+  while (stack.length > 0 && chars <= limit) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      chars += item.length + 2;
+    } else if (Array.isArray(item)) {
+      chars += item.length + 1;
+      // Past the limit already: do not walk (a spread of millions of elements would overflow).
+      for (let i = 0; i < item.length && chars <= limit; i++) {
+        stack.push(item[i]);
+      }
+    } else if (item !== null && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) {
+        chars += key.length + 3;
+        stack.push(child);
+      }
+    } else {
+      chars += 1;
+    }
+  }
+  return chars;
+}
+
+export default [interactTool, write, pressKeyTool, uploadFileTool, executeScript];

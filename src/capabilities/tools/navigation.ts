@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { answerDialog, resizeWindow, switchFrame } from '../../browser/context.js';
+import { moveThroughHistory, navigateTo } from '../../browser/navigation.js';
+import { defineTool, asText, shortText } from '../capability.js';
+import { exactlyOne, selector, waitOf, waitTimeout, webUrl, windowSide } from '../schemas.js';
+import { MAX_PROMPT_CHARS } from '../../limits.js';
+
+export const navigate = defineTool({
+  name: 'navigate',
+  title: 'Navigate',
+  description: 'Open url, or go back, forward or refresh (action). Answers where the browser is now.',
+  kind: 'act',
+  attach: 'open',
+  runnableInFlow: true,
+  navigates: true,
+  // A step whose page went unread names the address it was sent to; the run's url is read.
+  summary: (args, result) => {
+    const where = (result as { url?: string }).url ?? args.url;
+    return where !== undefined
+      ? `went to ${asText(where)}`
+      : args.action === 'refresh'
+        ? 'refreshed'
+        : `went ${asText(args.action)}`;
+  },
+  secretRefusal:
+    'navigate takes no secret: a secret in a URL lands in browser history, referrers, server logs and the workspace record. Open the page, then type the secret into its field with write {selector, secret: {name, key}}.',
+  input: z.object({
+    url: webUrl.optional().describe('http(s)'),
+    action: z.enum(['back', 'forward', 'refresh']).optional(),
+  }),
+  check: (args) =>
+    exactlyOne(args, ['url', 'action'])
+      ? undefined
+      : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
+  output: z.object({}),
+  handler: async (args, { driver }) => {
+    if (args.url !== undefined) {
+      await navigateTo(driver, args.url);
+    } else if (args.action !== undefined) {
+      await moveThroughHistory(driver, args.action);
+    }
+    return {};
+  },
+});
+
+export const frame = defineTool({
+  name: 'frame',
+  title: 'Switch frame',
+  description: 'Enter an iframe (action enter with its selector), or leave to the parent frame or the top page.',
+  kind: 'act',
+  destructive: false,
+  attach: 'open',
+  runnableInFlow: true,
+  summary: (_args, result) => shortText(result.frame),
+  input: z.object({
+    action: z.enum(['enter', 'parent', 'top']),
+    selector: selector.optional(),
+    wait_timeout: waitTimeout,
+  }),
+  check: (args) =>
+    args.action === 'enter' && !args.selector
+      ? 'frame enter needs selector: the iframe to enter, e.g. {"css": "iframe"}.'
+      : undefined,
+  output: z.object({ frame: z.enum(['enter', 'parent', 'top']) }),
+  handler: async (args, { driver }) => {
+    await switchFrame(driver, args.action, args.selector, waitOf(args));
+    return { frame: args.action };
+  },
+});
+
+export const dialog = defineTool({
+  name: 'dialog',
+  title: 'Answer a dialog',
+  description:
+    'Accept or dismiss the open alert, confirm or prompt (text answers a prompt). Waits briefly for one a click opened.',
+  kind: 'act',
+  attach: 'existing',
+  runnableInFlow: true,
+  // answering the dialog is what this tool is for; accepting a confirm may submit a form
+  blockedByDialog: false,
+  navigates: true,
+  summary: (_args, result) => shortText(result.message),
+  input: z.object({
+    action: z.enum(['accept', 'dismiss']),
+    text: z.string().max(MAX_PROMPT_CHARS).optional().describe('the answer to a prompt'),
+  }),
+  output: z.object({ message: z.string().describe("the dialog's message"), answered: z.enum(['accept', 'dismiss']) }),
+  handler: async (args, { driver }) => {
+    const message = await answerDialog(driver, args.action, args.text);
+    return { message, answered: args.action };
+  },
+});
+
+export const resize = defineTool({
+  name: 'resize',
+  title: 'Resize the window',
+  description: 'Set the browser window size in CSS pixels.',
+  kind: 'act',
+  destructive: false,
+  attach: 'open',
+  runnableInFlow: true,
+  input: z.object({ width: windowSide, height: windowSide }),
+  output: z.object({ width: z.number(), height: z.number() }),
+  handler: async (args, { driver }) => {
+    await resizeWindow(driver, args.width, args.height);
+    const rect = await driver.manage().window().getRect();
+    return { width: rect.width, height: rect.height };
+  },
+});
+
+export default [navigate, frame, dialog, resize];
