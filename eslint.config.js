@@ -45,6 +45,7 @@ export default tseslint.config(
     files: ['src/files/**'],
     rules: lowerLayers('capabilities', 'mcp', 'http', 'flows', 'secrets', 'live', 'browser', 'grid'),
   },
+  { files: ['src/live/**'], rules: lowerLayers('capabilities', 'mcp', 'http', 'flows') },
   { files: ['src/capabilities/**'], rules: lowerLayers('mcp', 'http') },
   { files: ['src/mcp/**'], rules: lowerLayers('http') },
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },

@@ -1,8 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // Workers inherit these; without them selenium-webdriver's driver manager reaches for the internet.
 process.env.SE_OFFLINE = 'true';
 process.env.SE_AVOID_STATS = 'true';
+// serve and stdio keep flows in the XDG data home when FLOW_DATA_DIR is unset: a run has its own.
+const dataHome = mkdtempSync(join(tmpdir(), 'selenium-flow-test-home-'));
+process.env.XDG_DATA_HOME = dataHome;
+process.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
 
 export default defineConfig({
   test: {

@@ -5,7 +5,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, flagOptions, loadConfig, publicBase, settingsHelp, type Config } from './config.js';
+import {
+  ConfigError,
+  defaultDataDir,
+  flagOptions,
+  loadConfig,
+  publicBase,
+  readConfigFile,
+  settingsHelp,
+  type Command,
+  type Config,
+  type ConfigFile,
+} from './config.js';
 import { GRID_USER, startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
 import { withoutCredentials } from './grid/grid.js';
 import { buildMcpServer } from './mcp/server.js';
@@ -27,34 +38,110 @@ Usage:
   selenium-flow grid    start the embedded Selenium Grid; its GRID_URL (with this start's
                         credentials) goes to a private file whose path it prints
                         (--nodes N: a hub and N nodes instead of one)
+  selenium-flow --version | --help
 
 Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit.
 As root, its browsers run as the unprivileged user ${GRID_USER}, fenced off this host's ports.
+Without FLOW_DATA_DIR, serve and stdio keep flows and files in ${defaultDataDir()}.
 
-Settings (flag, env var):
+Each setting: its flag, else its env var (SELENIUM_FLOW_<NAME> wins over <NAME>), else the file named by
+--config <file> or SELENIUM_FLOW_CONFIG (JSON or YAML, keyed by flag name without --), else its default.
 ${settingsHelp()}
 `;
 
-async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { ...flagOptions(), nodes: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  const command = positionals[0];
-  if (values.help || !command || !['serve', 'stdio', 'grid'].includes(command)) {
-    process.stdout.write(USAGE);
-    process.exitCode = values.help ? 0 : 2;
-    return;
+const COMMANDS: readonly Command[] = ['serve', 'stdio', 'grid'];
+
+/** A mistake in how the command was typed: said on stderr, exit code 2. */
+class UsageError extends Error {}
+
+interface CommandLine {
+  command: Command;
+  flags: Record<string, string>;
+  nodes?: string;
+  file?: ConfigFile;
+}
+
+/** The command, its flags and its config file, from argv (and SELENIUM_FLOW_CONFIG). */
+function parseCommandLine(argv: string[]): CommandLine | 'help' | 'version' {
+  const first = argv.find((arg) => !arg.startsWith('-'));
+  const command = COMMANDS.find((c) => c === first);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        // Only the flags this command reads: --port given to stdio is a mistake, said as one.
+        ...flagOptions(command ?? 'serve'),
+        ...(command === 'grid' ? { nodes: { type: 'string' } } : {}),
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (err) {
+    // Node's message suggests `--` for positionals, which no command takes: name the flag only.
+    const { code, message } = err as { code?: string; message: string };
+    const flag = /'(?:-\w, )?(-[^' ]*)/.exec(message)?.[1] ?? '';
+    const scope = command ? ` for ${command}` : '';
+    throw new UsageError(
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `unknown flag ${flag}${scope}`
+        : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+          ? `${flag} ${message.includes('argument missing') ? 'needs a value' : 'takes no value'}`
+          : `${message.split('\n')[0]}${scope}`,
+    );
+  }
+  const { positionals, values } = parsed;
+  if (values.help || values.version) {
+    return values.help ? 'help' : 'version';
+  }
+  if (!command) {
+    throw new UsageError(
+      first === undefined
+        ? 'a command is missing: serve, stdio or grid'
+        : `unknown command "${first}": use serve, stdio or grid`,
+    );
+  }
+  if (positionals.length > 1) {
+    throw new UsageError(`unexpected argument "${positionals[1]}" after ${command}`);
   }
   const flags: Record<string, string> = {};
   for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
-    if (typeof value === 'string' && name !== 'nodes') {
+    if (typeof value === 'string' && name !== 'nodes' && name !== 'config') {
       flags[name] = value;
     }
   }
-  const config = loadConfig(flags);
+  const configPath = values.config ?? (process.env.SELENIUM_FLOW_CONFIG || undefined);
+  return {
+    command,
+    flags,
+    nodes: typeof values.nodes === 'string' ? values.nodes : undefined,
+    file: configPath === undefined ? undefined : readConfigFile(configPath),
+  };
+}
+
+async function main(): Promise<void> {
+  let line;
+  try {
+    line = parseCommandLine(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) {
+      throw err;
+    }
+    process.stderr.write(`selenium-flow: ${err.message}. See selenium-flow --help.\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (line === 'help' || line === 'version') {
+    process.stdout.write(line === 'help' ? USAGE : `${VERSION}\n`);
+    return;
+  }
+  const { command, flags, file } = line;
+  const config = loadConfig(flags, process.env, { command, file });
   if (command === 'grid') {
-    const nodes = values.nodes === undefined ? undefined : Number(values.nodes);
+    const nodes = line.nodes === undefined ? undefined : Number(line.nodes);
     if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 16)) {
       throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
     }
@@ -76,12 +163,14 @@ async function main(): Promise<void> {
     });
     return;
   }
-  const embedded = config.gridUrl ? undefined : await startEmbeddedGrid({ loopbackPorts: config.browserLoopbackPorts });
-  const gridUrl = config.gridUrl ?? embedded?.url ?? '';
+  // A person starting it from a desktop client sets nothing: flows and files still have a home.
+  const served = { ...config, dataDir: config.dataDir ?? defaultDataDir() };
+  const embedded = served.gridUrl ? undefined : await startEmbeddedGrid({ loopbackPorts: served.browserLoopbackPorts });
+  const gridUrl = served.gridUrl ?? embedded?.url ?? '';
   if (command === 'stdio') {
-    await serveOverStdio(config, gridUrl, embedded);
+    await serveOverStdio(served, gridUrl, embedded);
   } else {
-    await serveOverHttp(config, gridUrl, embedded);
+    await serveOverHttp(served, gridUrl, embedded);
   }
 }
 
@@ -138,6 +227,7 @@ function accessLines(config: Config): string[] {
 async function serveOverStdio(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
   // stdout is the protocol channel here: nothing else may write to it.
   const parts = await openParts(config, gridUrl);
+  process.stderr.write(`selenium-flow ${VERSION} on stdio; flows and files in ${config.dataDir ?? 'nowhere'}\n`);
   const tools = listedTools(config.mirrorTools === 'on');
   const log = (err: unknown) =>
     process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);

@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 /**
@@ -6,10 +10,18 @@ import { z } from 'zod';
  */
 interface Setting<T> {
   env: string;
+  /** default: the env name in kebab case (BROWSER_SANDBOX → --browser-sandbox) */
   flag?: string;
   help: string;
   schema: z.ZodType<T>;
+  /** the commands that read it (default serve and stdio); another command ignores it */
+  usedBy?: readonly Command[];
+  /** how a list given as an array in a config file is joined (default ",") */
+  separator?: string;
 }
+
+export type Command = 'serve' | 'stdio' | 'grid';
+const HTTP_ONLY: readonly Command[] = ['serve'];
 
 function setting<T>(s: Setting<T>): Setting<T> {
   return s;
@@ -47,6 +59,7 @@ export const SETTINGS = {
   }),
   browserLoopbackPorts: setting({
     env: 'BROWSER_LOOPBACK_PORTS',
+    usedBy: ['serve', 'stdio', 'grid'],
     help: "ports on this host the embedded Grid's browsers may still open (e.g. 3000,5173,8000-8010; default none)",
     schema: z
       .string()
@@ -71,12 +84,14 @@ export const SETTINGS = {
   }),
   host: setting({
     env: 'HOST',
+    usedBy: HTTP_ONLY,
     flag: 'host',
     help: 'address to listen on',
     schema: z.string().min(1).default('127.0.0.1'),
   }),
   port: setting({
     env: 'PORT',
+    usedBy: HTTP_ONLY,
     flag: 'port',
     help: 'port to listen on (0 = any free port)',
     schema: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -90,7 +105,7 @@ export const SETTINGS = {
   dataDir: setting({
     env: 'FLOW_DATA_DIR',
     flag: 'data-dir',
-    help: 'directory for flows, screenshots and Files; unset turns them off',
+    help: 'directory for flows, screenshots and Files (default: $XDG_DATA_HOME/selenium-flow, else ~/.local/share/selenium-flow)',
     schema: z.string().min(1).optional(),
   }),
   redisUrl: setting({
@@ -147,18 +162,21 @@ export const SETTINGS = {
   }),
   adminToken: setting({
     env: 'ADMIN_TOKEN',
+    usedBy: HTTP_ONLY,
     flag: 'admin-token',
     help: 'token for the admin API (/admin/api); default: MCP_AUTH_TOKEN; with neither the admin API is closed',
     schema: z.string().min(16, 'must be at least 16 characters').optional(),
   }),
   allowedHosts: setting({
     env: 'ALLOWED_HOSTS',
+    usedBy: HTTP_ONLY,
     flag: 'allowed-hosts',
     help: 'comma-separated host names (a * matches any run of characters) this server answers to, besides loopback, HOST and PUBLIC_URL',
     schema: hostList('host names such as selenium-flow.internal or *.example.com'),
   }),
   allowedOrigins: setting({
     env: 'ALLOWED_ORIGINS',
+    usedBy: HTTP_ONLY,
     flag: 'allowed-origins',
     help: 'comma-separated origins (scheme://host[:port]) whose pages may call this server, besides its own',
     schema: z
@@ -178,6 +196,7 @@ export const SETTINGS = {
   }),
   tokensFile: setting({
     env: 'TOKENS_FILE',
+    usedBy: HTTP_ONLY,
     flag: 'tokens-file',
     help: 'YAML or JSON file mapping each bearer token (or its SHA-256) to the workspaces it may use',
     schema: z.string().min(1).optional(),
@@ -187,6 +206,16 @@ export const SETTINGS = {
     flag: 'browsers-per-caller',
     help: 'browsers one caller (one token; all token-less callers together) may hold open at once',
     schema: z.coerce.number().int().min(1).max(1000).default(4),
+  }),
+  networkCaptureLimit: setting({
+    env: 'NETWORK_CAPTURE_LIMIT',
+    help: 'requests capture_network keeps per workspace (the newest; older ones are dropped and counted)',
+    schema: z.coerce.number().int().min(1).max(10_000).default(200),
+  }),
+  networkBodyMaxBytes: setting({
+    env: 'NETWORK_BODY_MAX_BYTES',
+    help: 'the largest response body a capturing browser keeps for network_body, in bytes',
+    schema: z.coerce.number().int().min(1024).max(100_000_000).default(5_000_000),
   }),
   gridSlotWait: setting({
     env: 'GRID_SLOT_WAIT',
@@ -202,6 +231,7 @@ export const SETTINGS = {
   }),
   maxBodyBytes: setting({
     env: 'MAX_BODY_BYTES',
+    usedBy: HTTP_ONLY,
     help: 'largest request body accepted, in bytes',
     schema: z.coerce
       .number()
@@ -217,6 +247,7 @@ export const SETTINGS = {
   }),
   secretsDirs: setting({
     env: 'SECRETS_DIRS',
+    separator: ':',
     flag: 'secrets-dirs',
     help: 'secret directories, colon-separated like PATH (a secret is a directory, a key a file); first match wins',
     schema: z
@@ -258,25 +289,131 @@ export type Config = Omit<Parsed, 'sessionStore'> & { sessionStore: 'memory' | '
 
 export class ConfigError extends Error {}
 
-/** Flags win over env vars; a bad value stops the boot with a message naming the setting. */
-export function loadConfig(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv = process.env): Config {
+/** Where loadConfig reads besides the flags and the environment. */
+export interface LoadOptions {
+  /** the command being started: only the settings it reads are read and checked (default serve, all) */
+  command?: Command;
+  /** values from a config file (readConfigFile), below env vars and above defaults */
+  file?: ConfigFile;
+}
+
+/** A config file's values, by setting, as text for the settings' own schemas. */
+export interface ConfigFile {
+  path: string;
+  values: Partial<Record<string, string>>;
+}
+
+const ALIAS_PREFIX = 'SELENIUM_FLOW_';
+
+/** The flag of a setting: declared, or its env name in kebab case. */
+export function flagOf(s: Setting<unknown>): string {
+  return s.flag ?? s.env.toLowerCase().replaceAll('_', '-');
+}
+
+/** A setting as messages name it: its env var, and the flag it was declared with. */
+function nameOf(s: Setting<unknown>): string {
+  return s.flag ? `${s.env} (--${s.flag})` : s.env;
+}
+
+function usedBy(s: Setting<unknown>, command: Command): boolean {
+  return (s.usedBy ?? ['serve', 'stdio']).includes(command);
+}
+
+/**
+ * Flag > env var (SELENIUM_FLOW_<NAME> over <NAME>) > config file > default; a bad value stops
+ * the boot with a message naming the setting. A setting the command does not read is left at
+ * its default, whatever the environment holds (HOST=0.0.0.0 does not concern stdio).
+ */
+export function loadConfig(
+  flags: Record<string, string | undefined>,
+  env: NodeJS.ProcessEnv = process.env,
+  { command = 'serve', file }: LoadOptions = {},
+): Config {
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
-    const raw = (s.flag ? flags[s.flag] : undefined) ?? emptyToUndefined(env[s.env]);
+    const used = usedBy(s, command);
+    const fromFile = file?.values[key];
+    const raw = used
+      ? (flags[flagOf(s)] ??
+        emptyToUndefined(env[`${ALIAS_PREFIX}${s.env}`]) ??
+        emptyToUndefined(env[s.env]) ??
+        fromFile)
+      : undefined;
     const parsed = s.schema.safeParse(raw);
     if (!parsed.success) {
-      const name = s.flag ? `${s.env} (--${s.flag})` : s.env;
-      throw new ConfigError(`${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}.`);
+      const where = raw !== undefined && raw === fromFile && file ? ` in ${file.path}` : '';
+      throw new ConfigError(`${nameOf(s)}${where} ${parsed.error.issues[0]?.message ?? 'is invalid'}.`);
     }
     out[key] = parsed.data;
   }
   const config = resolveStore(out as Parsed);
-  if (!loopbackHosts.has(config.host) && !config.authToken && !config.tokensFile) {
+  if (command === 'serve' && !loopbackHosts.has(config.host) && !config.authToken && !config.tokensFile) {
     throw new ConfigError(
       `MCP_AUTH_TOKEN (--auth-token) or TOKENS_FILE (--tokens-file) is required when HOST is ${config.host}: set a token, or listen on 127.0.0.1.`,
     );
   }
   return config;
+}
+
+/**
+ * A JSON or YAML file of settings, keyed by flag name (grid-url) or env name (GRID_URL). Values
+ * become text for the settings' own schemas; a list may be an array.
+ */
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(
+      `--config ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); name a readable JSON or YAML file.`,
+    );
+  }
+  let document: unknown;
+  try {
+    // JSON is YAML: one parser reads both.
+    document = parseYaml(text);
+  } catch {
+    throw new ConfigError(`--config ${path} is neither JSON nor YAML; fix its syntax.`);
+  }
+  if (document === null || document === undefined) {
+    return { path, values: {} };
+  }
+  if (typeof document !== 'object' || Array.isArray(document)) {
+    throw new ConfigError(`--config ${path} must hold a mapping of settings, such as \`port: 8080\`.`);
+  }
+  const byName = new Map<string, [string, Setting<unknown>]>();
+  for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    byName.set(flagOf(s), [key, s]).set(s.env, [key, s]);
+  }
+  const values: Partial<Record<string, string>> = {};
+  for (const [name, value] of Object.entries(document)) {
+    const found = byName.get(name);
+    if (!found) {
+      throw new ConfigError(
+        `--config ${path} names an unknown setting "${name}"; use the flag names of \`selenium-flow --help\` (such as grid-url) or their env names.`,
+      );
+    }
+    const [key, s] = found;
+    values[key] = fileValue(value, s, path, name);
+  }
+  return { path, values };
+}
+
+function fileValue(value: unknown, s: Setting<unknown>, path: string, name: string): string {
+  const scalar = (item: unknown) => ['string', 'number', 'boolean'].includes(typeof item);
+  if (scalar(value)) {
+    return String(value);
+  }
+  if (Array.isArray(value) && value.every(scalar)) {
+    return value.map(String).join(s.separator ?? ',');
+  }
+  throw new ConfigError(`--config ${path}: ${name} must be a string, a number or a list of them.`);
+}
+
+/** Where serve and stdio keep flows and files when FLOW_DATA_DIR is not set: the XDG data home. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.XDG_DATA_HOME?.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(home, 'selenium-flow');
 }
 
 /**
@@ -297,12 +434,12 @@ function emptyToUndefined(v: string | undefined): string | undefined {
   return v === '' ? undefined : v;
 }
 
-/** The parseArgs option table, derived from SETTINGS. */
-export function flagOptions(): Record<string, { type: 'string' }> {
+/** The parseArgs option table of a command, derived from SETTINGS. */
+export function flagOptions(command: Command): Record<string, { type: 'string' }> {
   const options: Record<string, { type: 'string' }> = {};
   for (const s of Object.values(SETTINGS) as Setting<unknown>[]) {
-    if (s.flag) {
-      options[s.flag] = { type: 'string' };
+    if (usedBy(s, command)) {
+      options[flagOf(s)] = { type: 'string' };
     }
   }
   return options;
@@ -310,7 +447,10 @@ export function flagOptions(): Record<string, { type: 'string' }> {
 
 export function settingsHelp(): string {
   return (Object.values(SETTINGS) as Setting<unknown>[])
-    .map((s) => `  ${(s.flag ? `--${s.flag}` : '').padEnd(16)} ${s.env.padEnd(16)} ${s.help}`)
+    .map((s) => {
+      const only = s.usedBy && s.usedBy !== HTTP_ONLY ? '' : s.usedBy ? ' (serve only)' : '';
+      return `  --${flagOf(s)}, ${s.env}${only}\n      ${s.help}`;
+    })
     .join('\n');
 }
 

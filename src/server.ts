@@ -21,6 +21,9 @@ import { callerOfWorkspace } from './workspace/caller.js';
 import { Workspaces } from './workspace/workspaces.js';
 import type * as RedisStoreModule from './workspace/redis-store.js';
 import type * as RedisTurnsModule from './workspace/redis-turns.js';
+import type * as RedisNetworkLogModule from './live/redis-network-log.js';
+import { createLive } from './live/live.js';
+import { MemoryNetworkLog, type NetworkLog } from './live/network-log.js';
 import { VERSION } from './version.js';
 
 export interface Parts {
@@ -34,10 +37,12 @@ export interface Parts {
 export interface Backends {
   store: RecordStore;
   turns: Turns;
+  /** what network capture recorded; in this process when absent */
+  network?: NetworkLog;
 }
 
 // Types only: these imports are erased, so ioredis loads only when Redis is configured.
-type RedisModules = typeof RedisStoreModule & typeof RedisTurnsModule;
+type RedisModules = typeof RedisStoreModule & typeof RedisTurnsModule & typeof RedisNetworkLogModule;
 
 /**
  * The configured store, connected: in this process (memory), or Redis shared by replicas,
@@ -66,15 +71,20 @@ export async function connectBackends(
     throw err;
   }
   const connection = await redis.RedisConnection.open(config.redisUrl);
-  return { store: new redis.RedisRecordStore(connection, config.sessionTtl), turns: new redis.RedisTurns(connection) };
+  return {
+    store: new redis.RedisRecordStore(connection, config.sessionTtl),
+    turns: new redis.RedisTurns(connection),
+    network: new redis.RedisNetworkLog(connection, config.networkCaptureLimit, config.sessionTtl),
+  };
 }
 
 async function loadRedis(): Promise<RedisModules> {
-  const [store, turns] = await Promise.all([
+  const [store, turns, network] = await Promise.all([
     import('./workspace/redis-store.js'),
     import('./workspace/redis-turns.js'),
+    import('./live/redis-network-log.js'),
   ]);
-  return { ...store, ...turns };
+  return { ...store, ...turns, ...network };
 }
 
 function memoryBackends(config: Config): Backends {
@@ -128,13 +138,20 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
   });
   guardPrivateDirectories(config, pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'boot' }));
-  const { store, turns } = backends ?? memoryBackends(config);
+  const { store, turns, network } = backends ?? memoryBackends(config);
   const workspaces = new Workspaces(grid, store, {
     browsersPerCaller: config.browsersPerCaller,
     slotWaitSeconds: config.gridSlotWait,
   });
+  const live = createLive({
+    grid,
+    workspaces,
+    log: network ?? new MemoryNetworkLog(config.networkCaptureLimit, config.sessionTtl),
+    bodyBytes: config.networkBodyMaxBytes,
+  });
   const deps: CallDeps = {
     workspaces,
+    live,
     files: createFiles(config, grid, workspaces),
     turns,
     callTimeoutMs: config.callTimeout * 1000,
@@ -154,7 +171,15 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
       pino({ level: config.logLevel }, pino.destination(2)).child({ component: 'secrets' }),
     ),
   };
-  return { grid, store, deps, close: () => store.close() };
+  return {
+    grid,
+    store,
+    deps,
+    close: async () => {
+      await live.close();
+      await store.close();
+    },
+  };
 }
 
 function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files {

@@ -24,6 +24,21 @@ export type Attachment =
   /** tools that manage the workspace itself (open_session, end_browser, current_workspace), or never touch a browser */
   | 'none';
 
+/**
+ * A resource a tool mirrors: reading it is calling the tool with `args`; in a template
+ * (`flow://flows/{name}`) each `{variable}` fills the argument of that name.
+ */
+export interface Mirror {
+  uri: string;
+  args?: Record<string, unknown>;
+  /** what resources/list shows (default: the tool's name, title and description) */
+  name?: string;
+  title?: string;
+  description?: string;
+  /** default application/json (the answer as JSON); text/markdown is the answer's `text` */
+  mimeType?: 'application/json' | 'text/markdown';
+}
+
 /** A fact that may depend on the call's arguments (extract moves the page only when given a url). */
 export type ByArguments<I> = boolean | ((args: I) => boolean);
 
@@ -60,8 +75,8 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   boundsItself?: boolean;
   /** the HTTP rendering, when it is not `POST /browser/<kebab-name>` */
   http?: HttpRendering;
-  /** the MCP resource this tool mirrors, for clients that cannot read resources (MIRROR_TOOLS) */
-  mirrors?: { uri: string };
+  /** the MCP resources this tool mirrors, for clients that cannot read resources (MIRROR_TOOLS) */
+  mirrors?: Mirror | readonly Mirror[];
   /** an MCP image block to attach, when the result carries one (never kept in a flow report) */
   image?: (result: z.infer<O>) => { data: string; mimeType: string } | undefined;
   /** what a flow report says of a step that ran this tool (default "done") */
@@ -112,7 +127,8 @@ export interface Capability {
   takesSessionId: boolean;
   /** a stateless call must pass session_id */
   needsSessionId: boolean;
-  mirrors?: { uri: string };
+  /** the MCP resources this tool mirrors; reading one is calling the tool (none: an empty list) */
+  mirrors: readonly Mirror[];
   image?: (result: Arguments) => { data: string; mimeType: string } | undefined;
   summary: (args: Arguments, result: Arguments) => string;
   secretRefusal?: string;
@@ -175,7 +191,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     attach: def.attach,
     takesSessionId,
     needsSessionId: takesSessionId && (def.attach !== 'none' || def.usesSessionId !== 'optional'),
-    mirrors: def.mirrors,
+    mirrors: def.mirrors === undefined ? [] : Array.isArray(def.mirrors) ? def.mirrors : [def.mirrors as Mirror],
     image: def.image as Capability['image'],
     summary: (def.summary as Capability['summary'] | undefined) ?? (() => 'done'),
     secretRefusal: def.secretRefusal,

@@ -10,4 +10,6 @@ export function capabilityNamed(name: string): Capability | undefined {
 }
 
 /** Tools that only mirror a resource, for clients that cannot read resources. */
-export const MIRROR_TOOLS: ReadonlySet<string> = new Set(CAPABILITIES.filter((c) => c.mirrors).map((c) => c.name));
+export const MIRROR_TOOLS: ReadonlySet<string> = new Set(
+  CAPABILITIES.filter((c) => c.mirrors.length > 0).map((c) => c.name),
+);

@@ -30,6 +30,8 @@ export function browserCapabilities(
 ): Record<string, unknown> {
   const common = {
     'se:downloadsEnabled': true,
+    // BiDi (the monitor: network capture, the pages a person visits) is asked at creation or never.
+    webSocketUrl: true,
     unhandledPromptBehavior: 'ignore',
   };
   if (kind === 'firefox') {

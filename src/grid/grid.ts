@@ -120,6 +120,23 @@ export class Grid {
     return new WebDriver(new Session(gridId, new Capabilities(capabilities)), this.executor);
   }
 
+  /**
+   * Where a browser's WebDriver BiDi websocket is: the path its session announced
+   * (`webSocketUrl`), on this Grid's own address and credentials, since a Grid behind a proxy
+   * announces the address it sees itself at. Undefined when the session announced none.
+   */
+  bidiAddress(capabilities: Record<string, unknown>): string | undefined {
+    const announced = capabilities.webSocketUrl;
+    if (typeof announced !== 'string' || announced === '') {
+      return undefined;
+    }
+    const ours = new URL(this.url);
+    const theirs = new URL(announced);
+    ours.protocol = ours.protocol === 'https:' ? 'wss:' : 'ws:';
+    ours.pathname = theirs.pathname;
+    return ours.toString();
+  }
+
   async end(gridId: string): Promise<void> {
     const response = await gridFetch(`${this.url}/session/${encodeURIComponent(gridId)}`, { method: 'DELETE' });
     if (!response.ok && response.status !== 404) {

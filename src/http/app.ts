@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
-import { CAPABILITIES, MIRROR_TOOLS } from '../capabilities/index.js';
+import { CAPABILITIES } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/capability.js';
 import { BadRequest, errorBody, Forbidden, SeleniumFlowError, PayloadTooLarge, Unauthorized } from '../errors.js';
 import { buildMcpServer } from '../mcp/server.js';
@@ -110,7 +110,7 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   void app.register(
     async (scoped) => {
       registerPlainRoutes(scoped, PLAIN_ROUTES, context);
-      registerCapabilities(scoped, deps, options);
+      registerCapabilities(scoped, deps);
       registerMcp(scoped, deps, options);
     },
     { prefix: options.routePrefix ?? '' },
@@ -122,11 +122,9 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   return app;
 }
 
-function registerCapabilities(app: FastifyInstance, deps: CallDeps, options: AppOptions): void {
+function registerCapabilities(app: FastifyInstance, deps: CallDeps): void {
+  // MIRROR_TOOLS is about MCP clients that cannot read resources: REST serves every route either way.
   for (const capability of CAPABILITIES) {
-    if (!options.mirrorTools && MIRROR_TOOLS.has(capability.name)) {
-      continue;
-    }
     app.route({
       method: capability.http.method,
       url: fastifyPath(capability.http.path),

@@ -1,29 +1,12 @@
 import { callTool } from '../capabilities/call/call.js';
-import { getFlow, listFlows } from '../capabilities/tools/flows.js';
+import { listFlows } from '../capabilities/tools/flows.js';
 import { flowDocumentJsonSchema } from '../flows/document.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { ResourceDefinition } from './resources.js';
 
-const json = (uri: string, value: unknown) => [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }];
-
 /** Reads are resources, writes are tools; each resource reads through its mirror tool. */
+/** The flow document's schema; the flows themselves are list_flows' and get_flow's mirrors. */
 export const FLOW_RESOURCES: ResourceDefinition[] = [
-  {
-    uri: 'flow://here',
-    name: 'flows here',
-    title: 'Flows for this page',
-    description: 'Saved flows whose urls match the page your browser is on (all flows when it is on none).',
-    mimeType: 'application/json',
-    read: async (deps, caller, uri) => json(uri, await callTool(deps, listFlows, {}, caller)),
-  },
-  {
-    uri: 'flow://flows',
-    name: 'flows',
-    title: 'Every flow',
-    description: 'Every saved flow you can run: yours and the shared ones, with their parameters.',
-    mimeType: 'application/json',
-    read: async (deps, caller, uri) => json(uri, await callTool(deps, listFlows, { everywhere: true }, caller)),
-  },
   {
     uri: 'flow://schema',
     name: 'flow document schema',
@@ -34,16 +17,11 @@ export const FLOW_RESOURCES: ResourceDefinition[] = [
       { uri, mimeType: 'application/schema+json', text: JSON.stringify(flowDocumentJsonSchema(CAPABILITIES)) },
     ],
   },
-  {
-    template: 'flow://flows/{name}',
-    name: 'flow',
-    title: 'A flow',
-    description: 'One flow: its document, its YAML text and its revision.',
-    mimeType: 'application/json',
-    read: async (deps, caller, uri, vars) => json(uri, await callTool(deps, getFlow, { name: vars.name }, caller)),
-    complete: async (deps, caller) => {
-      const listing = await callTool(deps, listFlows, { everywhere: true }, caller);
-      return (listing.flows as { name: string }[]).map((f) => f.name);
-    },
-  },
 ];
+
+export const FLOW_COMPLETIONS: Record<string, NonNullable<ResourceDefinition['complete']>> = {
+  'flow://flows/{name}': async (deps, caller) => {
+    const listing = await callTool(deps, listFlows, { everywhere: true }, caller);
+    return (listing.flows as { name: string }[]).map((f) => f.name);
+  },
+};

@@ -1,17 +1,16 @@
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
-import { listSecrets } from '../capabilities/tools/secrets.js';
-import { currentWorkspace } from '../capabilities/tools/workspace.js';
-import { readSkill } from '../capabilities/skill.js';
+import type { Capability, Mirror } from '../capabilities/capability.js';
+import { CAPABILITIES } from '../capabilities/index.js';
 import { NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import { FILE_RESOURCES } from './file-resources.js';
-import { FLOW_RESOURCES } from './flow-resources.js';
+import { FLOW_COMPLETIONS, FLOW_RESOURCES } from './flow-resources.js';
 
 export type ResourceContent = { uri: string; mimeType: string } & ({ text: string } | { blob: string });
 
 /**
  * A resource, or a family of them under a URI template (`{name}` matches one path segment).
- * Areas (flows, files) add theirs to RESOURCE_DEFINITIONS; nothing else lists resources.
+ * A tool's `mirrors` make most of them; areas (flows, files) add the rest to RESOURCE_DEFINITIONS.
  */
 export interface ResourceDefinition {
   name: string;
@@ -25,42 +24,38 @@ export interface ResourceDefinition {
   complete?(deps: CallDeps, caller: Caller, variable: string, prefix: string): Promise<string[]>;
 }
 
-export const SKILL_URI = 'skill://selenium-flow/SKILL.md';
-export const CURRENT_URI = 'workspace://current';
-export const SECRETS_URI = 'secret://secrets';
+type Completion = NonNullable<ResourceDefinition['complete']>;
 
+/** Values for a template's variable, by template. */
+const COMPLETIONS: Record<string, Completion> = { ...FLOW_COMPLETIONS };
+
+/** A resource a tool mirrors reads through that tool, so both answer the same. */
+function mirrorResource(capability: Capability, mirror: Mirror): ResourceDefinition {
+  const mimeType = mirror.mimeType ?? 'application/json';
+  const where = mirror.uri.includes('{') ? { template: mirror.uri } : { uri: mirror.uri };
+  return {
+    ...where,
+    name: mirror.name ?? capability.name,
+    title: mirror.title ?? capability.title,
+    description: mirror.description ?? capability.description,
+    mimeType,
+    read: async (deps, caller, uri, vars) => {
+      const result = await callTool(deps, capability, { ...mirror.args, ...vars }, caller);
+      const text = mimeType === 'text/markdown' ? String(result.text) : JSON.stringify(result);
+      return [{ uri, mimeType, text }];
+    },
+    complete: COMPLETIONS[mirror.uri],
+  };
+}
+
+/**
+ * Every resource: the mirrored ones from the table's rows, then the flow schema and the bytes of
+ * files. The first match wins, so the files' folders (mirrors) come before `workspace://files/{name}`.
+ */
 export const RESOURCE_DEFINITIONS: ResourceDefinition[] = [
-  {
-    uri: SKILL_URI,
-    name: 'selenium-flow skill',
-    title: 'How to use selenium-flow',
-    description: 'The loop, the tools, selectors and the two modes, in one page. Read it first.',
-    mimeType: 'text/markdown',
-    read: async (_deps, _caller, uri) => [{ uri, mimeType: 'text/markdown', text: await readSkill() }],
-  },
-  {
-    uri: CURRENT_URI,
-    name: 'current workspace',
-    title: 'Current workspace',
-    description: 'This caller’s workspace: its browser, window and last page. Reading it never opens a browser.',
-    mimeType: 'application/json',
-    read: async (deps, caller, uri) => [
-      { uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, currentWorkspace, {}, caller)) },
-    ],
-  },
+  ...CAPABILITIES.flatMap((capability) => capability.mirrors.map((mirror) => mirrorResource(capability, mirror))),
   ...FLOW_RESOURCES,
   ...FILE_RESOURCES,
-  {
-    uri: SECRETS_URI,
-    name: 'secrets',
-    title: 'Secrets',
-    description:
-      'The secrets this workspace may type with write {selector, secret: {name, key}}: names, keys, descriptions, where each may be used. Never a value.',
-    mimeType: 'application/json',
-    read: async (deps, caller, uri) => [
-      { uri, mimeType: 'application/json', text: JSON.stringify(await callTool(deps, listSecrets, {}, caller)) },
-    ],
-  },
 ];
 
 export function listResources() {

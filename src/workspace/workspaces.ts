@@ -38,12 +38,24 @@ const NO_SUCH_HANDLE =
 export class Workspaces {
   /** opens in flight in this process, per owner, so parallel opens cannot all slip under the cap */
   private readonly opening = new Map<string, number>();
+  private readonly endedListeners: ((key: string, gridId: string) => void)[] = [];
 
   constructor(
     readonly grid: Grid,
     readonly store: RecordStore,
     private readonly limits: WorkspaceLimits = DEFAULT_LIMITS,
   ) {}
+
+  /** Told (store key, Grid id) whenever this process ends or replaces a browser: what watches it lets go. */
+  onBrowserEnded(listener: (key: string, gridId: string) => void): void {
+    this.endedListeners.push(listener);
+  }
+
+  private ended(key: string, gridId: string): void {
+    for (const listener of this.endedListeners) {
+      listener(key, gridId);
+    }
+  }
 
   async record(key: string): Promise<WorkspaceRecord | undefined> {
     return this.store.get(key);
@@ -61,6 +73,7 @@ export class Workspaces {
     // Before the old browser ends: a refused caller keeps the one it had.
     await this.checkCap(owner, caller.key);
     if (caller.key && record.gridId) {
+      this.ended(caller.key, record.gridId);
       await this.grid.end(record.gridId).catch(() => undefined);
     }
     const browser = kind ?? record.browser;
@@ -199,6 +212,7 @@ export class Workspaces {
     if (!key || !record?.gridId || (!caller.key && record.owner !== (caller.owner ?? 'anonymous'))) {
       return false;
     }
+    this.ended(key, record.gridId);
     await this.grid.end(record.gridId);
     await (caller.key ? this.detach(caller.key, record) : this.store.delete(key));
     return true;

@@ -5,6 +5,7 @@ import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { loadConfig } from '../../src/config.js';
 import { openApiDocument } from '../../src/http/openapi.js';
 import { fastifyPath } from '../../src/http/routes.js';
+import { listResources, listResourceTemplates } from '../../src/mcp/resources.js';
 import { listedSchema, listedTools } from '../../src/mcp/tools.js';
 import { createServer } from '../../src/server.js';
 import { GENERATED } from '../../scripts/gen-docs.js';
@@ -67,6 +68,18 @@ describe('every surface is rendered from the capability table', () => {
     expect(names).toHaveLength(CAPABILITIES.length - MIRROR_TOOLS.size);
   });
 
+  it('lists a resource or template for every uri a row mirrors, and a row for every mirror tool', () => {
+    const listed = [...listResources().map((r) => r.uri), ...listResourceTemplates().map((t) => t.uriTemplate)];
+    const mirrored = CAPABILITIES.flatMap((c) => c.mirrors.map((m) => m.uri));
+    expect(listed).toEqual(expect.arrayContaining(mirrored));
+    expect(mirrored).toEqual(
+      expect.arrayContaining(['workspace://current', 'flow://here', 'flow://flows/{name}', 'secret://secrets']),
+    );
+    expect([...MIRROR_TOOLS].sort()).toEqual(
+      ['current_workspace', 'get_flow', 'list_flows', 'list_secrets', 'selenium_flow_skill', 'workspace_files'].sort(),
+    );
+  });
+
   it('documents one OpenAPI operation per capability, its body being the tool input schema', () => {
     const paths = openApiDocument('test').paths as Record<string, Record<string, Operation>>;
     const operations = Object.values(paths).flatMap((byMethod) => Object.values(byMethod));
@@ -83,32 +96,41 @@ describe('every surface is rendered from the capability table', () => {
     }
   });
 
-  it('documents every REST route the server serves, and serves every route it documents', async () => {
-    const server = createServer(loadConfig({}, { LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
-    await server.app.ready();
-    const paths = openApiDocument('test').paths as Record<string, Record<string, { operationId: string }>>;
-    const documented = Object.entries(paths).flatMap(([path, byMethod]) =>
-      Object.keys(byMethod).map((method) => `${method.toUpperCase()} ${path}`),
-    );
-    for (const route of documented) {
-      const [method = '', path = ''] = route.split(' ');
-      expect(server.app.hasRoute({ method, url: fastifyPath(path) }), route).toBe(true);
-    }
-    // What Fastify serves, counted from its own route tree (one line a node, with that node's
-    // methods; HEAD comes with every GET). Documented ⊆ served and equal counts: the same set.
-    const servedCount = server.app
-      .printRoutes({ commonPrefix: false })
-      .split('\n')
-      .filter((line) => !/\/mcp \(/.test(line))
-      .flatMap((line) => (/\(([A-Z, ]+)\)$/.exec(line)?.[1] ?? '').split(', ').filter((m) => m && m !== 'HEAD'));
-    expect(servedCount).toHaveLength(documented.length);
-    const ids = Object.values(paths).flatMap((byMethod) => Object.values(byMethod).map((o) => o.operationId));
-    expect(new Set(ids).size).toBe(ids.length);
-    await server.close();
-  });
+  it.each(['on', 'off'])(
+    'documents every REST route the server serves, and serves every route it documents (MIRROR_TOOLS=%s)',
+    async (mirrorTools) => {
+      const server = createServer(
+        loadConfig({}, { LOG_LEVEL: 'silent', MIRROR_TOOLS: mirrorTools }),
+        'http://127.0.0.1:9',
+      );
+      await server.app.ready();
+      const paths = openApiDocument('test').paths as Record<string, Record<string, { operationId: string }>>;
+      const documented = Object.entries(paths).flatMap(([path, byMethod]) =>
+        Object.keys(byMethod).map((method) => `${method.toUpperCase()} ${path}`),
+      );
+      for (const route of documented) {
+        const [method = '', path = ''] = route.split(' ');
+        expect(server.app.hasRoute({ method, url: fastifyPath(path) }), route).toBe(true);
+      }
+      // What Fastify serves, counted from its own route tree (one line a node, with that node's
+      // methods; HEAD comes with every GET). Documented ⊆ served and equal counts: the same set.
+      const servedCount = server.app
+        .printRoutes({ commonPrefix: false })
+        .split('\n')
+        .filter((line) => !/\/mcp \(/.test(line))
+        .flatMap((line) => (/\(([A-Z, ]+)\)$/.exec(line)?.[1] ?? '').split(', ').filter((m) => m && m !== 'HEAD'));
+      expect(servedCount).toHaveLength(documented.length);
+      const ids = Object.values(paths).flatMap((byMethod) => Object.values(byMethod).map((o) => o.operationId));
+      expect(new Set(ids).size).toBe(ids.length);
+      await server.close();
+    },
+  );
 
-  it('serves an HTTP route for every capability', async () => {
-    const server = createServer(loadConfig({}, { LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
+  it.each(['on', 'off'])('serves an HTTP route for every capability (MIRROR_TOOLS=%s)', async (mirrorTools) => {
+    const server = createServer(
+      loadConfig({}, { LOG_LEVEL: 'silent', MIRROR_TOOLS: mirrorTools }),
+      'http://127.0.0.1:9',
+    );
     await server.app.ready();
     for (const capability of CAPABILITIES) {
       expect(

@@ -9,6 +9,7 @@ import type { Files } from '../../files/files.js';
 import type { Secrets } from '../../secrets/binding.js';
 import type { Turns } from '../../workspace/turns.js';
 import type { Workspaces } from '../../workspace/workspaces.js';
+import type { Live } from '../../live/live.js';
 import type { Capability } from '../capability.js';
 import type { FlowsService } from '../flows-view.js';
 import type { Precondition } from './preconditions.js';
@@ -16,6 +17,8 @@ import type { Precondition } from './preconditions.js';
 /** What the call path is built from (server.ts wires it once). */
 export interface CallDeps {
   workspaces: Workspaces;
+  /** the BiDi monitor and network capture; undefined where a caller built deps without them */
+  live?: Live;
   turns: Turns;
   /** undefined when flows are off (no data directory) */
   flows?: FlowsService;

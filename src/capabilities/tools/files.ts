@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../capability.js';
+import { FILES_URI, FOLDER_URI } from '../../files/uris.js';
 import { MAX_URI_CHARS } from '../../limits.js';
 
 const entry = z.object({
@@ -67,7 +68,30 @@ export const workspaceFiles = defineTool({
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
-  mirrors: { uri: 'workspace://files' },
+  mirrors: [
+    {
+      uri: FILES_URI,
+      name: 'files',
+      title: 'Files',
+      description:
+        'The workspace’s Files (prints and kept files; they stay until a person deletes them) and its two folders, screenshots and downloads.',
+    },
+    {
+      uri: FOLDER_URI.screenshots,
+      args: { folder: 'screenshots' },
+      name: 'screenshots',
+      title: 'Screenshots',
+      description: 'Screenshots taken with save: true, newest first; keep_file one to move it into Files.',
+    },
+    {
+      uri: FOLDER_URI.downloads,
+      args: { folder: 'downloads' },
+      name: 'downloads',
+      title: 'Downloads',
+      description:
+        'What the browser downloaded, newest first, while it lives; keep_file one to copy it into Files before the browser ends.',
+    },
+  ],
   answersUnderControl: true,
   http: { method: 'GET', path: '/workspace/files' },
   input: z.object({ folder: z.enum(['screenshots', 'downloads']).optional().describe('instead of Files') }),

@@ -43,7 +43,13 @@ export const listSecrets = defineTool({
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
-  mirrors: { uri: 'secret://secrets' },
+  mirrors: {
+    uri: 'secret://secrets',
+    name: 'secrets',
+    title: 'Secrets',
+    description:
+      'The secrets this workspace may type with write {selector, secret: {name, key}}: names, keys, descriptions, where each may be used. Never a value.',
+  },
   answersUnderControl: true,
   http: { method: 'GET', path: '/secrets' },
   input: z.object({}),

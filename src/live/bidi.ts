@@ -1,0 +1,85 @@
+import BiDi from 'selenium-webdriver/bidi/index.js';
+
+/** One WebDriver BiDi websocket to one browser, as the monitor uses it. */
+export interface BidiConnection {
+  /** A command's result; a BiDi error answer is thrown as a BidiCommandError. */
+  send(method: string, params: object): Promise<Record<string, unknown>>;
+  /** Subscribes to one event for this listener only; the returned function ends that subscription. */
+  subscribe(event: string, listener: (params: unknown) => void): Promise<() => Promise<void>>;
+  /** Called once when the socket closes without close() having been asked (the browser or Grid went away). */
+  onLost(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+/** The browser answered a BiDi command with an error (its code is the BiDi error name, e.g. "no such network data"). */
+export class BidiCommandError extends Error {
+  constructor(
+    readonly bidiError: string,
+    message: string,
+  ) {
+    super(`${bidiError}: ${message}`);
+  }
+}
+
+/**
+ * Opens a BiDi websocket with selenium-webdriver's connection class (the one its generated
+ * modules speak through), bounded by `timeoutMs`: a Grid that accepts the TCP connection but
+ * never upgrades it must not hold a call.
+ */
+export async function connectBidi(address: string, timeoutMs: number): Promise<BidiConnection> {
+  const bidi = new BiDi(address);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      bidi.waitForConnection(),
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no BiDi handshake within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } catch (err) {
+    await bidi.close();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+  return wrap(bidi);
+}
+
+const CLOSE_MS = 1_000;
+
+function wrap(bidi: BiDi): BidiConnection {
+  let closing = false;
+  return {
+    async send(method, params) {
+      const answer = await bidi.send({ method, params });
+      if (answer.type === 'error') {
+        throw new BidiCommandError(String(answer.error), String(answer.message));
+      }
+      return (answer.result ?? {}) as Record<string, unknown>;
+    },
+    async subscribe(event, listener) {
+      const subscription = await bidi.addCallback(event, listener);
+      return () => subscription.unsubscribe();
+    },
+    onLost(listener) {
+      bidi.socket.once('close', () => {
+        if (!closing) {
+          listener();
+        }
+      });
+    },
+    async close() {
+      closing = true;
+      // A peer that is gone never answers the closing handshake: it gets CLOSE_MS, then the socket is cut.
+      let timer: NodeJS.Timeout | undefined;
+      const cut = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          bidi.socket.terminate();
+          resolve();
+        }, CLOSE_MS);
+      });
+      await Promise.race([bidi.close(), cut]);
+      clearTimeout(timer);
+    },
+  };
+}

