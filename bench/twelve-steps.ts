@@ -68,7 +68,7 @@ const BARS = {
   flowVsRaw: 1.05,
   taskTokens: 630,
   outlineBytes: 10_900,
-  toolsListBytes: 15_000,
+  toolsListBytes: 12_000,
   coldStartMs: 500,
   idleRssBytes: 120 * 1_000_000,
 };

@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { callTool, type CallDeps } from '../../src/capabilities/call/call.js';
 import { capabilityNamed } from '../../src/capabilities/index.js';
+import { answerText } from '../../src/mcp/answer-text.js';
 import type { Caller } from '../../src/workspace/caller.js';
 import { processTree, stopProcesses } from './processes.js';
 import { ToolFailed, type ToolAnswer, type ToolCaller } from './tools-task.js';
@@ -133,7 +134,7 @@ export class DirectToolCaller implements ToolCaller {
     const shown = image ? structured : result;
     return {
       structured: shown,
-      textBytes: Buffer.byteLength(JSON.stringify(shown)),
+      textBytes: Buffer.byteLength(answerText(capability, shown)),
       image: image ? Buffer.from(image.data, 'base64') : undefined,
     };
   }

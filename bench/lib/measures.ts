@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
 import { freePort } from '../../src/grid/embedded.js';
 import { listedTools } from '../../src/mcp/tools.js';
+import { printedSelectors } from '../../src/browser/outline.js';
 import { withTimeout, type Cleanup } from './cleanup.js';
 import { McpToolCaller, connectHttp } from './mcp.js';
 import { processTree, rssBytes, stopProcesses } from './processes.js';
@@ -79,11 +80,7 @@ export async function measureOutline(baseUrl: string, siteUrl: string, cleanup: 
     await tools.call('navigate', { url: pages(siteUrl).heavy });
     const answer = await tools.call('outline', {});
     const outline = typeof answer.structured.outline === 'string' ? answer.structured.outline : '';
-    // Every indented line ends with its selector, after the quoted name.
-    const selectors = outline
-      .split('\n')
-      .filter((l) => l.startsWith('  ') && l.includes('" '))
-      .map((l) => l.slice(l.lastIndexOf('" ') + 2).trim());
+    const selectors = printedSelectors(outline);
     const checked = await tools.call('execute_script', { script: CHECK_SELECTORS, args: [selectors] });
     const result = checked.structured.result as { bad: string[]; controls: number; missing: string[] };
     return {

@@ -138,7 +138,7 @@ export interface Capability {
   handler: (args: Arguments, ctx: BrowserToolContext & WorkspaceToolContext) => Promise<Arguments>;
 }
 
-const sessionIdArgument = z.string().max(256).describe('stateless mode only: the handle open_session answered');
+const sessionIdArgument = z.string().max(256).describe('stateless');
 
 /** The answer of every acting tool: where the browser is now. */
 export const pageState = z.object({

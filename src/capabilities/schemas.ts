@@ -24,7 +24,7 @@ export const selectorChoice = z.union(
   { error: `${SELECTOR_FIX.replace(/\.$/, '')}; or ${ALTERNATIVES_FIX}.` },
 );
 
-export const waitTimeout = z.number().min(0).max(60).optional().describe(`seconds (default ${DEFAULT_WAIT_SECONDS})`);
+export const waitTimeout = z.number().min(0).max(60).optional().describe(`s, default ${DEFAULT_WAIT_SECONDS}`);
 
 const WEB_URL_FIX = 'must be an absolute http(s) URL such as https://example.com/';
 
@@ -42,13 +42,7 @@ export const webUrl = z
   }, WEB_URL_FIX);
 
 export const maxChars = (fallback: number) =>
-  z
-    .number()
-    .int()
-    .min(100)
-    .max(1_000_000)
-    .optional()
-    .describe(`default ${fallback}; a longer answer is cut, with a marker`);
+  z.number().int().min(100).max(1_000_000).optional().describe(`default ${fallback}`);
 
 /** The wait a row's `wait_timeout` asks for, in seconds. */
 export const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? DEFAULT_WAIT_SECONDS;

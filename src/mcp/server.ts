@@ -8,6 +8,7 @@ import type { StepProgress } from '../capabilities/flows-view.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
 import type { ListedTool } from './tools.js';
+import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 
 export interface McpOptions {
@@ -120,13 +121,13 @@ function progressOf(
 }
 
 /**
- * structuredContent carries the result; the text block repeats it compactly for clients
- * that read only text. An image travels once, as an image block, not also in the JSON.
+ * structuredContent carries the result; the text block says the same in plain lines for a
+ * model (answer-text.ts). An image travels once, as an image block, not also in the JSON.
  */
 function toolResult(capability: Capability, result: ToolResult) {
   const { image, rest: structured } = splitImage(capability, result);
   const content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[] = [
-    { type: 'text', text: JSON.stringify(structured) },
+    { type: 'text', text: answerText(capability, structured) },
   ];
   if (image) {
     content.push({ type: 'image', data: image.data, mimeType: image.mimeType });

@@ -22,9 +22,60 @@ export function toListedTool(capability: Capability): ListedTool {
     name: capability.name,
     title: capability.title,
     description: capability.description,
-    inputSchema: jsonSchemaOf(capability.input, 'input'),
+    inputSchema: listedSchema(capability),
     annotations: annotationsOf(capability),
   };
+}
+
+// Rules a caller need not plan around, because the server refuses past each with a sentence that
+// says the rule: bounds (a 4,096-character selector, a 0–60 s wait), base64's pattern, "no other
+// argument". tools/list is read on every connection and held to a
+// 12,000-byte budget (test/unit/tools-list.test.ts); the OpenAPI document keeps every keyword.
+const UNLISTED_KEYWORDS = new Set([
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'pattern',
+  'minimum',
+  'maximum',
+  'format',
+  // JSON object keys are strings already
+  'propertyNames',
+]);
+
+/** A tool's input schema as tools/list shows it: the table's schema without what the server says itself. */
+export function listedSchema(capability: Capability): ObjectSchema {
+  return lean(jsonSchemaOf(capability.input, 'input')) as ObjectSchema;
+}
+
+function lean(schema: unknown): unknown {
+  if (Array.isArray(schema)) {
+    return schema.map(lean);
+  }
+  if (schema === null || typeof schema !== 'object') {
+    return schema;
+  }
+  // An enum says its type already. The selector's "exactly one of css or xpath" stays (its
+  // minProperties, maxProperties and closing): a client validates it before the call is made.
+  const enumerated = 'enum' in schema;
+  const exactlyOne = 'maxProperties' in schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(
+        ([key]) =>
+          !UNLISTED_KEYWORDS.has(key) &&
+          !(enumerated && key === 'type') &&
+          !(key === 'additionalProperties' && !exactlyOne),
+      )
+      .map(([key, value]) => [key, key === 'properties' ? mapValues(value, lean) : lean(value)]),
+  );
+}
+
+function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
+  return value !== null && typeof value === 'object'
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]))
+    : value;
 }
 
 /** The list is the same for every caller: a list that varies per connection is forbidden. */

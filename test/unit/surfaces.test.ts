@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { openApiDocument } from '../../src/http/openapi.js';
 import { fastifyPath } from '../../src/http/routes.js';
 import { listResources, listResourceTemplates } from '../../src/mcp/resources.js';
-import { listedTools } from '../../src/mcp/tools.js';
+import { listedSchema, listedTools } from '../../src/mcp/tools.js';
 import { createServer } from '../../src/server.js';
 import { GENERATED } from '../../scripts/gen-docs.js';
 
@@ -18,7 +18,7 @@ describe('every surface is rendered from the capability table', () => {
     expect(tools.map((t) => t.name)).toEqual(CAPABILITIES.map((c) => c.name));
     for (const capability of CAPABILITIES) {
       const tool = tools.find((t) => t.name === capability.name);
-      expect(tool?.inputSchema).toEqual(jsonSchemaOf(capability.input, 'input'));
+      expect(tool?.inputSchema).toEqual(listedSchema(capability));
       expect(tool).not.toHaveProperty('outputSchema');
       expect(tool?.annotations.readOnlyHint ?? false).toBe(capability.readOnly);
       expect(tool?.annotations.destructiveHint).toBe(capability.readOnly ? undefined : capability.destructive);

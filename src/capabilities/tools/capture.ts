@@ -7,8 +7,7 @@ import { fileNameArgument, selector, waitOf, waitTimeout } from '../schemas.js';
 
 /** Captures mask the fields of a browser a secret was typed into (and nothing else pays for it). */
 const masking = (secrets: SecretsAccess) => (secrets.typedHere() ? (text: string) => secrets.carries(text) : undefined);
-const savedName = (extension: string) =>
-  fileNameArgument.optional().describe(`save as (${extension} added; default: dated); a clash becomes "name (1)"`);
+const savedName = (extension: string) => fileNameArgument.optional().describe(`name to save as (${extension} added)`);
 const savedFile = z.object({
   uri: z.string().optional().describe('the saved file: read it, keep_file it, or upload_file it by this uri'),
   name: z.string().optional().describe('the name it was saved under'),
@@ -18,8 +17,7 @@ const savedFile = z.object({
 export const screenshot = defineTool({
   name: 'screenshot',
   title: 'Take a screenshot',
-  description:
-    'A PNG of the viewport, the full page (full_page) or one element (selector). save keeps it and answers its uri.',
+  description: 'PNG of the viewport, full_page or an element; save keeps it.',
   kind: 'read',
   // save keeps a file in the workspace
   readOnly: false,
@@ -32,7 +30,7 @@ export const screenshot = defineTool({
     full_page: z.boolean().optional(),
     width: z.number().int().min(100).max(4000).optional().describe('scale down to this width'),
     wait_timeout: waitTimeout,
-    save: z.boolean().optional().describe('keep it in workspace://files/screenshots'),
+    save: z.boolean().optional().describe('keep it in screenshots'),
     filename: savedName('.png'),
   }),
   check: (args) =>
@@ -74,7 +72,7 @@ export const screenshot = defineTool({
 export const print = defineTool({
   name: 'print',
   title: 'Print to PDF',
-  description: "The page as a PDF, saved in the workspace's Files (workspace://files); answers its uri and a link.",
+  description: 'The page as a PDF, saved in Files; answers its uri.',
   kind: 'read',
   // saves a PDF in Files
   readOnly: false,

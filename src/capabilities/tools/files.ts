@@ -40,8 +40,7 @@ export const fileListing = z.object({
 export const keepFile = defineTool({
   name: 'keep_file',
   title: 'Keep a file in Files',
-  description:
-    "Put a screenshot or a download (by uri) in the workspace's Files: a screenshot moves, a download is copied (keep it before its browser ends). Answers the new uri.",
+  description: 'Keep a screenshot or download (by uri) in Files.',
   kind: 'act',
   destructive: false,
   attach: 'none',
@@ -69,8 +68,7 @@ export const keepFile = defineTool({
 export const workspaceFiles = defineTool({
   name: 'workspace_files',
   title: "The workspace's files",
-  description:
-    'Mirror of workspace://files: Files (prints and kept files) and its two folders, or the screenshots or downloads folder. Newest first.',
+  description: 'Mirror of workspace://files.',
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,

@@ -4,8 +4,8 @@ import { defineTool } from '../capability.js';
 import type { FlowsView } from '../flows-view.js';
 import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_REPORT_BYTES } from '../../limits.js';
 
-const flowName = z.string().min(1).max(64).describe('letters, digits, ".", "_", "-"');
-const revision = z.string().min(1).max(64).describe('the revision you read (get_flow); refused when stale');
+const flowName = z.string().min(1).max(64);
+const revision = z.string().min(1).max(64).describe('from get_flow');
 
 const listing = z.object({
   name: z.string(),
@@ -65,8 +65,7 @@ export function flowsOf(flows: FlowsView | undefined): FlowsView {
 export const listFlows = defineTool({
   name: 'list_flows',
   title: 'List flows',
-  description:
-    'Mirror of flow://here and flow://flows: the flows you can run (yours and shared), with their parameters; those for the current page unless everywhere.',
+  description: 'Mirror of flow://here (or, everywhere, flow://flows).',
   kind: 'read',
   attach: 'none',
   takesTurn: false,
@@ -96,7 +95,7 @@ export const listFlows = defineTool({
 export const getFlow = defineTool({
   name: 'get_flow',
   title: 'Read a flow',
-  description: 'Mirror of flow://flows/{name}: a flow document (as JSON and as its YAML text) and its revision.',
+  description: 'Mirror of flow://flows/{name}.',
   kind: 'read',
   attach: 'none',
   takesTurn: false,
@@ -124,8 +123,7 @@ export const getFlow = defineTool({
 export const saveFlow = defineTool({
   name: 'save_flow',
   title: 'Save a flow',
-  description:
-    'Create or replace a flow in your library: {description, urls, parameters, steps: [{tool, args, id, onError, return}]} (schema: flow://schema), checked against the real tool schemas.',
+  description: 'Create or replace a flow (schema: flow://schema).',
   kind: 'act',
   destructive: false,
   attach: 'none',
@@ -157,7 +155,7 @@ export const saveFlow = defineTool({
 export const deleteFlow = defineTool({
   name: 'delete_flow',
   title: 'Delete a flow',
-  description: 'Delete a flow from your workspace library (shared flows are an operator’s to remove).',
+  description: 'Delete a flow of your library.',
   kind: 'act',
   attach: 'none',
   takesTurn: false,
@@ -173,8 +171,7 @@ export const deleteFlow = defineTool({
 export const runFlowTool = defineTool({
   name: 'run_flow',
   title: 'Run a flow',
-  description:
-    'Run a saved flow on your browser: every step in one call, no model in the loop; params fill its ${parameters}. Answers a compact report: steps ok or not, returned values, the last result; on failure, the step and page.',
+  description: 'Run a saved flow in one call; params fill its parameters.',
   kind: 'act',
   destructive: true,
   attach: 'none',

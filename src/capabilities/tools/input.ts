@@ -23,8 +23,7 @@ import { resolveUploadBytes } from '../../files/upload-source.js';
 export const interactTool = defineTool({
   name: 'interact',
   title: 'Interact with an element',
-  description:
-    'Act on one element: click, double_click, right_click, hover, select (an option), check, uncheck, clear, focus, scroll_into_view.',
+  description: 'Click, hover, select an option, check… one element.',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -33,7 +32,7 @@ export const interactTool = defineTool({
   input: z.object({
     action: z.enum(INTERACT_ACTIONS),
     selector,
-    option: z.string().max(MAX_LINE_CHARS).optional().describe('for select: option text or value'),
+    option: z.string().max(MAX_LINE_CHARS).optional().describe('for select: text or value'),
     wait_timeout: waitTimeout,
   }),
   check: (args) =>
@@ -50,8 +49,7 @@ export const interactTool = defineTool({
 export const write = defineTool({
   name: 'write',
   title: 'Type into a field',
-  description:
-    'Type text into a field, cleared first. Answers the value read back (null for a password). With secret {name, key} instead of text, the server types a secret (see list_secrets) that you never see.',
+  description: 'Type text, or a secret {name, key} you never see, into a field (cleared first).',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -131,8 +129,7 @@ function shownInClear(field: string): string {
 export const pressKeyTool = defineTool({
   name: 'press_key',
   title: 'Press a key',
-  description:
-    'Press a W3C key (Enter, Tab, Escape, ArrowDown, Backspace… or one character) on the focused element, or on selector.',
+  description: 'Press a key (Enter, Tab, ArrowDown, a character…).',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -157,8 +154,7 @@ export const pressKeyTool = defineTool({
 export const uploadFileTool = defineTool({
   name: 'upload_file',
   title: 'Set a file input',
-  description:
-    "Put a file into an <input type=file>, from exactly one of text, content (base64) or file (a file, screenshot or download of this workspace, by its URI). filename defaults to upload.txt or the file's name.",
+  description: 'Fill a file input from text, content (base64) or file (uri).',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -176,12 +172,7 @@ export const uploadFileTool = defineTool({
       .base64()
       .max(MAX_UPLOAD_BASE64_CHARS, `content is at most ${MAX_UPLOAD_BYTES} bytes (the upload limit)`)
       .optional(),
-    file: z
-      .string()
-      .min(1)
-      .max(MAX_URI_CHARS)
-      .optional()
-      .describe("a workspace://files… URI of this workspace's Files, screenshots or downloads"),
+    file: z.string().min(1).max(MAX_URI_CHARS).optional().describe('a workspace://files… uri'),
     filename: fileNameArgument.optional().describe('the name the page sees'),
     mime_type: z.string().max(MAX_WORD_CHARS).optional(),
     wait_timeout: waitTimeout,
@@ -201,8 +192,7 @@ export const uploadFileTool = defineTool({
 export const executeScript = defineTool({
   name: 'execute_script',
   title: 'Run JavaScript',
-  description:
-    'Run JavaScript in the page as a function body (use return to answer a value; arguments[i] are args). Answers the JSON result.',
+  description: 'Run a JavaScript function body in the page; return a value.',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,

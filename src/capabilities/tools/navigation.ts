@@ -8,7 +8,7 @@ import { MAX_PROMPT_CHARS } from '../../limits.js';
 export const navigate = defineTool({
   name: 'navigate',
   title: 'Navigate',
-  description: 'Open url, or go back, forward or refresh (action). Answers where the browser is now.',
+  description: 'Open url, or go back, forward or refresh.',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -46,7 +46,7 @@ export const navigate = defineTool({
 export const frame = defineTool({
   name: 'frame',
   title: 'Switch frame',
-  description: 'Enter an iframe (action enter with its selector), or leave to the parent frame or the top page.',
+  description: 'Enter an iframe (selector), or go to the parent frame or top.',
   kind: 'act',
   destructive: false,
   attach: 'open',
@@ -71,8 +71,7 @@ export const frame = defineTool({
 export const dialog = defineTool({
   name: 'dialog',
   title: 'Answer a dialog',
-  description:
-    'Accept or dismiss the open alert, confirm or prompt (text answers a prompt). Waits briefly for one a click opened.',
+  description: 'Accept or dismiss the open alert, confirm or prompt.',
   kind: 'act',
   attach: 'existing',
   runnableInFlow: true,
@@ -94,7 +93,7 @@ export const dialog = defineTool({
 export const resize = defineTool({
   name: 'resize',
   title: 'Resize the window',
-  description: 'Set the browser window size in CSS pixels.',
+  description: 'Set the window size (CSS pixels).',
   kind: 'act',
   destructive: false,
   attach: 'open',

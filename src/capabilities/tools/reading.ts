@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { navigateTo } from '../../browser/navigation.js';
 import { readPageState } from '../../browser/page-state.js';
-import { extract, outline } from '../../browser/reading.js';
+import { extract } from '../../browser/reading.js';
+import { outline } from '../../browser/outline.js';
 import { waitForCondition } from '../../browser/script.js';
 import { defineTool, shortText } from '../capability.js';
 import { CARRIED } from '../../secrets/binding.js';
@@ -14,8 +15,7 @@ const WITHHELD = { withheld: true as const, withheld_reason: CARRIED };
 export const extractTool = defineTool({
   name: 'extract',
   title: 'Read from the page',
-  description:
-    'Read the text (or html, value, an attribute) of the first match of selector, of every match with all, or of the page. With url, goes there first unless already on it.',
+  description: 'Read text, html, value or an attribute of selector, or the page.',
   kind: 'read',
   // url navigates first
   readOnly: false,
@@ -64,8 +64,7 @@ export const extractTool = defineTool({
 export const outlineTool = defineTool({
   name: 'outline',
   title: 'Outline the page',
-  description:
-    'A compact map of the page (or of selector): headings, landmarks, forms and fields, buttons and links, each with a working selector. The cheap way to find selectors.',
+  description: 'A compact map of the page with a working selector per control.',
   kind: 'read',
   attach: 'existing',
   runnableInFlow: true,
@@ -90,8 +89,7 @@ export const outlineTool = defineTool({
 export const assertTool = defineTool({
   name: 'assert',
   title: 'Assert a condition',
-  description:
-    'Pass when, within timeout, a script returns true or selector is in state (for stable_for ms, if given); else fail with message.',
+  description: 'Wait until script is true or selector in state, else fail.',
   kind: 'read',
   // a script condition is any JavaScript, which can change the page
   readOnly: false,
@@ -99,7 +97,7 @@ export const assertTool = defineTool({
   runnableInFlow: true,
   summary: () => 'passed',
   input: z.object({
-    script: z.string().min(1).max(MAX_SCRIPT_CHARS).optional().describe('JavaScript returning true when it holds'),
+    script: z.string().min(1).max(MAX_SCRIPT_CHARS).optional().describe('JavaScript returning true'),
     selector: selector.optional(),
     state: z.enum(['present', 'absent', 'visible', 'hidden']).optional().describe('with selector (default present)'),
     timeout: z.number().min(0).max(120).optional().describe('seconds (default 5)'),

@@ -39,8 +39,7 @@ export const secretEntry = z.object({
 export const listSecrets = defineTool({
   name: 'list_secrets',
   title: 'List secrets',
-  description:
-    'Mirror of secret://secrets: the secrets this workspace may type with write {selector, secret: {name, key}}, and where. Never a value.',
+  description: 'Mirror of secret://secrets: what write may type. No values.',
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,

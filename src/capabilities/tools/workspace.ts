@@ -6,14 +6,13 @@ import { readSkill } from '../skill.js';
 export const openSession = defineTool({
   name: 'open_session',
   title: 'Open a browser',
-  description:
-    'Open a browser (ending the one this workspace held). Stateless callers get session_id, an opaque handle to pass to later calls; a named workspace remembers its browser and gets none.',
+  description: 'Open a browser, ending the one held; stateless: answers session_id.',
   kind: 'act',
   destructive: false,
   attach: 'none',
   runnableInFlow: false,
   input: z.object({
-    browser: z.enum(['chrome', 'firefox']).optional().describe('default: the last used, else chrome'),
+    browser: z.enum(['chrome', 'firefox']).optional().describe('default: last used'),
     width: windowSide.optional().describe('default 1280'),
     height: windowSide.optional().describe('default 900'),
   }),
@@ -40,7 +39,7 @@ export const openSession = defineTool({
 export const endBrowser = defineTool({
   name: 'end_browser',
   title: 'End the browser',
-  description: "End the workspace's browser. The workspace stays, with its files and flows.",
+  description: "End the workspace's browser; its files and flows stay.",
   kind: 'act',
   attach: 'none',
   usesSessionId: 'required',
@@ -57,8 +56,7 @@ export const endBrowser = defineTool({
 export const currentWorkspace = defineTool({
   name: 'current_workspace',
   title: 'Current workspace',
-  description:
-    'Mirror of the workspace://current resource: the workspace, its browser, window and last page. Never opens a browser.',
+  description: 'Mirror of workspace://current: browser, window, page.',
   kind: 'read',
   attach: 'none',
   usesSessionId: 'optional',
@@ -94,8 +92,7 @@ export const currentWorkspace = defineTool({
 export const skillTool = defineTool({
   name: 'selenium_flow_skill',
   title: 'How to use selenium-flow',
-  description:
-    'Mirror of the skill://selenium-flow/SKILL.md resource: how to drive a browser here, in one page. Read it first.',
+  description: 'Mirror of skill://selenium-flow/SKILL.md. Read it first.',
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
