@@ -56,6 +56,12 @@ function lean(schema: unknown): unknown {
   if (schema === null || typeof schema !== 'object') {
     return schema;
   }
+  // "One, or a list of the same": the list's items would repeat the one in full (a selector list
+  // doubled the selector in a dozen tools); the server checks them and says how when they are wrong.
+  const choice = 'anyOf' in schema && Array.isArray(schema.anyOf) ? oneOrList(schema.anyOf) : undefined;
+  if (choice) {
+    return { anyOf: [lean(choice), { type: 'array', description: 'of those, tried in order' }] };
+  }
   // An enum says its type already. The selector's "exactly one of css or xpath" stays (its
   // minProperties, maxProperties and closing): a client validates it before the call is made.
   const enumerated = 'enum' in schema;
@@ -70,6 +76,14 @@ function lean(schema: unknown): unknown {
       )
       .map(([key, value]) => [key, key === 'properties' ? mapValues(value, lean) : lean(value)]),
   );
+}
+
+/** The X of `anyOf: [X, {type: array, items: X}]`, else undefined. */
+function oneOrList(options: unknown[]): unknown {
+  const [one, list] = options as [unknown, { type?: unknown; items?: unknown } | undefined];
+  return options.length === 2 && list?.type === 'array' && JSON.stringify(list.items) === JSON.stringify(one)
+    ? one
+    : undefined;
 }
 
 function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
