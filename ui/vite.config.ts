@@ -9,7 +9,7 @@ export default defineConfig({
   base: './',
   plugins: [svelte({ configFile: false })],
   build: {
-    outDir: fileURLToPath(new URL('../dist/admin', import.meta.url)),
+    outDir: fileURLToPath(new URL('../dist/ui', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
     // No inlined data: URLs: the page's CSP allows scripts and styles from 'self' only.

@@ -8,7 +8,7 @@ import { NotFound } from '../errors.js';
 import { pathParams, type PlainRoute } from './routes.js';
 
 /** `vite build` (npm run build) writes ui/ here; src/http and dist/http are both two levels below the root. */
-export const PAGE_DIR = fileURLToPath(new URL('../../dist/admin/', import.meta.url));
+export const PAGE_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -85,7 +85,7 @@ class PageFiles {
       }
     } catch {
       throw new NotFound(
-        'The admin page is not built in this install; run `npm run build` (it builds ui/ into dist/admin).',
+        'The admin page is not built in this install; run `npm run build` (it builds ui/ into dist/ui).',
       );
     }
     this.files = files;

@@ -68,9 +68,16 @@ async function runCall(
           () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
         );
   try {
-    const result = turnKey && capability.takesTurn && !inTurn ? await takeTurn(deps.turns, turnKey, run) : await run();
-    const control = await deps.controlNotice?.(caller);
-    return control ? { ...result, control } : result;
+    // The notice is read inside the turn: after it, a person's request may already be granted, and
+    // the call would say "held" where it held the browser while they waited ("requested").
+    const runAndNotice = async () => {
+      const result = await run();
+      const control = await deps.controlNotice?.(caller);
+      return control ? { ...result, control } : result;
+    };
+    return turnKey && capability.takesTurn && !inTurn
+      ? await takeTurn(deps.turns, turnKey, runAndNotice)
+      : await runAndNotice();
   } catch (err) {
     throw secrets.screenError(explainWebDriverError(translateGridError(err)));
   } finally {
