@@ -37,6 +37,8 @@ export class OperatorFlows {
   constructor(
     private readonly store: FlowStore,
     private readonly capabilities: readonly Capability[],
+    /** hears every library an operator's write changed: agents' listings and flow tools follow it */
+    private readonly changed: (library: string) => void = () => undefined,
   ) {}
 
   /** A workspace's own flows, then the global ones (a global one its own hides is `shadowed`). */
@@ -87,6 +89,7 @@ export class OperatorFlows {
     this.validate(text);
     try {
       const { flow, created } = await this.store.put(library, name, text, ifMatch);
+      this.changed(library);
       return { name, library, revision: flow.revision, created };
     } catch (err) {
       if (err instanceof Conflict) {
@@ -105,6 +108,7 @@ export class OperatorFlows {
       throw staleTag(name, ifMatch, existing.revision);
     }
     await this.store.delete(library, name);
+    this.changed(library);
     return { name, library, deleted: true };
   }
 
@@ -127,6 +131,8 @@ export class OperatorFlows {
     }
     const { flow } = await this.store.put(to, name, source.text);
     await this.store.delete(from, name);
+    this.changed(to);
+    this.changed(from);
     return { name, from, to, revision: flow.revision };
   }
 

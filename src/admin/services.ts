@@ -22,7 +22,7 @@ export interface AdminServices {
 export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined): AdminServices {
   return {
     overview: new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore }),
-    flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES),
+    flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES, (library) => deps.flows?.changed(library)),
     secrets: new SecretsOverview(deps.secrets, deps.files, flowStore, CAPABILITIES),
     endBrowser: async (rawName) => {
       const name = libraryName(rawName);

@@ -129,6 +129,30 @@ describe('each saved flow is its own MCP tool', () => {
     }
   });
 
+  it("follows an operator's move to global: list_changed, and the tool is still listed", async () => {
+    const operated = await startServer({
+      FLOW_DATA_DIR: await mkdtemp(join(tmpdir(), 'flow-tools-admin-')),
+      ADMIN_TOKEN: 'operator-secret-token',
+    });
+    const mine = await listening(operated.url, 'ft-op');
+    try {
+      expect((await save(operated.url, 'ft-op', 'report', LOGIN())).status).toBe(200);
+      await mine.until(1);
+      const moved = await fetch(`${operated.url}/admin/api/workspaces/ft-op/flows/report/move`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer operator-secret-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ to: 'global' }),
+      });
+      expect(moved.status).toBe(200);
+      await mine.until(2);
+      const listed = await mine.client.listTools();
+      expect(listed.tools.map((t) => t.name)).toContain('flow_report');
+    } finally {
+      await mine.close();
+      await operated.close();
+    }
+  });
+
   it('a 2025-11-25 client sees the same flow tools on its next tools/list', async () => {
     expect((await save(running.url, 'ft-legacy', 'greet', LOGIN())).status).toBe(200);
     const legacy = await connectMcp(running.url, '2025-11-25', { workspace: 'ft-legacy' });
