@@ -29,7 +29,11 @@ describe('the packed package', () => {
       cwd: REPO,
       maxBuffer: 16 * 1024 * 1024,
     });
-    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    // prepack's build prints first (vite's lines may hold a "["): npm's JSON starts at a lone "[".
+    const [packed] = JSON.parse(stdout.slice(stdout.search(/^\[$/m))) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     tarballFiles = packed?.files.map((f) => f.path) ?? [];
     const prefix = join(dir, 'prefix');
     await run(
