@@ -185,3 +185,29 @@ describe('attacks on a running server (issue 23)', () => {
     expect((await send('POST', '/browser/execute-script', { script: 'return 1 + 1' })).body.result).toBe(2);
   });
 });
+
+describe('a hostile page against network capture', () => {
+  it('floods requests while capture is on: the log stays bounded and /health answers', async () => {
+    expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
+    expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
+    try {
+      const listed = await underAttack(async () => {
+        expect((await send('POST', '/browser/navigate', { url: `${site}/hostile/request-flood.html` })).status).toBe(
+          200,
+        );
+        // The page floods for ten seconds; read the log while it does.
+        let answer = await send('GET', '/workspace/network');
+        for (const started = Date.now(); Date.now() - started < 8_000;) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          answer = await send('GET', '/workspace/network');
+        }
+        return answer;
+      });
+      expect(listed.status).toBe(200);
+      expect((listed.body.requests as unknown[]).length).toBeLessThanOrEqual(200);
+      expect(listed.body.dropped as number).toBeGreaterThan(0);
+    } finally {
+      await send('POST', '/browser/capture-network', { on: false });
+    }
+  });
+});
