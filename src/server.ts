@@ -18,7 +18,7 @@ import { stderrLogger } from './ops/log.js';
 import { createSecrets } from './secrets/index.js';
 import { MemoryRecordStore, type RecordStore } from './workspace/records.js';
 import { LocalTurns, type Turns } from './workspace/turns.js';
-import { callerOfWorkspace } from './workspace/caller.js';
+import { callerOfWorkspace, workspaceOfKey } from './workspace/caller.js';
 import { Workspaces } from './workspace/workspaces.js';
 import type * as RedisStoreModule from './workspace/redis-store.js';
 import type * as RedisTurnsModule from './workspace/redis-turns.js';
@@ -194,6 +194,13 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   const controls = new Controls(liveStore, store, turns);
   deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
   deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
+  // A browser that ends under a person's hands ends their Control too: nothing is left to hold.
+  workspaces.onBrowserEnded((key) => {
+    const workspace = workspaceOfKey(key);
+    if (workspace !== undefined) {
+      void controls.ended(workspace).catch(() => undefined);
+    }
+  });
   return {
     grid,
     store,

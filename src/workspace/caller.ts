@@ -25,6 +25,11 @@ export function callerOfWorkspace(name: string): Caller & { key: string } {
     : { key: `named:${name}`, workspace: name };
 }
 
+/** The workspace name a saved workspace's store key stands for; undefined for any other key. */
+export function workspaceOfKey(key: string): string | undefined {
+  return key === STDIO_CALLER.key ? STDIO_CALLER.workspace : key.startsWith('named:') ? key.slice(6) : undefined;
+}
+
 export interface CallerSources {
   header?: string | string[];
   query?: string | null;

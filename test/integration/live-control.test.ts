@@ -142,6 +142,21 @@ describe('Control of a browser by a person', () => {
     }
   });
 
+  it('ends with the browser: an operator ending it releases Control, and agents carry on', async () => {
+    const ending = { ...agent, 'x-workspace': 'control-ending' };
+    expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, ending)).status).toBe(200);
+    expect((await control('POST', { who: 'Kelly' }, 'control-ending')).body.state).toBe('held');
+    const ended = await fetch(`${running.url}/admin/api/workspaces/control-ending/browser`, {
+      method: 'DELETE',
+      headers: admin,
+    });
+    expect(ended.status).toBe(200);
+    const again = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, ending);
+    expect(again.status).toBe(200);
+    expect(again.body.control).toMatchObject({ state: 'handed_back', who: 'Kelly' });
+    await rest(running.url, '/browser/end-browser', {}, ending);
+  });
+
   it('refuses Control of a workspace with no browser', async () => {
     const refused = await control('POST', { who: 'Kelly' }, 'no-browser-here');
     expect(refused.status).toBe(404);
