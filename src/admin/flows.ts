@@ -198,7 +198,8 @@ export class OperatorFlows {
   }
 }
 
-function checkLibrary(name: string): string {
+/** A library the operator names: `global`, or a workspace under the one name rule. */
+export function checkLibrary(name: string): string {
   return name === GLOBAL_LIBRARY ? name : libraryName(name);
 }
 

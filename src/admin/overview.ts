@@ -1,6 +1,6 @@
 import { NotFound, SeleniumFlowError } from '../errors.js';
 import type { Files, WorkspaceSections } from '../files/files.js';
-import { libraryName } from '../files/names.js';
+import { checkLibrary } from './flows.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
 import { STDIO_WORKSPACE as STDIO_LIBRARY } from '../workspace/names.js';
 import type { FlowStore } from '../flows/store.js';
@@ -53,7 +53,7 @@ export class WorkspaceOverview {
   }
 
   async detail(rawName: string): Promise<WorkspaceDetail> {
-    const name = checkedName(rawName);
+    const name = checkLibrary(rawName);
     const [status, record, directories] = await Promise.all([
       this.gridStatus(),
       this.recordOf(name),
@@ -177,10 +177,6 @@ export class WorkspaceOverview {
   private gridStatus(): Promise<GridStatusReading> {
     return readGridStatus(this.parts.workspaces.grid.url);
   }
-}
-
-function checkedName(name: string): string {
-  return name === GLOBAL_LIBRARY ? name : libraryName(name);
 }
 
 export function isWorkspaceName(name: string): boolean {
