@@ -1,6 +1,7 @@
 import { error as wdError, type WebDriver } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
-import { delay, noElement, type Selector } from './selectors.js';
+import { poll } from '../poll.js';
+import { noElement, type Selector } from './selectors.js';
 
 export type ExtractWhat = 'text' | 'html' | 'value' | 'attribute';
 
@@ -59,30 +60,31 @@ export async function extract(
   }
   const css = request.selector && 'css' in request.selector ? request.selector.css : null;
   const xpath = request.selector && 'xpath' in request.selector ? request.selector.xpath : null;
-  const deadline = Date.now() + request.waitSeconds * 1000;
-  for (;;) {
-    const values = await runInPage<(string | null)[]>(
-      driver,
-      EXTRACT_SCRIPT,
-      css,
-      xpath,
-      request.what,
-      request.attribute ?? null,
-      request.all,
-      request.maxChars + READ_PAST_CUT,
-    );
-    if (values.length > 0) {
-      const screened = values.map((v) => (v !== null && request.carriesSecret?.(v) ? '' : v));
-      return { ...truncateAll(screened, request.maxChars), withheld: screened.some((v, i) => v !== values[i]) };
+  const values = await poll(
+    async () => {
+      const found = await runInPage<(string | null)[]>(
+        driver,
+        EXTRACT_SCRIPT,
+        css,
+        xpath,
+        request.what,
+        request.attribute ?? null,
+        request.all,
+        request.maxChars + READ_PAST_CUT,
+      );
+      return found.length > 0 ? found : undefined;
+    },
+    request.waitSeconds * 1000,
+    100,
+  );
+  if (values === undefined) {
+    if (request.all) {
+      return { values: [], truncated: false, withheld: false };
     }
-    if (Date.now() >= deadline) {
-      if (request.all) {
-        return { values: [], truncated: false, withheld: false };
-      }
-      throw noElement(request.selector ?? { css: 'html' }, request.waitSeconds);
-    }
-    await delay(100);
+    throw noElement(request.selector ?? { css: 'html' }, request.waitSeconds);
   }
+  const screened = values.map((v) => (v !== null && request.carriesSecret?.(v) ? '' : v));
+  return { ...truncateAll(screened, request.maxChars), withheld: screened.some((v, i) => v !== values[i]) };
 }
 
 /**
