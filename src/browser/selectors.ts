@@ -1,6 +1,7 @@
 import { By, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { NotFound } from '../errors.js';
 import { poll } from '../poll.js';
+import { findField, inPage } from './scripts.js';
 
 export type Selector = { css: string } | { xpath: string };
 
@@ -46,14 +47,7 @@ export interface FormField {
 // (~130 ms) that most fields, already empty, do not need: finding the field by script answers
 // whether it is empty in the same round trip as the lookup. The page's own querySelector and
 // XPath evaluator are what the driver uses for these locators too.
-const FIND_FIELD = `const [css, xpath] = arguments;
-let e;
-try {
-  e = css !== null ? document.querySelector(css) : document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-} catch (err) { return 'refused'; }
-if (e === null) return null;
-if (e.nodeType !== Node.ELEMENT_NODE) return 'refused';
-return [e, 'value' in e && e.value === ''];`;
+const FIND_FIELD = inPage(findField);
 
 /** findElement for a field about to be typed into, which also says whether it is empty. */
 export async function findFormField(
