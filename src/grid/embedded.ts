@@ -680,8 +680,12 @@ function superviseCommand(
       }
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.stdin?.end();
-      const timeout = delay(STOP_TIMEOUT_MS).then(() => 'timeout' as const);
-      if ((await Promise.race([exited, timeout])) === 'timeout') {
+      // Cancelled once the child exits: a pending 30 s timer would hold the test runner's process open.
+      const cancel = new AbortController();
+      const timeout = delay(STOP_TIMEOUT_MS, 'timeout' as const, { signal: cancel.signal }).catch(() => undefined);
+      const ended = await Promise.race([exited, timeout]);
+      cancel.abort();
+      if (ended === 'timeout') {
         child.kill('SIGKILL');
       }
       // A browser's crash handler may still hold the write end of the log pipes; nothing more is read.
@@ -740,7 +744,7 @@ async function outputDrained(child: ChildProcess): Promise<void> {
     return;
   }
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  await Promise.race([closed, delay(1_000)]);
+  await Promise.race([closed, delay(1_000, undefined, { ref: false })]);
 }
 
 function hasExited(child: ChildProcess): boolean {
