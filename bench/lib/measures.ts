@@ -338,22 +338,33 @@ async function coldServe(
   }
 }
 
-/**
- * Spawn → tools/list answered, over the server's stdin and stdout as JSON-RPC lines. Not
- * with the SDK client: pinned to 2026-07-28 over stdio it probes `server/discover` in one
- * server process and lists the tools in a second one it spawns, which would count two cold
- * starts as one.
- */
 async function coldStdio(
   repo: string,
   entry: ServerEntry,
   env: Record<string, string>,
   cleanup: Cleanup,
 ): Promise<number> {
+  return coldStdioStart({ command: entry.command, args: [...entry.args, 'stdio'], cwd: repo, env }, cleanup);
+}
+
+export interface SpawnedServer {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/**
+ * Spawn → tools/list answered, over the server's stdin and stdout as JSON-RPC lines. Not
+ * with the SDK client: pinned to 2026-07-28 over stdio it probes `server/discover` in one
+ * server process and lists the tools in a second one it spawns, which would count two cold
+ * starts as one. Any stdio MCP server: ours, and the peer `bench/cold-start.ts` compares.
+ */
+export async function coldStdioStart(server: SpawnedServer, cleanup: Cleanup): Promise<number> {
   const start = performance.now();
-  const child = spawn(entry.command, [...entry.args, 'stdio'], {
-    cwd: repo,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  const child = spawn(server.command, server.args, {
+    cwd: server.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...server.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const pid = child.pid ?? -1;
