@@ -3,13 +3,15 @@
  * Playwright MCP (the devDependency, with /usr/bin/chromium, which it launches only for a
  * tool call, never to list tools), alternating run by run so neither always meets the warmer
  * page cache. Prints min / median / max of each and the ratio of the medians (issue 17's bar:
- * ≤ 0.85×).
+ * ≤ 0.85×). `--node <path>` runs both with another Node (22.1+ has the module compile cache,
+ * which our CLI turns on; its first start fills the cache, and the warm-up round pays for that).
  *
  * selenium-flow is `node dist/cli.js stdio` (built first when dist/ is stale). It does not
  * reach the Grid before a tool call, so GRID_URL may be any address (the default names no
  * server); set GRID_URL to measure against a running Grid.
  */
 import './lib/offline.js';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,8 @@ const { values: options } = parseArgs({
   options: {
     runs: { type: 'string', default: '9' },
     chromium: { type: 'string', default: '/usr/bin/chromium' },
+    // another Node for both servers (e.g. 22, which has the module compile cache)
+    node: { type: 'string', default: process.execPath },
   },
 });
 const RUNS = Number(options.runs);
@@ -43,7 +47,7 @@ function servers(dataDir: string): { name: string; server: SpawnedServer }[] {
     {
       name: `selenium-flow (${entry.label} stdio)`,
       server: {
-        command: entry.command,
+        command: entry.command === process.execPath ? options.node : entry.command,
         args: [...entry.args, 'stdio'],
         cwd: REPO,
         env: {
@@ -58,13 +62,17 @@ function servers(dataDir: string): { name: string; server: SpawnedServer }[] {
     {
       name: '@playwright/mcp (--headless --isolated, chromium)',
       server: {
-        command: process.execPath,
+        command: options.node,
         args: [playwright, '--headless', '--isolated', '--browser', 'chromium', '--executable-path', options.chromium],
         cwd: REPO,
         env: {},
       },
     },
   ];
+}
+
+function nodeVersion(): string {
+  return spawnSync(options.node, ['--version'], { encoding: 'utf8' }).stdout.trim();
 }
 
 async function main(cleanup: Cleanup): Promise<void> {
@@ -88,7 +96,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const share = ours.summary.median / theirs.summary.median;
   process.stdout.write(
     [
-      `### Cold start over stdio, spawn → tools/list answered, ${RUNS} runs each (after one warm-up), ms: min / **median** / max`,
+      `### Cold start over stdio (Node ${nodeVersion()}), spawn → tools/list answered, ${RUNS} runs each (after one warm-up), ms: min / **median** / max`,
       '',
       markdownTable(
         ['server', 'spawn → tools/list'],
