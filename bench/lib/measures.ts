@@ -22,6 +22,8 @@ export interface ToolsListSize {
   resultBytes: number;
   /** JSON of `{"tools":[…]}` alone: what a model is shown */
   toolsBytes: number;
+  /** the same without the workspace's flow tools (flow_<name>): every default tool, the bar's measure */
+  defaultToolsBytes: number;
   /** the same list with MIRROR_TOOLS=off (no resource-mirror tools) */
   withoutMirrorsBytes: number;
   perTool: { name: string; bytes: number; description: number; inputSchema: number; rest: number }[];
@@ -42,6 +44,7 @@ export async function measureToolsList(client: Client): Promise<ToolsListSize> {
     tools: tools.length,
     resultBytes: jsonBytes(result),
     toolsBytes: jsonBytes({ tools }),
+    defaultToolsBytes: jsonBytes({ tools: tools.filter((t) => !String(t.name).startsWith('flow_')) }),
     withoutMirrorsBytes: jsonBytes({ tools: listedTools(false) }),
     perTool: perTool.sort((a, b) => b.bytes - a.bytes),
   };
