@@ -66,7 +66,9 @@ const BARS = {
   mcpVsRaw: 1.1,
   captureVsOff: 1.1,
   flowVsRaw: 1.05,
-  taskTokens: 630,
+  // issue 17: the leanest peer's total, counted as tokens; the spec's older bar is bytes / 4
+  taskTokens: 785,
+  taskBytesOver4: 630,
   outlineBytes: 10_900,
   toolsListBytes: 12_000,
   coldStartMs: 500,
@@ -264,9 +266,12 @@ function printTiming(rows: TimingRow[]): void {
 }
 
 interface Tokens {
-  perStep: { call: string; argBytes: number; textBytes: number }[];
+  perStep: { call: string; argBytes: number; textBytes: number; textTokens: number }[];
   textBytes: number;
+  /** counted with gpt-tokenizer (o200k_base, GPT-4o's and GPT-5's encoding) */
   tokens: number;
+  /** the spec's older estimate: bytes / 4 */
+  bytesOver4: number;
   argBytes: number;
   stdioTextBytes: number;
 }
@@ -279,12 +284,14 @@ function tokens(results: Results, siteUrl: string): Tokens {
     call: `${c.name} ${JSON.stringify(c.args).replace(siteUrl, '')}`,
     argBytes: http?.argBytes?.[i] ?? Number.NaN,
     textBytes: http?.textBytes?.[i] ?? Number.NaN,
+    textTokens: http?.textTokens?.[i] ?? Number.NaN,
   }));
   const textBytes = perStep.reduce((a, s) => a + s.textBytes, 0);
   return {
     perStep,
     textBytes,
-    tokens: textBytes / 4,
+    tokens: perStep.reduce((a, s) => a + s.textTokens, 0),
+    bytesOver4: textBytes / 4,
     argBytes: perStep.reduce((a, s) => a + s.argBytes, 0),
     stdioTextBytes: (stdio?.textBytes ?? []).reduce((a, b) => a + b, 0),
   };
@@ -295,12 +302,24 @@ function printTokens(t: Tokens, siteUrl: string): void {
   out();
   out(
     markdownTable(
-      ['#', 'call (site URL elided)', 'args B', 'answer text B'],
+      ['#', 'call (site URL elided)', 'args B', 'answer text B', 'tokens (o200k)'],
       [
-        ...t.perStep.map((s, i) => [String(i + 1), `\`${s.call}\``, bytes(s.argBytes), bytes(s.textBytes)]),
-        ['', '**task**', bytes(t.argBytes), `**${bytes(t.textBytes)} B ≈ ${Math.round(t.tokens)} tokens**`],
+        ...t.perStep.map((s, i) => [
+          String(i + 1),
+          `\`${s.call}\``,
+          bytes(s.argBytes),
+          bytes(s.textBytes),
+          bytes(s.textTokens),
+        ]),
+        [
+          '',
+          '**task**',
+          bytes(t.argBytes),
+          `**${bytes(t.textBytes)} B** (÷4: ${Math.round(t.bytesOver4)})`,
+          `**${bytes(t.tokens)}**`,
+        ],
       ],
-      ['r', 'l', 'r', 'r'],
+      ['r', 'l', 'r', 'r', 'r'],
     ),
   );
   out();
@@ -510,10 +529,10 @@ function bars(
       met: verdict(h2h ? h2h.paired.median <= BARS.flowVsRaw : undefined),
     },
     {
-      measure: 'text tokens, 12-step task (bytes/4)',
-      bar: `≤ ${BARS.taskTokens}`,
-      measured: `${Math.round(t.tokens)} (${bytes(t.textBytes)} B)`,
-      met: verdict(t.tokens <= BARS.taskTokens),
+      measure: 'text tokens, 12-step task: o200k_base (issue 17: ≤ 785); bytes/4 (spec: ≤ 630)',
+      bar: `≤ ${BARS.taskTokens} / ≤ ${BARS.taskBytesOver4}`,
+      measured: `${bytes(t.tokens)} (${bytes(t.textBytes)} B, ÷4: ${Math.round(t.bytesOver4)})`,
+      met: verdict(t.tokens <= BARS.taskTokens && t.bytesOver4 <= BARS.taskBytesOver4),
     },
     {
       measure: 'outline of the heavy page, every field and button with a working selector',
@@ -524,8 +543,8 @@ function bars(
     {
       measure: 'tools/list, every tool we ship',
       bar: `≤ ${bytes(BARS.toolsListBytes)} B`,
-      measured: `${bytes(list.toolsBytes)} B, ${list.tools} tools`,
-      met: verdict(list.toolsBytes <= BARS.toolsListBytes),
+      measured: `${bytes(list.defaultToolsBytes)} B without flow tools (${bytes(list.toolsBytes)} B with the bench's, ${list.tools} tools)`,
+      met: verdict(list.defaultToolsBytes <= BARS.toolsListBytes),
     },
     {
       measure: 'cold start to tools listed (serve / stdio), median',

@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { countTokens } from 'gpt-tokenizer';
 import { callTool, type CallDeps } from '../../src/capabilities/call/call.js';
 import { capabilityNamed } from '../../src/capabilities/index.js';
 import { answerText } from '../../src/mcp/answer-text.js';
@@ -42,6 +43,7 @@ export class McpToolCaller implements ToolCaller {
     return {
       structured: result.structuredContent ?? {},
       textBytes: text.reduce((sum, t) => sum + Buffer.byteLength(t), 0),
+      textTokens: text.reduce((sum, t) => sum + countTokens(t), 0),
       image: image === undefined ? undefined : Buffer.from(image, 'base64'),
     };
   }
@@ -135,6 +137,7 @@ export class DirectToolCaller implements ToolCaller {
     return {
       structured: shown,
       textBytes: Buffer.byteLength(answerText(capability, shown)),
+      textTokens: countTokens(answerText(capability, shown)),
       image: image ? Buffer.from(image.data, 'base64') : undefined,
     };
   }

@@ -22,6 +22,8 @@ export interface ToolsListSize {
   resultBytes: number;
   /** JSON of `{"tools":[…]}` alone: what a model is shown */
   toolsBytes: number;
+  /** the same without the workspace's flow tools (flow_<name>): every default tool, the bar's measure */
+  defaultToolsBytes: number;
   /** the same list with MIRROR_TOOLS=off (no resource-mirror tools) */
   withoutMirrorsBytes: number;
   perTool: { name: string; bytes: number; description: number; inputSchema: number; rest: number }[];
@@ -42,6 +44,7 @@ export async function measureToolsList(client: Client): Promise<ToolsListSize> {
     tools: tools.length,
     resultBytes: jsonBytes(result),
     toolsBytes: jsonBytes({ tools }),
+    defaultToolsBytes: jsonBytes({ tools: tools.filter((t) => !String(t.name).startsWith('flow_')) }),
     withoutMirrorsBytes: jsonBytes({ tools: listedTools(false) }),
     perTool: perTool.sort((a, b) => b.bytes - a.bytes),
   };
@@ -338,22 +341,33 @@ async function coldServe(
   }
 }
 
-/**
- * Spawn → tools/list answered, over the server's stdin and stdout as JSON-RPC lines. Not
- * with the SDK client: pinned to 2026-07-28 over stdio it probes `server/discover` in one
- * server process and lists the tools in a second one it spawns, which would count two cold
- * starts as one.
- */
 async function coldStdio(
   repo: string,
   entry: ServerEntry,
   env: Record<string, string>,
   cleanup: Cleanup,
 ): Promise<number> {
+  return coldStdioStart({ command: entry.command, args: [...entry.args, 'stdio'], cwd: repo, env }, cleanup);
+}
+
+export interface SpawnedServer {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/**
+ * Spawn → tools/list answered, over the server's stdin and stdout as JSON-RPC lines. Not
+ * with the SDK client: pinned to 2026-07-28 over stdio it probes `server/discover` in one
+ * server process and lists the tools in a second one it spawns, which would count two cold
+ * starts as one. Any stdio MCP server: ours, and the peer `bench/cold-start.ts` compares.
+ */
+export async function coldStdioStart(server: SpawnedServer, cleanup: Cleanup): Promise<number> {
   const start = performance.now();
-  const child = spawn(entry.command, [...entry.args, 'stdio'], {
-    cwd: repo,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  const child = spawn(server.command, server.args, {
+    cwd: server.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...server.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const pid = child.pid ?? -1;

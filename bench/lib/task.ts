@@ -50,6 +50,8 @@ export interface TaskRun {
   answers: Answers;
   /** MCP configurations: bytes of the text blocks each step answered (images excluded) */
   textBytes?: number[];
+  /** the same, in tokens (o200k_base) */
+  textTokens?: number[];
   /** MCP configurations: bytes of each call's arguments (what the model writes) */
   argBytes?: number[];
 }

@@ -5,6 +5,8 @@ export interface ToolAnswer {
   structured: Record<string, unknown>;
   /** bytes of every text block (images excluded): what a model reads */
   textBytes: number;
+  /** the same text in tokens (gpt-tokenizer, o200k_base: GPT-4o's and GPT-5's encoding) */
+  textTokens: number;
   /** the first image block, decoded */
   image?: Buffer;
 }
@@ -83,6 +85,7 @@ export async function runTwelveCalls(caller: ToolCaller, siteUrl: string, before
       backUrl: String(at(10).url),
     },
     textBytes: answers.map((a) => a.textBytes),
+    textTokens: answers.map((a) => a.textTokens),
     argBytes: calls.map((c) => Buffer.byteLength(JSON.stringify(c.args))),
   };
   if (at(11).ended !== true) {

@@ -59,7 +59,8 @@ export type StepOrigin = Required<Omit<AsStep, 'inTurn' | 'progress'>>;
 
 /** What flow tools may do for one caller; handlers see nothing else. */
 export interface FlowsView {
-  list(everywhere: boolean): Promise<FlowListing[]>;
+  /** the flows whose `urls` match `url`, else the page the browser is on (every flow when it is on none) */
+  list(everywhere: boolean, url?: string): Promise<FlowListing[]>;
   get(name: string): Promise<FlowRead>;
   save(
     name: string,

@@ -44,7 +44,7 @@ export class FlowLibraries implements FlowsService {
   view(caller: Caller, toolbox: FlowToolbox): FlowsView {
     const own = caller.workspace;
     return {
-      list: (everywhere) => this.list(own, everywhere, toolbox),
+      list: (everywhere, url) => this.list(own, everywhere, toolbox, url),
       get: async (name) => this.read(await this.find(own, name)),
       save: (name, document, ifMatch) => this.save(own, name, document, ifMatch),
       delete: (name, ifMatch) => this.remove(own, name, ifMatch),
@@ -105,12 +105,18 @@ export class FlowLibraries implements FlowsService {
     return [...mine, ...shared.filter((f) => !mineNames.has(f.name))].sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  private async list(own: string | undefined, everywhere: boolean, toolbox: FlowToolbox): Promise<FlowListing[]> {
+  private async list(
+    own: string | undefined,
+    everywhere: boolean,
+    toolbox: FlowToolbox,
+    asked?: string,
+  ): Promise<FlowListing[]> {
     const merged = (await this.merged(own)).map(({ steps: _steps, ...listing }) => listing);
     if (everywhere) {
       return merged;
     }
-    const url = await toolbox.currentUrl();
+    // A url asked for needs no browser: an HTTP caller can ask what applies to a page it has not opened.
+    const url = asked ?? (await toolbox.currentUrl());
     return url ? merged.filter((f) => urlMatches(f.urls, url)) : merged;
   }
 

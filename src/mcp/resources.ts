@@ -5,6 +5,7 @@ import { NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import { FILE_RESOURCES } from './file-resources.js';
 import { FLOW_COMPLETIONS, FLOW_RESOURCES } from './flow-resources.js';
+import { SKILL_COMPLETIONS, SKILL_RESOURCES } from './skill-resources.js';
 
 export type ResourceContent = { uri: string; mimeType: string } & ({ text: string } | { blob: string });
 
@@ -27,7 +28,7 @@ export interface ResourceDefinition {
 type Completion = NonNullable<ResourceDefinition['complete']>;
 
 /** Values for a template's variable, by template. */
-const COMPLETIONS: Record<string, Completion> = { ...FLOW_COMPLETIONS };
+const COMPLETIONS: Record<string, Completion> = { ...FLOW_COMPLETIONS, ...SKILL_COMPLETIONS };
 
 /** A resource a tool mirrors reads through that tool, so both answer the same. */
 function mirrorResource(capability: Capability, mirror: Mirror): ResourceDefinition {
@@ -49,13 +50,14 @@ function mirrorResource(capability: Capability, mirror: Mirror): ResourceDefinit
 }
 
 /**
- * Every resource: the mirrored ones from the table's rows, then the flow schema and the bytes of
- * files. The first match wins, so the files' folders (mirrors) come before `workspace://files/{name}`.
+ * Every resource: the mirrored ones from the table's rows, then the flow schema, the bytes of
+ * files and the skill's references. The first match wins, so the files' folders (mirrors) come before `workspace://files/{name}`.
  */
 export const RESOURCE_DEFINITIONS: ResourceDefinition[] = [
   ...CAPABILITIES.flatMap((capability) => capability.mirrors.map((mirror) => mirrorResource(capability, mirror))),
   ...FLOW_RESOURCES,
   ...FILE_RESOURCES,
+  ...SKILL_RESOURCES,
 ];
 
 export function listResources() {

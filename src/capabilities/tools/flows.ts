@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import { defineTool } from '../capability.js';
 import type { FlowsView } from '../flows-view.js';
-import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_REPORT_BYTES } from '../../limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_REPORT_BYTES, MAX_URL_CHARS } from '../../limits.js';
 
 const flowName = z.string().min(1).max(64);
 const revision = z.string().min(1).max(64).describe('from get_flow');
@@ -87,9 +87,16 @@ export const listFlows = defineTool({
   ],
   answersUnderControl: true,
   http: { method: 'GET', path: '/flows' },
-  input: z.object({ everywhere: z.boolean().optional().describe("not only this page's") }),
+  input: z.object({
+    everywhere: z.boolean().optional().describe("not only this page's"),
+    url: z.string().min(1).max(MAX_URL_CHARS).optional().describe("this page's instead"),
+  }),
+  check: (args) =>
+    args.everywhere && args.url !== undefined
+      ? 'Pass url (the flows for that page) or everywhere (every flow), not both.'
+      : undefined,
   output: z.object({ flows: z.array(listing) }),
-  handler: async (args, { flows }) => ({ flows: await flowsOf(flows).list(args.everywhere ?? false) }),
+  handler: async (args, { flows }) => ({ flows: await flowsOf(flows).list(args.everywhere ?? false, args.url) }),
 });
 
 export const getFlow = defineTool({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { windowSide } from '../schemas.js';
 import { defineTool } from '../capability.js';
-import { readSkill } from '../skill.js';
+import { readSkill, readSkillReference, REFERENCE_URI, SKILL_URI } from '../skill.js';
 
 export const openSession = defineTool({
   name: 'open_session',
@@ -13,8 +13,8 @@ export const openSession = defineTool({
   runnableInFlow: false,
   input: z.object({
     browser: z.enum(['chrome', 'firefox']).optional().describe('default: last used'),
-    width: windowSide.optional().describe('default 1280'),
-    height: windowSide.optional().describe('default 900'),
+    width: windowSide.optional(),
+    height: windowSide.optional(),
   }),
   output: z.object({
     session_id: z
@@ -92,22 +92,31 @@ export const currentWorkspace = defineTool({
 export const skillTool = defineTool({
   name: 'selenium_flow_skill',
   title: 'The skill',
-  description: 'Mirror of skill://selenium-flow/SKILL.md. Read it first.',
+  description: `Mirror of ${SKILL_URI} (read it first), or of a reference it links to.`,
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
-  mirrors: {
-    uri: 'skill://selenium-flow/SKILL.md',
-    name: 'selenium-flow skill',
-    description: 'The loop, the tools, selectors and the two modes, in one page. Read it first.',
-    mimeType: 'text/markdown',
-  },
+  mirrors: [
+    {
+      uri: SKILL_URI,
+      name: 'selenium-flow skill',
+      description: 'The loop, the tools, selectors and the two modes, in one page. Read it first.',
+      mimeType: 'text/markdown',
+    },
+    {
+      uri: `${REFERENCE_URI}{reference}`,
+      name: 'skill reference',
+      title: 'A page the skill links to',
+      description: 'FLOWS.md, SECRETS.md, FILES.md…: the detail SKILL.md links to, each also listed as a resource.',
+      mimeType: 'text/markdown',
+    },
+  ],
   answersUnderControl: true,
   takesTurn: false,
   http: { method: 'GET', path: '/skill' },
-  input: z.object({}),
+  input: z.object({ reference: z.string().min(1).max(64).optional().describe('e.g. FLOWS.md') }),
   output: z.object({ text: z.string() }),
-  handler: async () => ({ text: await readSkill() }),
+  handler: async (args) => ({ text: args.reference ? await readSkillReference(args.reference) : await readSkill() }),
 });
 
 export default [openSession, endBrowser, currentWorkspace, skillTool];

@@ -1,0 +1,297 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  ConfigError,
+  defaultDataDir,
+  flagOptions,
+  loadConfig,
+  publicBase,
+  readConfigFile,
+  settingsHelp,
+  type Command,
+  type Config,
+  type ConfigFile,
+} from './config.js';
+import { GRID_USER, startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
+import { withoutCredentials } from './grid/fetch.js';
+import { VERSION } from './version.js';
+import { redisWhere } from './workspace/redis-url.js';
+import { STDIO_CALLER } from './workspace/caller.js';
+
+// selenium-webdriver's driver manager otherwise reaches for the internet; we only talk to a Grid.
+process.env.SE_OFFLINE ??= 'true';
+process.env.SE_AVOID_STATS ??= 'true';
+
+const USAGE = `selenium-flow ${VERSION}: drive real browsers on a Selenium Grid over MCP and HTTP.
+
+Usage:
+  selenium-flow serve   HTTP: MCP at /mcp, the REST API, OpenAPI at /openapi.json
+  selenium-flow stdio   MCP over stdio, for desktop clients
+  selenium-flow grid    start the embedded Selenium Grid; its GRID_URL (with this start's
+                        credentials) goes to a private file whose path it prints
+                        (--nodes N: a hub and N nodes instead of one)
+  selenium-flow --version | --help
+
+Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit.
+As root, its browsers run as the unprivileged user ${GRID_USER}, fenced off this host's ports.
+Without FLOW_DATA_DIR, serve and stdio keep flows and files in ${defaultDataDir()}.
+
+Each setting: its flag, else its env var (SELENIUM_FLOW_<NAME> wins over <NAME>), else the file named by
+--config <file> or SELENIUM_FLOW_CONFIG (JSON or YAML, keyed by flag name without --), else its default.
+${settingsHelp()}
+`;
+
+const COMMANDS: readonly Command[] = ['serve', 'stdio', 'grid'];
+
+/** A mistake in how the command was typed: said on stderr, exit code 2. */
+class UsageError extends Error {}
+
+interface CommandLine {
+  command: Command;
+  flags: Record<string, string>;
+  nodes?: string;
+  file?: ConfigFile;
+}
+
+/** The command, its flags and its config file, from argv (and SELENIUM_FLOW_CONFIG). */
+function parseCommandLine(argv: string[]): CommandLine | 'help' | 'version' {
+  const first = argv.find((arg) => !arg.startsWith('-'));
+  const command = COMMANDS.find((c) => c === first);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        // Only the flags this command reads: --port given to stdio is a mistake, said as one.
+        ...flagOptions(command ?? 'serve'),
+        ...(command === 'grid' ? { nodes: { type: 'string' } } : {}),
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (err) {
+    // Node's message suggests `--` for positionals, which no command takes: name the flag only.
+    const { code, message } = err as { code?: string; message: string };
+    const flag = /'(?:-\w, )?(-[^' ]*)/.exec(message)?.[1] ?? '';
+    const scope = command ? ` for ${command}` : '';
+    throw new UsageError(
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `unknown flag ${flag}${scope}`
+        : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+          ? `${flag} ${message.includes('argument missing') ? 'needs a value' : 'takes no value'}`
+          : `${message.split('\n')[0]}${scope}`,
+    );
+  }
+  const { positionals, values } = parsed;
+  if (values.help || values.version) {
+    return values.help ? 'help' : 'version';
+  }
+  if (!command) {
+    throw new UsageError(
+      first === undefined
+        ? 'a command is missing: serve, stdio or grid'
+        : `unknown command "${first}": use serve, stdio or grid`,
+    );
+  }
+  if (positionals.length > 1) {
+    throw new UsageError(`unexpected argument "${positionals[1]}" after ${command}`);
+  }
+  const flags: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+    if (typeof value === 'string' && name !== 'nodes' && name !== 'config') {
+      flags[name] = value;
+    }
+  }
+  const configPath = values.config ?? (process.env.SELENIUM_FLOW_CONFIG || undefined);
+  return {
+    command,
+    flags,
+    nodes: typeof values.nodes === 'string' ? values.nodes : undefined,
+    file: configPath === undefined ? undefined : readConfigFile(configPath),
+  };
+}
+
+async function main(): Promise<void> {
+  let line;
+  try {
+    line = parseCommandLine(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) {
+      throw err;
+    }
+    process.stderr.write(`selenium-flow: ${err.message}. See selenium-flow --help.\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (line === 'help' || line === 'version') {
+    process.stdout.write(line === 'help' ? USAGE : `${VERSION}\n`);
+    return;
+  }
+  const { command, flags, file } = line;
+  const config = loadConfig(flags, process.env, { command, file });
+  if (command === 'grid') {
+    const nodes = line.nodes === undefined ? undefined : Number(line.nodes);
+    if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 16)) {
+      throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
+    }
+    const loopbackPorts = config.browserLoopbackPorts;
+    const grid = nodes
+      ? await startHubAndNodes({ nodes, loopbackPorts })
+      : await startEmbeddedGrid({ loopbackPorts, liveViews: config.embeddedLiveViews });
+    const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
+    // The operator's only way to use this Grid is its URL with the per-boot credentials. A
+    // terminal ends up in scrollback, CI logs and screenshots: the URL goes to a file only its
+    // owner can read, and the terminal says where.
+    const envFile = await writeGridEnvFile(grid.url);
+    process.stdout.write(
+      `Selenium Grid ready${shape} at ${withoutCredentials(grid.url)}; Ctrl-C stops it.\n` +
+        `Its GRID_URL, with this start's credentials, is in ${envFile} (readable only by you): \`set -a; . ${envFile}; set +a\` before \`selenium-flow serve\`.\n`,
+    );
+    onExit(async () => {
+      // First: the Grid's stop may outlast the shutdown limit, and a stale file must not stay.
+      await rm(dirname(envFile), { recursive: true, force: true });
+      await grid.stop();
+    });
+    return;
+  }
+  // A person starting it from a desktop client sets nothing: flows and files still have a home.
+  const served = { ...config, dataDir: config.dataDir ?? defaultDataDir() };
+  const embedded = served.gridUrl
+    ? undefined
+    : await startEmbeddedGrid({ loopbackPorts: served.browserLoopbackPorts, liveViews: served.embeddedLiveViews });
+  const gridUrl = served.gridUrl ?? embedded?.url ?? '';
+  if (command === 'stdio') {
+    await serveOverStdio(served, gridUrl, embedded);
+  } else {
+    await serveOverHttp(served, gridUrl, embedded);
+  }
+}
+
+/** GRID_URL=… in a new private directory (0700) and file (0600): the credentials change at every start. */
+async function writeGridEnvFile(gridUrl: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'selenium-flow-grid-url-'));
+  const file = join(dir, 'grid.env');
+  await writeFile(file, `GRID_URL=${gridUrl}\n`, { mode: 0o600 });
+  return file;
+}
+
+async function serveOverHttp(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
+  const { openServer } = await import('./server.js');
+  const server = await openServer(config, gridUrl);
+  const address = await server.app.listen({ host: config.host, port: config.port });
+  const base = publicBase(config, address);
+  process.stdout.write(
+    [
+      `selenium-flow ${VERSION} serving`,
+      `  MCP:      ${base}/mcp`,
+      `  REST:     ${base}/openapi.json`,
+      `  Grid:     ${embedded ? `embedded${embedded.isolated ? `, browsers run as ${GRID_USER}` : ''}` : withoutCredentials(gridUrl)}`,
+      `  Data:     ${config.dataDir ?? 'off (set FLOW_DATA_DIR for flows and files)'}`,
+      `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
+      ...accessLines(config),
+      ...clientLines(`${base}/mcp`, config.authToken !== undefined || config.tokensFile !== undefined),
+      '',
+    ].join('\n'),
+  );
+  onExit(async () => {
+    const closing = server.close();
+    // Calls still running after a short grace (one may be stuck on a hung page) are cut off:
+    // a shutdown must not wait for them.
+    if ((await Promise.race([closing.then(() => true), delay(SHUTDOWN_GRACE_MS, false)])) === false) {
+      server.app.server.closeAllConnections();
+      await Promise.race([closing, delay(1_000)]);
+    }
+    await embedded?.stop();
+  });
+}
+
+/**
+ * Whether tokens are set, from booleans only: a banner ends up in terminals, CI logs and
+ * screenshots, so no token value is ever within reach of its template.
+ */
+function accessLines(config: Config): string[] {
+  const bearer = config.authToken !== undefined;
+  const tokensFile = config.tokensFile !== undefined;
+  const admin = config.adminToken !== undefined || bearer;
+  return [
+    `  Token:    ${bearer ? 'set' : 'none (loopback only)'}${tokensFile ? ' + TOKENS_FILE' : ''}`,
+    `  Admin:    ${admin ? 'token set' : 'closed (set ADMIN_TOKEN)'}`,
+  ];
+}
+
+/**
+ * A client set-up to paste (README "Client set-up" has the others). The token is a placeholder:
+ * the banner never holds a token value.
+ */
+function clientLines(mcpUrl: string, withToken: boolean): string[] {
+  const header = 'Authorization: Bearer <MCP_AUTH_TOKEN>';
+  const json = {
+    mcpServers: {
+      'selenium-flow': { url: mcpUrl, ...(withToken ? { headers: { Authorization: 'Bearer <MCP_AUTH_TOKEN>' } } : {}) },
+    },
+  };
+  return [
+    `  Claude Code: claude mcp add --transport http selenium-flow ${mcpUrl}${withToken ? ` --header "${header}"` : ''}`,
+    `  Cursor and others (mcp.json): ${JSON.stringify(json)}`,
+  ];
+}
+
+async function serveOverStdio(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
+  // stdout is the protocol channel here: nothing else may write to it.
+  const [{ openParts }, { buildMcpServer }, { listedTools }, { serveStdio }] = await Promise.all([
+    import('./server.js'),
+    import('./mcp/server.js'),
+    import('./mcp/tools.js'),
+    import('@modelcontextprotocol/server/stdio'),
+  ]);
+  const parts = await openParts(config, gridUrl);
+  process.stderr.write(`selenium-flow ${VERSION} on stdio; flows and files in ${config.dataDir ?? 'nowhere'}\n`);
+  const tools = listedTools(config.mirrorTools === 'on');
+  const log = (err: unknown) =>
+    process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);
+  const flowTools = { enabled: config.flowTools === 'on', max: config.flowToolsMax };
+  const handle = serveStdio(() =>
+    buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log, flowTools, connection: true }),
+  );
+  const stop = async () => {
+    await handle.close();
+    await parts.close();
+    await embedded?.stop();
+  };
+  process.stdin.on('end', () => void stop().then(() => process.exit(0)));
+  onExit(stop);
+}
+
+/** How long in-flight calls may finish after SIGTERM, and how long the whole shutdown may take. */
+const SHUTDOWN_GRACE_MS = 3_000;
+const SHUTDOWN_LIMIT_MS = 8_000;
+
+function onExit(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    // Whatever still holds the process after this (a store or Grid that does not answer) is abandoned.
+    setTimeout(() => process.exit(1), SHUTDOWN_LIMIT_MS).unref();
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
+  process.stderr.write(`selenium-flow: ${message}\n`);
+  process.exit(1);
+});
