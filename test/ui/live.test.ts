@@ -156,6 +156,24 @@ describe('the Live tab', () => {
     expect(running.server.liveView.tunnels.of(WORKSPACE)).toHaveLength(1);
   });
 
+  it('says why when the tunnel drops, and reconnects with a new ticket', async () => {
+    const page = tab.page;
+    const [tunnel] = running.server.liveView.tunnels.of(WORKSPACE);
+    tunnel!.close(1011, "The browser's VNC connection ended; reconnect to watch again.");
+    await page.locator('[data-connection="disconnected"]').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain(
+      "The browser's VNC connection ended; reconnect to watch again.",
+    );
+    expect(await page.getByRole('button', { name: 'Control', exact: true }).isDisabled()).toBe(true);
+    const before = sockets.length;
+    await page.getByRole('button', { name: 'Reconnect' }).click();
+    await page.locator('[data-connection="connected"]').waitFor({ timeout: 30_000 });
+    expect(sockets).toHaveLength(before + 1);
+    expect(sockets.at(-1)).not.toBe(sockets[0]);
+    await expect.poll(() => running.server.liveView.tunnels.of(WORKSPACE).length).toBe(1);
+    expect(await page.locator('.screen canvas').count(), 'one picture, not two').toBe(1);
+  });
+
   it('takes Control: the picture takes input, agents get a 409 naming await_control, reads answer', async () => {
     const page = tab.page;
     await page.getByLabel('Your name, as agents are told').fill('Kelly');
