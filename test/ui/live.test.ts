@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
-import { startFixtureSite } from '../fixtures/site.js';
+import { callHeldOpen } from '../helpers/running-call.js';
 import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
 import {
   accessibilityViolations,
@@ -233,30 +233,20 @@ describe('the Live tab', () => {
 
   it('while an agent’s call runs, Control is requested, then held when the call ends', async () => {
     const page = tab.page;
-    // The page tells this test's own site when the call runs, then holds the call for 3 s.
-    const site = await startFixtureSite();
+    const slow = await callHeldOpen(running.url, agent, 3000);
     try {
-      const slow = rest(
-        running.url,
-        '/browser/execute-script',
-        {
-          script: `fetch(${JSON.stringify(`${site.url}/collect?event=running`)}, { method: 'POST', mode: 'no-cors', body: '' }); return new Promise((resolve) => setTimeout(() => resolve(7), 3000))`,
-        },
-        agent,
-      );
-      await expect.poll(() => site.received.some((r) => r.event === 'running'), { timeout: 20_000 }).toBe(true);
       await page.getByRole('button', { name: 'Control', exact: true }).click();
       await page.getByText("Control requested: waiting for the agent's call to finish.").waitFor();
       expect(await page.getByRole('button', { name: 'Paste…' }).isDisabled()).toBe(true);
       expect(await page.locator('.screen.held').count(), 'the picture stays view only').toBe(0);
-      const finished = await slow;
+      const finished = await slow.answer;
       expect(finished.body.control).toMatchObject({ state: 'requested', who: 'Kelly' });
       await page.locator('[data-control="held"]').waitFor({ timeout: 15_000 });
       expect(await page.getByRole('button', { name: 'Paste…' }).isDisabled()).toBe(false);
       await page.getByRole('button', { name: 'Hand back' }).click();
       await page.locator('[data-control="watch"]').waitFor();
     } finally {
-      await site.close();
+      await slow.close();
     }
   });
 
