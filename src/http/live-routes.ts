@@ -62,6 +62,11 @@ const STATUS = {
     watchable: { type: 'boolean' },
     gridLiveView: { type: 'boolean' },
     message: { type: 'string' },
+    control: {
+      type: 'object',
+      properties: { state: { enum: ['requested', 'held'] }, who: { type: 'string' }, since: { type: 'string' } },
+      required: ['state', 'who', 'since'],
+    },
   },
   required: ['browser', 'watchable', 'gridLiveView'],
 };
@@ -128,13 +133,19 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     ...admin,
     method: 'DELETE',
     path: '/admin/api/workspaces/{workspace}/control',
-    summary: 'The person hands the browser back (only they can); agents carry on; body {who, viewer}',
+    summary:
+      'The person hands the browser back (only they can); with a viewer, only that viewer lets go (it stays held while another of theirs holds it); body {who, viewer}',
     answers: { json: EPISODE },
     handler: async (request, _reply, context) => {
       const workspace = workspaceOfPath(pathParams(request));
-      const { who } = viewerOf(request.body);
-      await liveOf(context).controls.withdraw(workspace, who);
-      return { state: 'released' };
+      const { who, viewer } = viewerOf(request.body);
+      const controls = liveOf(context).controls;
+      await controls.withdraw(workspace, who, viewer);
+      // Another of the person's viewers may still hold it: the answer says which it is now.
+      const left = await controls.episode(workspace);
+      return left
+        ? { state: left.state, who: said(left.who), since: left.granted ?? left.since }
+        : { state: 'released' };
     },
   },
 ];

@@ -107,7 +107,10 @@ export class Controls {
     return (await this.episode(workspace)) ?? episode;
   }
 
-  /** A viewer lets go (Watch, its tab closed, DELETE …/control); the last one's leaving releases. */
+  /**
+   * A viewer lets go (Watch, its tab closed, DELETE …/control with its viewer id); the last
+   * one's leaving releases. A hand-back that names no viewer (a script's DELETE) releases all.
+   */
   async withdraw(workspace: string, who: string | undefined, holder: string = 'api'): Promise<void> {
     const current = await this.episode(workspace);
     if (!current) {
@@ -119,7 +122,7 @@ export class Controls {
       );
     }
     const holders = current.holders.filter((h) => h !== holder);
-    if (holders.length > 0 && who === undefined) {
+    if (holders.length > 0 && (who === undefined || holder !== 'api')) {
       await this.save(workspace, { ...current, holders });
       return;
     }

@@ -3,7 +3,7 @@ import { splitCredentials } from '../grid/fetch.js';
 import type { Grid } from '../grid/grid.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
-import type { Controls } from './control.js';
+import { said, type Controls } from './control.js';
 import type { LiveStore } from './live-store.js';
 import { Tickets } from './tickets.js';
 import { Tunnels } from './tunnel.js';
@@ -18,6 +18,8 @@ export interface LiveStatus {
   gridLiveView: boolean;
   /** what a person reads when there is nothing to watch */
   message?: string;
+  /** a person's Control of this browser, while one applies: the page shows who holds it */
+  control?: { state: 'requested' | 'held'; who: string; since: string };
 }
 
 export const NO_GRID_LIVE_VIEW =
@@ -49,7 +51,13 @@ export class LiveService {
         : !watchable
           ? "This workspace's browser runs on a slot without VNC; end it (end_browser) and let the next call open one while a watchable slot is free."
           : undefined;
-    return { browser, watchable, gridLiveView, ...(message ? { message } : {}) };
+    const episode = await this.controls.episode(workspace);
+    const control = episode && {
+      state: episode.state,
+      who: said(episode.who),
+      since: episode.granted ?? episode.since,
+    };
+    return { browser, watchable, gridLiveView, ...(message ? { message } : {}), ...(control ? { control } : {}) };
   }
 
   /** The Grid's VNC websocket for a workspace's browser (through the Grid's own address), or a refusal. */

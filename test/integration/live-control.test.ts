@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { startFixtureSite } from '../fixtures/site.js';
+import { callHeldOpen } from '../helpers/running-call.js';
 import { connectMcp, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'control-admin-token';
@@ -107,18 +107,8 @@ describe('Control of a browser by a person', () => {
   });
 
   it('waits for the running call: requested, that call carries the notice, then held', async () => {
-    // The page tells this test's own site when the call runs, then holds the call for 1.5 s.
-    const site = await startFixtureSite();
+    const slow = await callHeldOpen(running.url, agent, 1500);
     try {
-      const slow = rest(
-        running.url,
-        '/browser/execute-script',
-        {
-          script: `fetch(${JSON.stringify(`${site.url}/collect?event=running`)}, { method: 'POST', mode: 'no-cors', body: '' }); return new Promise((resolve) => setTimeout(() => resolve(7), 1500))`,
-        },
-        agent,
-      );
-      await expect.poll(() => site.received.some((r) => r.event === 'running'), { timeout: 20_000 }).toBe(true);
       const asked = await control('POST', { who: 'Kelly' });
       expect(asked.body.state).toBe('requested');
       expect(asked.body.hint).toBe("waiting for the agent's call to finish");
@@ -126,7 +116,7 @@ describe('Control of a browser by a person', () => {
       expect((await running.server.liveView.controls.refusal(WORKSPACE))?.message).toMatch(
         /^Kelly asked for control of this browser at \d\d:\d\d UTC\. Call await_control \(POST \/browser\/await-control\), which returns when they hand back\.$/,
       );
-      const finished = await slow;
+      const finished = await slow.answer;
       expect(finished.status).toBe(200);
       expect(finished.body.result).toBe(7);
       expect(finished.body.control).toMatchObject({ state: 'requested', who: 'Kelly' });
@@ -138,7 +128,7 @@ describe('Control of a browser by a person', () => {
       expect(next.status).toBe(409);
     } finally {
       await control('DELETE', { who: 'Kelly' });
-      await site.close();
+      await slow.close();
     }
   });
 

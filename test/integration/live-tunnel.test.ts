@@ -158,6 +158,28 @@ describe('Control through a viewer', () => {
     await viewer.closed;
     await expect.poll(() => running.server.liveView.controls.episode('watched')).toBeUndefined();
   });
+
+  it('says who holds it in the live status, and a viewer’s hand-back lets go of that viewer only', async () => {
+    const control = (method: 'POST' | 'DELETE', body: Record<string, unknown>) =>
+      fetch(`${running.url}/admin/api/workspaces/watched/control`, {
+        method,
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => (await r.json()) as Record<string, unknown>);
+    const [first, second] = [await ticket(), await ticket()];
+    expect((await control('POST', { who: 'Kelly', viewer: first.body.viewer })).state).toBe('held');
+    expect((await control('POST', { who: 'Kelly', viewer: second.body.viewer })).state).toBe('held');
+    const status = await rest(running.url, '/admin/api/workspaces/watched/live', undefined, admin);
+    expect(status.body.control).toMatchObject({ state: 'held', who: 'Kelly', since: expect.any(String) as string });
+
+    // Kelly's other viewer still holds it.
+    const one = await control('DELETE', { who: 'Kelly', viewer: first.body.viewer });
+    expect(one).toMatchObject({ state: 'held', who: 'Kelly' });
+    expect(await running.server.liveView.controls.episode('watched')).toMatchObject({ state: 'held' });
+    expect(await control('DELETE', { who: 'Kelly', viewer: second.body.viewer })).toEqual({ state: 'released' });
+    const after = await rest(running.url, '/admin/api/workspaces/watched/live', undefined, admin);
+    expect(after.body.control).toBeUndefined();
+  });
 });
 
 describe('a server stopping', () => {

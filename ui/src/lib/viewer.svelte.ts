@@ -1,0 +1,131 @@
+/**
+ * One noVNC connection to a workspace's browser, through the server's tunnel. noVNC is loaded
+ * with a dynamic import the first time a live view opens: the page's first load never pays
+ * for it.
+ */
+
+/** The part of noVNC's RFB object (docs/API.md of @novnc/novnc) this page uses. */
+interface Rfb extends EventTarget {
+  viewOnly: boolean;
+  scaleViewport: boolean;
+  focusOnClick: boolean;
+  background: string;
+  focus(): void;
+  blur(): void;
+  disconnect(): void;
+  sendKey(keysym: number, code: string | null, down?: boolean): void;
+}
+type RfbClass = new (target: HTMLElement, channel: WebSocket, options: { shared: boolean }) => Rfb;
+
+export type Connection = 'connecting' | 'connected' | 'disconnected';
+
+/** What a person reads for the tunnel's own close codes (src/live/tunnel.ts). */
+const CLOSED: Record<number, string> = {
+  1011: "The browser's VNC connection ended; reconnect to watch again.",
+  1012: 'The server is restarting; reconnect in a moment.',
+};
+
+/** At most this many characters are typed by one Paste: more is a file's job, not a keyboard's. */
+export const PASTE_LIMIT = 4000;
+
+/**
+ * The X keysym that types a character: Latin-1 is its own code point, the rest of Unicode is
+ * the keysym plane 0x01000000 + code point (x11vnc adds a keysym its keymap lacks). Line
+ * breaks and tabs are the Return and Tab keys.
+ */
+export function keysymOf(char: string): number | undefined {
+  if (char === '\n') {
+    return 0xff0d;
+  }
+  if (char === '\t') {
+    return 0xff09;
+  }
+  const code = char.codePointAt(0);
+  if (code === undefined || code < 0x20 || (code >= 0x7f && code < 0xa0)) {
+    return undefined;
+  }
+  return code <= 0xff ? code : 0x01000000 + code;
+}
+
+export class Viewer {
+  connection = $state<Connection>('connecting');
+  /** why it is not connected, in a sentence */
+  reason = $state('');
+  private rfb: Rfb | undefined;
+  private closedOnPurpose = false;
+
+  /** Connects noVNC in `target` to the tunnel at `url` (a ws(s) URL carrying a single-use ticket). */
+  async open(target: HTMLElement, url: string): Promise<void> {
+    const { default: RFB } = (await import('@novnc/novnc')) as { default: RfbClass };
+    if (this.closedOnPurpose) {
+      return;
+    }
+    // Our own socket, so the close code and reason the tunnel sends can be shown.
+    const socket = new WebSocket(url);
+    socket.addEventListener('close', (event) => {
+      if (!this.closedOnPurpose && this.connection !== 'disconnected') {
+        this.connection = 'disconnected';
+      }
+      this.reason ||= CLOSED[event.code] ?? event.reason ?? '';
+    });
+    const rfb = new RFB(target, socket, { shared: true });
+    rfb.viewOnly = true;
+    rfb.scaleViewport = true;
+    rfb.background = '#2a2a2e';
+    this.rfb = rfb;
+    rfb.addEventListener('connect', () => {
+      this.connection = 'connected';
+      this.reason = '';
+    });
+    rfb.addEventListener('disconnect', () => {
+      this.connection = 'disconnected';
+      this.reason ||= 'The connection to the browser ended; reconnect to watch again.';
+    });
+    rfb.addEventListener('securityfailure', (event) => {
+      const detail = (event as CustomEvent<{ status: number; reason?: string }>).detail;
+      this.reason = `The browser's VNC server refused this viewer${detail.reason ? `: ${detail.reason}` : ''}.`;
+    });
+    rfb.addEventListener('credentialsrequired', () => {
+      this.reason =
+        "The browser's VNC server asks for a password, which the live view does not send: run its nodes without a VNC password behind this server's admin auth (docs/live.md).";
+      rfb.disconnect();
+    });
+  }
+
+  /** Keyboard and mouse reach the browser only while the person holds Control. */
+  set input(on: boolean) {
+    if (this.rfb) {
+      this.rfb.viewOnly = !on;
+      if (!on) {
+        this.rfb.blur();
+      }
+    }
+  }
+
+  focus(): void {
+    this.rfb?.focus();
+  }
+
+  blur(): void {
+    this.rfb?.blur();
+  }
+
+  /** Types `text` into whatever has focus in the browser, as key presses; answers how many were typed. */
+  type(text: string): number {
+    let typed = 0;
+    for (const char of text.replace(/\r\n?/g, '\n').slice(0, PASTE_LIMIT)) {
+      const keysym = keysymOf(char);
+      if (keysym !== undefined && this.rfb) {
+        this.rfb.sendKey(keysym, null);
+        typed += 1;
+      }
+    }
+    return typed;
+  }
+
+  close(): void {
+    this.closedOnPurpose = true;
+    this.rfb?.disconnect();
+    this.rfb = undefined;
+  }
+}
