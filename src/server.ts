@@ -29,6 +29,7 @@ import { Controls, underControl } from './live/control.js';
 import { CLOSE } from './live/tunnel.js';
 import { attachLiveTunnel } from './http/live-tunnel.js';
 import type * as RedisNetworkLogModule from './live/redis-network-log.js';
+import type * as RedisEventsModule from './events/redis-events.js';
 import { createLive } from './live/live.js';
 import { MemoryNetworkLog, type NetworkLog } from './live/network-log.js';
 import { VERSION } from './version.js';
@@ -63,7 +64,8 @@ export interface Backends {
 type RedisModules = typeof RedisStoreModule &
   typeof RedisTurnsModule &
   typeof RedisNetworkLogModule &
-  typeof RedisLiveStoreModule;
+  typeof RedisLiveStoreModule &
+  typeof RedisEventsModule;
 
 /**
  * The configured store, connected: in this process (memory), or Redis shared by replicas,
@@ -97,17 +99,19 @@ export async function connectBackends(
     turns: new redis.RedisTurns(connection),
     liveStore: new redis.RedisLiveStore(connection),
     network: new redis.RedisNetworkLog(connection, config.networkCaptureLimit, config.sessionTtl),
+    events: await redis.RedisEventBus.open(connection),
   };
 }
 
 async function loadRedis(): Promise<RedisModules> {
-  const [store, turns, network, liveStore] = await Promise.all([
+  const [store, turns, network, liveStore, events] = await Promise.all([
     import('./workspace/redis-store.js'),
     import('./workspace/redis-turns.js'),
     import('./live/redis-network-log.js'),
     import('./live/redis-live-store.js'),
+    import('./events/redis-events.js'),
   ]);
-  return { ...store, ...turns, ...network, ...liveStore };
+  return { ...store, ...turns, ...network, ...liveStore, ...events };
 }
 
 function memoryBackends(config: Config): Backends {
