@@ -29,9 +29,11 @@ import { Controls, underControl } from './live/control.js';
 import { CLOSE } from './live/tunnel.js';
 import { attachLiveTunnel } from './http/live-tunnel.js';
 import type * as RedisNetworkLogModule from './live/redis-network-log.js';
+import type * as RedisEventsModule from './events/redis-events.js';
 import { createLive } from './live/live.js';
 import { MemoryNetworkLog, type NetworkLog } from './live/network-log.js';
 import { VERSION } from './version.js';
+import { EventLog, type EventBus } from './events/events.js';
 
 export interface Parts {
   grid: Grid;
@@ -41,6 +43,8 @@ export interface Parts {
   admin: AdminServices;
   /** the live view's tickets, tunnels and Control episodes */
   liveView: LiveService;
+  /** the audit events every area emits into */
+  events: EventLog;
   close(): Promise<void>;
 }
 
@@ -52,13 +56,16 @@ export interface Backends {
   liveStore?: LiveStore;
   /** what network capture recorded; in this process when absent */
   network?: NetworkLog;
+  /** how audit events reach every replica; in this process when absent */
+  events?: EventBus;
 }
 
 // Types only: these imports are erased, so ioredis loads only when Redis is configured.
 type RedisModules = typeof RedisStoreModule &
   typeof RedisTurnsModule &
   typeof RedisNetworkLogModule &
-  typeof RedisLiveStoreModule;
+  typeof RedisLiveStoreModule &
+  typeof RedisEventsModule;
 
 /**
  * The configured store, connected: in this process (memory), or Redis shared by replicas,
@@ -92,17 +99,19 @@ export async function connectBackends(
     turns: new redis.RedisTurns(connection),
     liveStore: new redis.RedisLiveStore(connection),
     network: new redis.RedisNetworkLog(connection, config.networkCaptureLimit, config.sessionTtl),
+    events: await redis.RedisEventBus.open(connection),
   };
 }
 
 async function loadRedis(): Promise<RedisModules> {
-  const [store, turns, network, liveStore] = await Promise.all([
+  const [store, turns, network, liveStore, events] = await Promise.all([
     import('./workspace/redis-store.js'),
     import('./workspace/redis-turns.js'),
     import('./live/redis-network-log.js'),
     import('./live/redis-live-store.js'),
+    import('./events/redis-events.js'),
   ]);
-  return { ...store, ...turns, ...network, ...liveStore };
+  return { ...store, ...turns, ...network, ...liveStore, ...events };
 }
 
 function memoryBackends(config: Config): Backends {
@@ -157,11 +166,14 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
   });
   guardPrivateDirectories(config, stderrLogger(config.logLevel).child({ component: 'boot' }));
-  const { store, turns, network, liveStore = new MemoryLiveStore() } = backends ?? memoryBackends(config);
-  const workspaces = new Workspaces(grid, store, {
-    browsersPerCaller: config.browsersPerCaller,
-    slotWaitSeconds: config.gridSlotWait,
-  });
+  const { store, turns, network, liveStore = new MemoryLiveStore(), events: bus } = backends ?? memoryBackends(config);
+  const events = new EventLog(bus);
+  const workspaces = new Workspaces(
+    grid,
+    store,
+    { browsersPerCaller: config.browsersPerCaller, slotWaitSeconds: config.gridSlotWait },
+    events,
+  );
   const flowStore = config.dataDir ? new DirectoryFlowStore(config.dataDir) : undefined;
   const live = createLive({
     grid,
@@ -177,7 +189,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     callTimeoutMs: config.callTimeout * 1000,
     // stderr until an HTTP server lends its logger (stdout is stdio's protocol channel).
     log: stderrLogger(config.logLevel).child({ component: 'calls' }),
-    flows: flowStore ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000) : undefined,
+    flows: flowStore ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000, events) : undefined,
     // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
     secrets: createSecrets(
       {
@@ -189,6 +201,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
         ttlSeconds: config.secretsTtl,
       },
       stderrLogger(config.logLevel).child({ component: 'secrets' }),
+      events,
     ),
   };
   const controls = new Controls(liveStore, store, turns);
@@ -205,10 +218,12 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     grid,
     store,
     deps,
-    admin: createAdmin(deps, flowStore),
+    admin: createAdmin(deps, flowStore, events),
     liveView: new LiveService(liveStore, store, grid, controls),
+    events,
     close: async () => {
       await live.close();
+      await events.close();
       await store.close();
     },
   };
@@ -273,6 +288,8 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
   // Before Fastify stops listening: a viewer learns the server restarts, and reconnects.
   app.addHook('preClose', async () => {
     parts.liveView.tunnels.closeAll(CLOSE.restart, 'The server is restarting; reconnect in a moment.');
+    // An open event stream would hold the close; the page reconnects and resumes.
+    parts.events.endStreams();
   });
   parts.deps.secrets?.audit.useLogger(app.log.child({ component: 'secrets' }));
   parts.deps.log = app.log.child({ component: 'calls' });

@@ -1,6 +1,7 @@
 import type { CallDeps } from '../capabilities/call/call.js';
 import { turnKeyOf } from '../capabilities/call/contexts.js';
 import { BadRequest } from '../errors.js';
+import type { EventLog } from '../events/events.js';
 import type { FlowStore } from '../flows/store.js';
 import { libraryName } from '../files/names.js';
 import type { BrowserEnded } from './schemas.js';
@@ -15,12 +16,15 @@ export interface AdminServices {
   overview: WorkspaceOverview;
   flows: OperatorFlows;
   secrets: SecretsOverview;
+  /** the audit events: their history and the streams that follow them */
+  events: EventLog;
   /** ends a workspace's browser, taking its turn like any call so it never cuts one in half */
   endBrowser(workspace: string): Promise<BrowserEnded>;
 }
 
-export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined): AdminServices {
+export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined, events: EventLog): AdminServices {
   return {
+    events,
     overview: new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore }),
     flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES, (library) => deps.flows?.changed(library)),
     secrets: new SecretsOverview(deps.secrets, deps.files, flowStore, CAPABILITIES),
@@ -29,7 +33,7 @@ export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined): A
       const caller = callerOfWorkspace(name);
       const turnKey = turnKeyOf(caller, undefined) ?? '';
       const ended = await deps.turns.run(turnKey, async () => {
-        const done = await deps.workspaces.end(caller, undefined);
+        const done = await deps.workspaces.end(caller, undefined, 'operator');
         // The values typed into that browser go with it, as when an agent ends it.
         deps.secrets?.typed.forget(turnKey);
         return done;

@@ -117,7 +117,7 @@ export class LocalEventBus implements EventBus {
 export class EventLog implements EventSink {
   readonly replica = randomBytes(4).toString('hex');
   private counter = 0;
-  private streams = 0;
+  private readonly streams = new Set<{ end: () => void }>();
 
   constructor(readonly bus: EventBus = new LocalEventBus()) {}
 
@@ -135,25 +135,30 @@ export class EventLog implements EventSink {
     return this.bus.recent(limit);
   }
 
-  /** A stream's claim on one of MAX_STREAMS places; undefined when every place is taken. */
-  openStream(): { release(): void } | undefined {
-    if (this.streams >= MAX_STREAMS) {
+  /**
+   * A stream's claim on one of MAX_STREAMS places; undefined when every place is taken.
+   * `end` is how the stream is told to finish when the server shuts down (endStreams).
+   */
+  openStream(end: () => void): { release(): void } | undefined {
+    if (this.streams.size >= MAX_STREAMS) {
       return undefined;
     }
-    this.streams++;
-    let released = false;
-    return {
-      release: () => {
-        if (!released) {
-          released = true;
-          this.streams--;
-        }
-      },
-    };
+    const claim = { end };
+    this.streams.add(claim);
+    return { release: () => this.streams.delete(claim) };
   }
 
-  close(): Promise<void> {
-    return this.bus.close();
+  /** Ends every open stream: an open one would hold the server's close until its client let go. */
+  endStreams(): void {
+    for (const { end } of [...this.streams]) {
+      end();
+    }
+    this.streams.clear();
+  }
+
+  async close(): Promise<void> {
+    this.endStreams();
+    await this.bus.close();
   }
 }
 

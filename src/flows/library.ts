@@ -8,6 +8,7 @@ import type {
   FlowToolbox,
 } from '../capabilities/flows-view.js';
 import { BadRequest, Forbidden, NotFound } from '../errors.js';
+import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams, toYamlText, type FlowDocument } from './document.js';
 import { draftFlow } from './draft.js';
@@ -37,6 +38,8 @@ export class FlowLibraries implements FlowsService {
     private readonly store: FlowStore,
     private readonly capabilities: readonly Capability[],
     private readonly runTimeoutMs: number,
+    /** the operator's event stream: each run, how far it got */
+    private readonly events: EventSink = NO_EVENTS,
   ) {
     this.schema = flowDocumentJsonSchema(capabilities);
   }
@@ -280,6 +283,14 @@ export class FlowLibraries implements FlowsService {
         ? (step, total) =>
             toolbox.progress?.(step.n, total, `step ${step.n} ${step.tool}: ${step.ok ? 'ok' : 'failed'}`)
         : undefined,
+    });
+    this.events.emit({
+      type: 'flow_run',
+      workspace: own ?? null,
+      flow: report.flow,
+      status: report.status,
+      steps_run: report.steps_run,
+      steps_total: report.steps_total,
     });
     return { ...report } as Record<string, unknown>;
   }

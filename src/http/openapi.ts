@@ -146,7 +146,7 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
       ...Object.entries(route.query ?? {}).map(([name, description]) => ({
         name,
         in: 'query',
-        required: true,
+        required: !description.startsWith('optional'),
         description,
         schema: { type: 'string' },
       })),

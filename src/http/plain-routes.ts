@@ -1,4 +1,5 @@
 import { CATALOGUE_ADMIN_ROUTES, FLOW_ADMIN_ROUTES, WORKSPACE_ADMIN_ROUTES } from './admin/routes.js';
+import { EVENT_ADMIN_ROUTES } from './admin/event-routes.js';
 import { FILE_ROUTES } from './files-routes.js';
 import { LIVE_ROUTES } from './live-routes.js';
 import { OPERATION_ROUTES } from './operation-routes.js';
@@ -12,6 +13,7 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...WORKSPACE_ADMIN_ROUTES,
   ...FLOW_ADMIN_ROUTES,
   ...CATALOGUE_ADMIN_ROUTES,
+  ...EVENT_ADMIN_ROUTES,
   ...LIVE_ROUTES,
   ...PAGE_ROUTES,
 ];

@@ -1,3 +1,4 @@
+import { NO_EVENTS, type EventSink } from '../events/events.js';
 import { countSecretBind } from '../ops/metrics.js';
 
 /**
@@ -26,7 +27,11 @@ export interface AuditLogger {
 }
 
 export class BindAudit {
-  constructor(private log: AuditLogger) {}
+  constructor(
+    private log: AuditLogger,
+    /** the operator's event stream, which shows every bind beside the log line */
+    private readonly events: EventSink = NO_EVENTS,
+  ) {}
 
   /** The HTTP server hands over its own logger once it exists, so events land in one stream. */
   useLogger(log: AuditLogger): void {
@@ -36,6 +41,7 @@ export class BindAudit {
   record(event: BindEvent): void {
     countSecretBind(event.allowed);
     const line = { event: 'secret_bind', ...event };
+    this.events.emit({ type: 'secret_bind', ...event });
     if (event.allowed) {
       this.log.info(line, 'secret bound');
     } else {

@@ -1,3 +1,4 @@
+import type { EventSink } from '../events/events.js';
 import { BindAudit, type AuditLogger } from './audit.js';
 import { Secrets } from './binding.js';
 import { Catalogue } from './catalogue.js';
@@ -15,7 +16,7 @@ export interface SecretsSettings {
 }
 
 /** The sources in search order: each SECRETS_DIRS directory, then Kubernetes when mounted. */
-export function createSecrets(settings: SecretsSettings, log: AuditLogger): Secrets {
+export function createSecrets(settings: SecretsSettings, log: AuditLogger, events?: EventSink): Secrets {
   const sources: SecretSource[] = settings.dirs.map((dir) => new FilesystemSource(dir));
   if (settings.kubernetes === 'auto' && serviceAccountMounted(settings.accountDir)) {
     sources.push(
@@ -26,7 +27,7 @@ export function createSecrets(settings: SecretsSettings, log: AuditLogger): Secr
       }),
     );
   }
-  return new Secrets(new Catalogue(sources, settings.ttlSeconds * 1000), new BindAudit(log));
+  return new Secrets(new Catalogue(sources, settings.ttlSeconds * 1000), new BindAudit(log, events));
 }
 
 export { Secrets, SecretCall, type BindContext, type ReceivingPage, type SecretRef } from './binding.js';

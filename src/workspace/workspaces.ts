@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { createHash, randomBytes } from 'node:crypto';
 import { BadRequest, GridUnavailable, NotFound, TooManyRequests } from '../errors.js';
+import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { BrowserKind } from '../grid/capabilities.js';
 import { type Grid, gridCall, type OpenedBrowser } from '../grid/grid.js';
 import type { Caller } from './caller.js';
@@ -43,6 +44,8 @@ export class Workspaces {
     readonly grid: Grid,
     readonly store: RecordStore,
     private readonly limits: WorkspaceLimits = DEFAULT_LIMITS,
+    /** the operator's event stream: browsers opened and ended */
+    private readonly events: EventSink = NO_EVENTS,
   ) {}
 
   /** Told (store key, Grid id) whenever this process ends or replaces a browser: what watches it lets go. */
@@ -73,6 +76,7 @@ export class Workspaces {
     await this.checkCap(owner, caller.key);
     if (caller.key && record.gridId) {
       this.ended(caller.key, record.gridId);
+      this.events.emit({ type: 'browser_ended', workspace: caller.workspace ?? null, by: 'caller' });
       await this.grid.end(record.gridId).catch(() => undefined);
     }
     const browser = kind ?? record.browser;
@@ -113,6 +117,7 @@ export class Workspaces {
       await (caller.key ? this.detach(caller.key, saved) : this.store.delete(key)).catch(() => undefined);
       throw err;
     }
+    this.events.emit({ type: 'browser_opened', workspace: caller.workspace ?? null, browser });
     const driver = this.grid.attach(opened.gridId, opened.capabilities);
     return {
       driver,
@@ -205,7 +210,8 @@ export class Workspaces {
     }
   }
 
-  async end(caller: Caller, sessionId: string | undefined): Promise<boolean> {
+  /** `by`: who asked, for the operator's event stream (an agent, or an operator on the admin page) */
+  async end(caller: Caller, sessionId: string | undefined, by: 'caller' | 'operator' = 'caller'): Promise<boolean> {
     const key = caller.key ?? (sessionId === undefined ? undefined : handleKey(sessionId));
     const record = key === undefined ? undefined : await this.store.get(key);
     if (!key || !record?.gridId || (!caller.key && record.owner !== (caller.owner ?? 'anonymous'))) {
@@ -214,6 +220,7 @@ export class Workspaces {
     this.ended(key, record.gridId);
     await this.grid.end(record.gridId);
     await (caller.key ? this.detach(caller.key, record) : this.store.delete(key));
+    this.events.emit({ type: 'browser_ended', workspace: caller.workspace ?? null, by });
     return true;
   }
 
