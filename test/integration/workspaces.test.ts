@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
+import { poll } from '../../src/poll.js';
+import { spawnReplica } from '../helpers/replica.js';
 import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 let a: RunningServer;
@@ -13,20 +12,25 @@ afterAll(async () => {
   await a.close();
 });
 
-/** A second selenium-flow, as its own OS process, on the same Grid. */
-async function spawnServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
-    env: { ...process.env, GRID_URL: inject('gridUrl'), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) {
-    const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(line);
-    if (match?.[1]) {
-      return { url: match[1], child };
-    }
+/**
+ * Waits until a script answers true in the browser, asked through the Grid itself: beside the
+ * server's calls, so it does not wait for the workspace's turn.
+ */
+async function inPageOf(gridId: string | undefined, script: string): Promise<void> {
+  const url = `${inject('gridUrl')}/session/${gridId ?? ''}/execute/sync`;
+  const init = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ script, args: [] }),
+  };
+  const held = await poll(
+    async () => ((await (await gridFetch(url, init)).json()) as { value?: unknown }).value === true || undefined,
+    5_000,
+    20,
+  );
+  if (!held) {
+    throw new Error(`the page never answered true to: ${script}`);
   }
-  throw new Error('the second server did not start');
 }
 
 describe('a workspace and its browser', () => {
@@ -34,7 +38,8 @@ describe('a workspace and its browser', () => {
     const opened = await rest(a.url, '/browser/open-session', {});
     const handle = opened.body.session_id as string;
     await rest(a.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html`, session_id: handle });
-    const second = await spawnServer();
+    // Another server, as its own OS process (group) on the same Grid.
+    const second = await spawnReplica({ GRID_URL: inject('gridUrl') });
     try {
       // Another server on the same Grid, with its own store: the handle names nothing there.
       const read = await rest(second.url, '/browser/extract', { selector: { css: 'h1' }, session_id: handle });
@@ -44,7 +49,7 @@ describe('a workspace and its browser', () => {
         value: 'Data table',
       });
     } finally {
-      second.child.kill('SIGTERM');
+      await second.kill('SIGTERM');
       await rest(a.url, '/browser/end-browser', { session_id: handle });
     }
   });
@@ -85,10 +90,11 @@ describe('a workspace and its browser', () => {
     const first = rest(
       a.url,
       '/browser/assert',
-      { script: 'return window.__flag === true', timeout: 1, message: 'flag not set' },
+      { script: 'window.__waiting = true; return window.__flag === true', timeout: 1, message: 'flag not set' },
       ws,
     );
-    await setTimeout(300); // only so the first call is surely in line before the second
+    await inPageOf(await gridIdOf(a, 'turns'), 'return window.__waiting === true'); // the first call holds the turn
+
     const second = rest(a.url, '/browser/execute-script', { script: 'window.__flag = true; return 1' }, ws);
     const [waited, set] = await Promise.all([first, second]);
     expect(waited.status).toBe(504);
