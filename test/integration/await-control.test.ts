@@ -119,6 +119,24 @@ describe('await_control', () => {
     });
   });
 
+  it('lists at most 100 pages, the oldest dropped and counted', async () => {
+    await withBrowser('await-many', async (agent) => {
+      expect((await control('POST', 'await-many')).body.state).toBe('held');
+      const gridId = (await gridIdOf(running, 'await-many')) ?? '';
+      const visited = async () => (await running.server.liveView.store.get('visited:await-many')) ?? '';
+      await expect.poll(visited).toContain('"pages"');
+      await personAt(gridId).executeScript("for (let i = 1; i <= 105; i++) history.pushState({}, '', '?page=' + i)");
+      await expect.poll(visited).toContain('?page=105');
+      await control('DELETE', 'await-many');
+      const answer = await rest(running.url, '/browser/await-control', {}, agent);
+      const pages = answer.body.visited as { url: string }[];
+      expect(pages).toHaveLength(100);
+      expect(answer.body.dropped).toBe(5);
+      expect(pages[0]?.url).toBe(`${siteUrl}/welcome.html?page=6`);
+      expect(pages[99]?.url).toBe(`${siteUrl}/welcome.html?page=105`);
+    });
+  });
+
   it('over MCP sends progress while it waits, and returns at the hand-back', async () => {
     await withBrowser('await-mcp', async () => {
       expect((await control('POST', 'await-mcp')).body.state).toBe('held');
