@@ -52,6 +52,15 @@ async function withBrowser(workspace: string, body: (agent: Record<string, strin
   }
 }
 
+/** Kelly takes the workspace's browser; resolves once its pages are followed (the list is written, empty). */
+async function takenAndFollowed(workspace: string): Promise<{ gridId: string; visited: () => Promise<string> }> {
+  expect((await control('POST', workspace)).body.state).toBe('held');
+  const gridId = (await gridIdOf(running, workspace)) ?? '';
+  const visited = async () => (await running.server.liveView.store.get(`visited:${workspace}`)) ?? '';
+  await expect.poll(visited).toContain('"pages"');
+  return { gridId, visited };
+}
+
 /** The person's own hands: the same Grid session, driven over WebDriver (a stand-in for VNC input). */
 function personAt(gridId: string): WebDriver {
   return new WebDriver(new Session(gridId, new Capabilities({})), new http.Executor(new http.HttpClient(gridUrl)));
@@ -81,11 +90,7 @@ describe('await_control', () => {
 
   it('long-polls until the hand-back, listing the pages the person reached and the page now', async () => {
     await withBrowser('await-visits', async (agent) => {
-      expect((await control('POST', 'await-visits')).body.state).toBe('held');
-      const gridId = (await gridIdOf(running, 'await-visits')) ?? '';
-      // Followed: the list of the pages they reach is written (empty) once BiDi listens.
-      const visited = async () => (await running.server.liveView.store.get('visited:await-visits')) ?? '';
-      await expect.poll(visited).toContain('"pages"');
+      const { gridId, visited } = await takenAndFollowed('await-visits');
 
       let settled = false;
       const waiting = rest(running.url, '/browser/await-control', {}, agent).finally(() => {
@@ -121,10 +126,7 @@ describe('await_control', () => {
 
   it('lists at most 100 pages, the oldest dropped and counted', async () => {
     await withBrowser('await-many', async (agent) => {
-      expect((await control('POST', 'await-many')).body.state).toBe('held');
-      const gridId = (await gridIdOf(running, 'await-many')) ?? '';
-      const visited = async () => (await running.server.liveView.store.get('visited:await-many')) ?? '';
-      await expect.poll(visited).toContain('"pages"');
+      const { gridId, visited } = await takenAndFollowed('await-many');
       await personAt(gridId).executeScript("for (let i = 1; i <= 105; i++) history.pushState({}, '', '?page=' + i)");
       await expect.poll(visited).toContain('?page=105');
       await control('DELETE', 'await-many');
