@@ -67,6 +67,11 @@ export const SETTINGS = {
     help: 'watchable slots of the embedded Grid, each a display of its own beside the headless ones (0-4)',
     schema: z.coerce.number().int().min(0).max(4).default(1),
   }),
+  liveAwaitCap: setting({
+    env: 'LIVE_AWAIT_CAP',
+    help: 'seconds await_control waits for a person to hand back before it answers "call again" (at least 30)',
+    schema: seconds(30).max(600).default(90),
+  }),
   browserLoopbackPorts: setting({
     env: 'BROWSER_LOOPBACK_PORTS',
     usedBy: ['serve', 'stdio', 'grid'],

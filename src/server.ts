@@ -26,6 +26,7 @@ import type * as RedisLiveStoreModule from './live/redis-live-store.js';
 import { MemoryLiveStore, type LiveStore } from './live/live-store.js';
 import { LiveService } from './live/service.js';
 import { Controls, underControl } from './live/control.js';
+import { VisitedPages } from './live/pages.js';
 import { CLOSE } from './live/tunnel.js';
 import { attachLiveTunnel } from './http/live-tunnel.js';
 import type * as RedisNetworkLogModule from './live/redis-network-log.js';
@@ -204,7 +205,24 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
       events,
     ),
   };
-  const controls = new Controls(liveStore, store, turns);
+  const controls: Controls = new Controls(liveStore, store, turns, undefined, {
+    follow: (browser) => pages.follow(browser),
+    unfollow: (gridId) => pages.unfollow(gridId),
+    alive: (gridId) => workspaces.isAlive(gridId),
+    bidiAddress: (capabilities) => live.bidiAddress(capabilities),
+  });
+  // The replica that granted Control follows the pages; a browser the Grid reaped ends the episode.
+  const pages = new VisitedPages(live.monitors, liveStore, async (workspace, gridId) => {
+    if (!(await controls.holds(workspace, gridId))) {
+      return false;
+    }
+    if (await workspaces.isAlive(gridId).catch(() => true)) {
+      return true;
+    }
+    await controls.ended(workspace);
+    return false;
+  });
+  deps.control = { controls, capMs: config.liveAwaitCap * 1000 };
   deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
   deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
   // A browser that ends under a person's hands ends their Control too: nothing is left to hold.

@@ -52,6 +52,27 @@ export interface WorkspaceToolContext {
   files: WorkspaceFiles;
   secrets: SecretsAccess;
   network: NetworkView;
+  control: ControlView;
+}
+
+/** A person's Control of the workspace's browser, as await_control sees it. */
+export interface ControlView {
+  /** waits (at most LIVE_AWAIT_CAP) for the person to hand back, and says what they did */
+  awaitHandBack(): Promise<HandBackSummary>;
+}
+
+export interface HandBackSummary {
+  handed_back: boolean;
+  message: string;
+  who?: string;
+  held_for?: number;
+  ended?: true;
+  visited?: { url: string; title: string }[];
+  dropped?: number;
+  url?: string;
+  title?: string;
+  outline?: string;
+  truncated?: boolean;
 }
 
 /** The workspace's network capture, as its tools see it (a saved workspace's; a 400 saying why otherwise). */

@@ -4,6 +4,7 @@ import { callerOfWorkspace } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
 import type { Turns } from '../workspace/turns.js';
 import type { LiveStore } from './live-store.js';
+import { visitedOf, type FollowedBrowser, type Visited } from './pages.js';
 
 /**
  * A person's Control of a workspace's browser, one episode per workspace: requested → held →
@@ -20,6 +21,8 @@ export interface Episode {
   granted?: string;
   /** the viewers (tunnels, or "api" for POST …/control) that hold it: it is held while any does */
   holders: string[];
+  /** the browser it was taken on */
+  gridId?: string;
 }
 
 /** What a result carries while control applies, and once after an unsaid hand-back. */
@@ -30,7 +33,7 @@ export type ControlNotice = {
   hint: string;
 };
 
-interface HandBack {
+export interface HandBack {
   who: string;
   since: string;
   until: string;
@@ -66,6 +69,38 @@ export const copy = {
   viewerWaiting: "waiting for the agent's call to finish",
 };
 
+/** What await_control found: nobody in control, still held at the cap, or the hand-back with what they did. */
+export type Awaited =
+  | { state: 'nobody' }
+  | { state: 'still'; episode: Episode }
+  | { state: 'handed_back'; back: HandBack; visited: Visited };
+
+export interface AwaitOptions {
+  /** the caller went away or cancelled: the wait ends, the episode stays as it is */
+  signal?: AbortSignal;
+  /** told at once and every PROGRESS_MS while the person holds on */
+  progress?: (episode: Episode, waitedMs: number) => void;
+}
+
+/** What Control does with the browser itself: follow the pages reached, and notice the browser gone. */
+export interface ControlledBrowsers {
+  follow(browser: FollowedBrowser): Promise<void>;
+  unfollow(gridId: string): Promise<void>;
+  /** whether the Grid still runs it (a reaped browser is released with `ended`) */
+  alive(gridId: string): Promise<boolean>;
+  /** the BiDi address of a recorded browser */
+  bidiAddress(capabilities: Record<string, unknown> | undefined): string | undefined;
+}
+
+/**
+ * Another replica's hand-back reaches a waiter here by polling the shared store: bounded, one
+ * GET per interval per waiting agent, and nothing to lose when a pub/sub message would be missed.
+ */
+const POLL_MS = 500;
+const PROGRESS_MS = 10_000;
+/** How often a wait asks the Grid whether the browser is still there. */
+const ALIVE_MS = 5_000;
+
 export class Controls {
   private readonly waiters = new Map<string, Set<() => void>>();
 
@@ -74,6 +109,7 @@ export class Controls {
     private readonly records: RecordStore,
     private readonly turns: Turns,
     private readonly now: () => Date = () => new Date(),
+    private readonly browsers?: ControlledBrowsers,
   ) {}
 
   async episode(workspace: string): Promise<Episode | undefined> {
@@ -99,7 +135,7 @@ export class Controls {
     }
     const episode: Episode = current
       ? { ...current, holders: [...new Set([...current.holders, holder])] }
-      : { state: 'requested', who, since: this.now().toISOString(), holders: [holder] };
+      : { state: 'requested', who, since: this.now().toISOString(), holders: [holder], gridId: record.gridId };
     await this.save(workspace, episode);
     if (!current) {
       await this.grant(workspace);
@@ -177,6 +213,59 @@ export class Controls {
     return { state: 'handed_back', who: said(back.who), since: back.until, hint: copy.handedBack(back.until) };
   }
 
+  /**
+   * await_control's wait: answers at the hand-back (through any replica), at once when nobody
+   * holds the browser, or with the episode as it stands after `capMs`. A hand-back nobody was
+   * told of yet is answered (and so said once). A browser the Grid no longer runs ends the episode.
+   */
+  async awaitHandBack(workspace: string, capMs: number, options: AwaitOptions = {}): Promise<Awaited> {
+    const started = Date.now();
+    let told = -Infinity;
+    let checked = -Infinity;
+    for (;;) {
+      const episode = await this.episode(workspace);
+      if (!episode) {
+        return this.handedBack(workspace);
+      }
+      const now = Date.now();
+      const left = started + capMs - now;
+      if (left <= 0 || options.signal?.aborted) {
+        return { state: 'still', episode };
+      }
+      if (now - checked >= ALIVE_MS) {
+        checked = now;
+        if (await this.browserGone(workspace)) {
+          await this.ended(workspace);
+          continue;
+        }
+      }
+      if (now - told >= PROGRESS_MS) {
+        told = now;
+        options.progress?.(episode, now - started);
+      }
+      await this.changed(workspace, Math.min(POLL_MS, left), options.signal);
+    }
+  }
+
+  private async handedBack(workspace: string): Promise<Awaited> {
+    const raw = await this.store.take(`handback:${workspace}`);
+    if (raw === undefined) {
+      return { state: 'nobody' };
+    }
+    return { state: 'handed_back', back: JSON.parse(raw) as HandBack, visited: await visitedOf(this.store, workspace) };
+  }
+
+  private async browserGone(workspace: string): Promise<boolean> {
+    const gridId = (await this.records.get(callerOfWorkspace(workspace).key))?.gridId;
+    if (gridId === undefined) {
+      return true;
+    }
+    if (!this.browsers) {
+      return false;
+    }
+    return !(await this.browsers.alive(gridId).catch(() => true));
+  }
+
   /** Resolves at the next change of the workspace's episode in this process, or after `ms`. */
   async changed(workspace: string, ms: number, signal?: AbortSignal): Promise<void> {
     await new Promise<void>((resolve) => {
@@ -204,6 +293,8 @@ export class Controls {
       const current = await this.episode(workspace);
       if (current?.state === 'requested') {
         await this.save(workspace, { ...current, state: 'held', granted: this.now().toISOString() });
+        // Not awaited: the BiDi handshake is no reason to hold the browser's turn.
+        void this.follow(workspace, current).catch(() => undefined);
       }
     });
     // The grant is the turn's, not the asker's: the POST answers "requested" when a call runs.
@@ -221,6 +312,23 @@ export class Controls {
     await this.store.delete(`control:${workspace}`);
     await this.store.put(`handback:${workspace}`, JSON.stringify(back), HANDBACK_TTL_MS);
     this.wake(workspace);
+    if (episode.gridId !== undefined) {
+      await this.browsers?.unfollow(episode.gridId).catch(() => undefined);
+    }
+  }
+
+  /** Whether this workspace's episode is still the one taken on this browser. */
+  async holds(workspace: string, gridId: string): Promise<boolean> {
+    return (await this.episode(workspace))?.gridId === gridId;
+  }
+
+  private async follow(workspace: string, episode: Episode): Promise<void> {
+    const record = await this.records.get(callerOfWorkspace(workspace).key);
+    if (!this.browsers || episode.gridId === undefined || record?.gridId !== episode.gridId) {
+      return;
+    }
+    const bidiAddress = this.browsers.bidiAddress(record.capabilities);
+    await this.browsers.follow({ workspace, gridId: episode.gridId, bidiAddress });
   }
 
   private async save(workspace: string, episode: Episode): Promise<void> {

@@ -77,9 +77,17 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     }
     try {
       // A flow tool is run_flow with its params: the same call, the same report.
-      const result = await callTool(deps, capability, flowCall ?? args, caller, {
-        progress: progressOf(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
-      });
+      // notifications/cancelled ends a wait (await_control) as the HTTP exchange closing does.
+      const abandoned = caller.abandoned ? AbortSignal.any([caller.abandoned, ctx.mcpReq.signal]) : ctx.mcpReq.signal;
+      const result = await callTool(
+        deps,
+        capability,
+        flowCall ?? args,
+        { ...caller, abandoned },
+        {
+          progress: progressOf(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
+        },
+      );
       return toolResult(capability, result);
     } catch (err) {
       const { status, body } = errorBody(err);

@@ -91,6 +91,7 @@ describe('Control of a browser by a person', () => {
     const wrong = await control('DELETE', { who: 'Sam' });
     expect(wrong.status).toBe(409);
     expect(messageOf(wrong)).toMatch(/^Only Kelly, who holds control/);
+    expect(await running.server.liveView.controls.episode(WORKSPACE)).toMatchObject({ who: 'Kelly', state: 'held' });
     expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, agent)).status).toBe(409);
   });
 
@@ -151,5 +152,8 @@ describe('Control of a browser by a person', () => {
     const refused = await control('POST', { who: 'Kelly' }, 'no-browser-here');
     expect(refused.status).toBe(404);
     expect(messageOf(refused)).toMatch(/has no browser to control/);
+    expect(await running.server.liveView.controls.episode('no-browser-here')).toBeUndefined();
+    const later = await rest(running.url, '/browser/await-control', {}, { ...agent, 'x-workspace': 'no-browser-here' });
+    expect(later.body).toMatchObject({ handed_back: false, message: 'nobody has control of this browser: carry on.' });
   });
 });

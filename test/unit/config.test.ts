@@ -20,6 +20,12 @@ describe('configuration', () => {
     expect(() => loadConfig({}, { LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL/);
   });
 
+  it('waits 90 s in await_control by default, and never less than 30', () => {
+    expect(loadConfig({}, {}).liveAwaitCap).toBe(90);
+    expect(loadConfig({}, { LIVE_AWAIT_CAP: '30' }).liveAwaitCap).toBe(30);
+    expect(() => loadConfig({}, { LIVE_AWAIT_CAP: '10' })).toThrow(/^LIVE_AWAIT_CAP .*>=30/);
+  });
+
   it('refuses a non-loopback HOST without a token, and accepts it with one', () => {
     expect(() => loadConfig({}, { HOST: '0.0.0.0' })).toThrow(/MCP_AUTH_TOKEN .* is required when HOST is 0.0.0.0/);
     expect(loadConfig({}, { HOST: '0.0.0.0', MCP_AUTH_TOKEN: 'a'.repeat(24) }).host).toBe('0.0.0.0');

@@ -12,6 +12,7 @@ import { answeredSomething, rememberCall } from '../../workspace/recent.js';
 import { checkMode, parseArguments } from './arguments.js';
 import { flowToolbox, turnKeyOf, workspaceView, type CallDeps, type ToolResult } from './contexts.js';
 import { networkView } from './network.js';
+import { controlView } from './control.js';
 import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
 import { checkPreconditions } from './preconditions.js';
 import { observeCall } from '../../ops/calls.js';
@@ -125,6 +126,7 @@ async function runHandler(
       files: filesOf(deps.files, caller.workspace, madeBy),
       secrets,
       network: networkView(deps, caller, secrets),
+      control: controlView(deps, caller, callTool, progress),
     };
     return secrets.screenAnswer(await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext));
   }

@@ -119,4 +119,35 @@ export const skillTool = defineTool({
   handler: async (args) => ({ text: args.reference ? await readSkillReference(args.reference) : await readSkill() }),
 });
 
-export default [openSession, endBrowser, currentWorkspace, skillTool];
+export const awaitControl = defineTool({
+  name: 'await_control',
+  title: 'Wait for the hand-back',
+  description: 'After a 409 naming it: waits until the person hands back; answers the pages visited and the page now.',
+  kind: 'read',
+  attach: 'none',
+  runnableInFlow: false,
+  answersUnderControl: true,
+  // it waits for a person, not for the browser: LIVE_AWAIT_CAP bounds it, not CALL_TIMEOUT
+  takesTurn: false,
+  boundsItself: true,
+  input: z.object({}),
+  output: z.object({
+    handed_back: z.boolean().describe('false: nobody had control, or still held at the cap (call again)'),
+    message: z.string().describe('what to do next'),
+    who: z.string().optional(),
+    held_for: z.number().optional().describe('seconds they held it'),
+    ended: z.literal(true).optional().describe('the browser ended while they held it: open_session'),
+    visited: z
+      .array(z.object({ url: z.string(), title: z.string() }))
+      .optional()
+      .describe('pages they reached, oldest first (at most 100)'),
+    dropped: z.number().optional().describe('older pages left out of visited'),
+    url: z.string().optional().describe('the page now'),
+    title: z.string().optional(),
+    outline: z.string().optional(),
+    truncated: z.boolean().optional(),
+  }),
+  handler: async (_args, { control }) => ({ ...(await control.awaitHandBack()) }),
+});
+
+export default [openSession, endBrowser, currentWorkspace, skillTool, awaitControl];

@@ -1,0 +1,257 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Capabilities, Session, WebDriver } from 'selenium-webdriver';
+import http from 'selenium-webdriver/http/index.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { gridFetch } from '../../src/grid/grid.js';
+import { startFixtureSite } from '../fixtures/site.js';
+import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
+
+const ADMIN = 'await-admin-token';
+const TOKEN = 'await-bearer-token';
+const admin = { authorization: `Bearer ${ADMIN}` };
+const siteUrl = inject('siteUrl');
+const gridUrl = inject('gridUrl');
+let running: RunningServer;
+
+const agentOf = (workspace: string) => ({ authorization: `Bearer ${TOKEN}`, 'x-workspace': workspace });
+
+beforeAll(async () => {
+  running = await startServer({
+    ADMIN_TOKEN: ADMIN,
+    MCP_AUTH_TOKEN: TOKEN,
+    FLOW_DATA_DIR: await mkdtemp(join(tmpdir(), 'await-control-')),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await running.close();
+});
+
+async function control(method: 'POST' | 'DELETE', workspace: string, who = 'Kelly') {
+  const response = await fetch(`${running.url}/admin/api/workspaces/${workspace}/control`, {
+    method,
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ who }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** A workspace with a browser on the welcome page, ended (and its Control released) afterwards. */
+async function withBrowser(workspace: string, body: (agent: Record<string, string>) => Promise<void>): Promise<void> {
+  const agent = agentOf(workspace);
+  expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent)).status).toBe(200);
+  try {
+    await body(agent);
+  } finally {
+    await control('DELETE', workspace).catch(() => undefined);
+    await rest(running.url, '/browser/end-browser', {}, agent).catch(() => undefined);
+  }
+}
+
+/** Kelly takes the workspace's browser; resolves once its pages are followed (the list is written, empty). */
+async function takenAndFollowed(workspace: string): Promise<{ gridId: string; visited: () => Promise<string> }> {
+  expect((await control('POST', workspace)).body.state).toBe('held');
+  const gridId = (await gridIdOf(running, workspace)) ?? '';
+  const visited = async () => (await running.server.liveView.store.get(`visited:${workspace}`)) ?? '';
+  await expect.poll(visited).toContain('"pages"');
+  return { gridId, visited };
+}
+
+/** The person's own hands: the same Grid session, driven over WebDriver (a stand-in for VNC input). */
+function personAt(gridId: string): WebDriver {
+  return new WebDriver(new Session(gridId, new Capabilities({})), new http.Executor(new http.HttpClient(gridUrl)));
+}
+
+async function mcpClient(workspace: string): Promise<Client> {
+  const url = new URL(`${running.url}/mcp`);
+  url.searchParams.set('workspace', workspace);
+  const client = new Client({ name: 'await-control', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+  );
+  return client;
+}
+
+describe('await_control', () => {
+  it('answers at once when nobody has control', async () => {
+    await withBrowser('await-nobody', async (agent) => {
+      const answer = await rest(running.url, '/browser/await-control', {}, agent);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({
+        handed_back: false,
+        message: 'nobody has control of this browser: carry on.',
+      });
+    });
+  });
+
+  it('long-polls until the hand-back, listing the pages the person reached and the page now', async () => {
+    await withBrowser('await-visits', async (agent) => {
+      const { gridId, visited } = await takenAndFollowed('await-visits');
+
+      let settled = false;
+      const waiting = rest(running.url, '/browser/await-control', {}, agent).finally(() => {
+        settled = true;
+      });
+      const person = personAt(gridId);
+      await person.get(`${siteUrl}/table.html`);
+      // A person reads a page before moving on: its title is listed while they are on it.
+      await expect.poll(visited).toContain('Data table');
+      await person.get(`${siteUrl}/login.html`);
+      await expect.poll(visited).toContain('login.html');
+      expect(settled).toBe(false);
+
+      expect((await control('DELETE', 'await-visits')).body).toEqual({ state: 'released' });
+      const answer = await waiting;
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({
+        handed_back: true,
+        who: 'Kelly',
+        dropped: 0,
+        url: `${siteUrl}/login.html`,
+      });
+      const pages = answer.body.visited as { url: string; title: string }[];
+      expect(pages.map((p) => p.url)).toEqual([`${siteUrl}/table.html`, `${siteUrl}/login.html`]);
+      expect(pages[0]?.title).toBe('Data table');
+      expect(answer.body.held_for).toBeGreaterThanOrEqual(0);
+      expect(String(answer.body.outline)).toMatch(/input|button/);
+      // The hand-back was said here: the next result carries no notice of it.
+      const next = await rest(running.url, '/browser/extract', { selector: { css: 'h1' } }, agent);
+      expect(next.body.control).toBeUndefined();
+    });
+  });
+
+  it('lists at most 100 pages, the oldest dropped and counted', async () => {
+    await withBrowser('await-many', async (agent) => {
+      const { gridId, visited } = await takenAndFollowed('await-many');
+      await personAt(gridId).executeScript("for (let i = 1; i <= 105; i++) history.pushState({}, '', '?page=' + i)");
+      await expect.poll(visited).toContain('?page=105');
+      await control('DELETE', 'await-many');
+      const answer = await rest(running.url, '/browser/await-control', {}, agent);
+      const pages = answer.body.visited as { url: string }[];
+      expect(pages).toHaveLength(100);
+      expect(answer.body.dropped).toBe(5);
+      expect(pages[0]?.url).toBe(`${siteUrl}/welcome.html?page=6`);
+      expect(pages[99]?.url).toBe(`${siteUrl}/welcome.html?page=105`);
+    });
+  });
+
+  it('over MCP sends progress while it waits, and returns at the hand-back', async () => {
+    await withBrowser('await-mcp', async () => {
+      expect((await control('POST', 'await-mcp')).body.state).toBe('held');
+      const client = await mcpClient('await-mcp');
+      try {
+        const heard: { message?: string }[] = [];
+        const answer = client.callTool({ name: 'await_control', arguments: {} }, undefined, {
+          onprogress: (p) => heard.push(p),
+        });
+        await expect.poll(() => heard.length).toBeGreaterThan(0);
+        expect(heard[0]?.message).toBe('waiting for Kelly to hand back');
+        await control('DELETE', 'await-mcp');
+        const result = (await answer) as { structuredContent?: Record<string, unknown> };
+        expect(result.structuredContent).toMatchObject({
+          handed_back: true,
+          who: 'Kelly',
+          url: `${siteUrl}/welcome.html`,
+        });
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  it('cancelled, leaves the episode as it was, and the hand-back is still answered later', async () => {
+    await withBrowser('await-cancel', async (agent) => {
+      expect((await control('POST', 'await-cancel')).body.state).toBe('held');
+      const client = await mcpClient('await-cancel');
+      const abort = new AbortController();
+      try {
+        const heard: unknown[] = [];
+        const answer = client.callTool({ name: 'await_control', arguments: {} }, undefined, {
+          onprogress: (p) => heard.push(p),
+          signal: abort.signal,
+        });
+        await expect.poll(() => heard.length).toBeGreaterThan(0);
+        abort.abort();
+        await expect(answer).rejects.toThrow();
+      } finally {
+        await client.close();
+      }
+      expect((await running.server.liveView.controls.episode('await-cancel'))?.state).toBe('held');
+      expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, agent)).status).toBe(409);
+      await control('DELETE', 'await-cancel');
+      const later = await rest(running.url, '/browser/await-control', {}, agent);
+      expect(later.body).toMatchObject({ handed_back: true, who: 'Kelly' });
+    });
+  });
+
+  it('answers ended when the Grid loses the browser while it is held', async () => {
+    await withBrowser('await-reaped', async (agent) => {
+      expect((await control('POST', 'await-reaped')).body.state).toBe('held');
+      const gridId = (await gridIdOf(running, 'await-reaped')) ?? '';
+      // Reaped behind the server's back: the Grid ends the session, nothing here is told.
+      expect((await gridFetch(`${gridUrl}/session/${gridId}`, { method: 'DELETE' })).ok).toBe(true);
+      const answer = await rest(running.url, '/browser/await-control', {}, agent);
+      expect(answer.body).toMatchObject({
+        handed_back: true,
+        ended: true,
+        message: 'the browser ended while Kelly had control: call open_session.',
+      });
+      expect(await running.server.liveView.controls.episode('await-reaped')).toBeUndefined();
+    });
+  });
+
+  it('is not a flow step, and a flow stops at a refused step even with onError: continue', async () => {
+    await withBrowser('await-flow', async (agent) => {
+      const asStep = await fetch(`${running.url}/flows/waits`, {
+        method: 'PUT',
+        headers: { ...agent, 'content-type': 'application/json' },
+        body: JSON.stringify({ steps: [{ tool: 'await_control', args: {} }] }),
+      });
+      expect(asStep.status).toBe(400);
+      // Step 1 tells this test's own site when it runs, then holds the run for 1.5 s: the person
+      // asks then, so step 2 meets the request (run_flow holds the turn until its end).
+      const site = await startFixtureSite();
+      try {
+        const saved = await fetch(`${running.url}/flows/moves`, {
+          method: 'PUT',
+          headers: { ...agent, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            steps: [
+              {
+                tool: 'execute_script',
+                args: {
+                  script: `fetch(${JSON.stringify(`${site.url}/collect?event=flow-running`)}, { method: 'POST', mode: 'no-cors', body: '' }); return new Promise((resolve) => setTimeout(() => resolve(1), 1500))`,
+                },
+              },
+              { tool: 'navigate', args: { url: `${siteUrl}/table.html` }, onError: 'continue' },
+              { tool: 'navigate', args: { url: `${siteUrl}/login.html` } },
+            ],
+          }),
+        });
+        expect(saved.status).toBe(200);
+        const flowRun = rest(running.url, '/flows/moves/run', {}, agent);
+        await expect.poll(() => site.received.some((r) => r.event === 'flow-running'), { timeout: 20_000 }).toBe(true);
+        expect((await control('POST', 'await-flow')).body.state).toBe('requested');
+        const run = await flowRun;
+        expect(run.body).toMatchObject({ status: 'failed', steps_run: 2 });
+        const steps = run.body.steps as { ok: boolean; error?: { message: string } }[];
+        expect(steps.map((s) => s.ok)).toEqual([true, false]);
+        expect(steps[1]?.error?.message).toMatch(
+          /^Kelly asked for control of this browser at \d\d:\d\d UTC\. Call await_control/,
+        );
+      } finally {
+        await site.close();
+      }
+      await expect.poll(async () => (await running.server.liveView.controls.episode('await-flow'))?.state).toBe('held');
+      const whole = await rest(running.url, '/flows/moves/run', {}, agent);
+      expect(whole.status).toBe(409);
+      await control('DELETE', 'await-flow');
+      const where = await rest(running.url, '/workspace', undefined, agent);
+      expect(where.body.url).toBe(`${siteUrl}/welcome.html`);
+    });
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { Controls } from '../../src/live/control.js';
+import { MemoryLiveStore } from '../../src/live/live-store.js';
+import { MemoryRecordStore, newRecord } from '../../src/workspace/records.js';
+import { LocalTurns } from '../../src/workspace/turns.js';
+
+/** Controls over the in-memory stores a single server uses, with one workspace holding browser g1. */
+async function controlsWithBrowser(alive = true) {
+  const records = new MemoryRecordStore(3600);
+  await records.put('named:w', { ...newRecord(), gridId: 'g1' });
+  const controls = new Controls(new MemoryLiveStore(), records, new LocalTurns(), undefined, {
+    follow: async () => undefined,
+    unfollow: async () => undefined,
+    alive: async () => alive,
+    bidiAddress: () => undefined,
+  });
+  return controls;
+}
+
+describe('await_control’s wait', () => {
+  it('answers "still in their control" at the cap, and leaves the episode held', async () => {
+    const controls = await controlsWithBrowser();
+    await controls.ask('w', 'Kelly');
+    const told: number[] = [];
+    const waited = await controls.awaitHandBack('w', 150, { progress: (_episode, ms) => told.push(ms) });
+    expect(waited.state).toBe('still');
+    expect(told).toHaveLength(1);
+    expect((await controls.episode('w'))?.state).toBe('held');
+  });
+
+  it('returns at the hand-back, and the hand-back is then said to nobody else', async () => {
+    const controls = await controlsWithBrowser();
+    await controls.ask('w', 'Kelly');
+    const waiting = controls.awaitHandBack('w', 10_000);
+    await controls.withdraw('w', 'Kelly');
+    const waited = await waiting;
+    expect(waited).toMatchObject({ state: 'handed_back', back: { who: 'Kelly' }, visited: { pages: [], dropped: 0 } });
+    expect(await controls.notice('w', false)).toBeUndefined();
+    expect((await controls.awaitHandBack('w', 10_000)).state).toBe('nobody');
+  });
+
+  it('ends the episode with `ended` when the Grid no longer runs the browser', async () => {
+    const controls = await controlsWithBrowser(false);
+    await controls.ask('w', 'Kelly');
+    const waited = await controls.awaitHandBack('w', 10_000);
+    expect(waited).toMatchObject({ state: 'handed_back', back: { who: 'Kelly', ended: true } });
+    expect(await controls.episode('w')).toBeUndefined();
+  });
+
+  it('stops waiting when the caller goes away, and the episode stays', async () => {
+    const controls = await controlsWithBrowser();
+    await controls.ask('w', 'Kelly');
+    const abort = new AbortController();
+    const waiting = controls.awaitHandBack('w', 10_000, { signal: abort.signal });
+    abort.abort();
+    expect((await waiting).state).toBe('still');
+    expect((await controls.episode('w'))?.state).toBe('held');
+  });
+});
