@@ -92,7 +92,7 @@ export const currentWorkspace = defineTool({
 export const skillTool = defineTool({
   name: 'selenium_flow_skill',
   title: 'The skill',
-  description: `Mirror of ${SKILL_URI} (read it first), or of a reference it links to.`,
+  description: `Mirror of ${SKILL_URI} (read it first), or a reference it links to.`,
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
@@ -121,8 +121,8 @@ export const skillTool = defineTool({
 
 export const awaitControl = defineTool({
   name: 'await_control',
-  title: 'Wait for the hand-back',
-  description: 'After a 409 naming it: waits until the person hands back; answers the pages visited and the page now.',
+  title: 'Await hand-back',
+  description: 'After a 409 naming it: waits for the hand-back; answers pages visited and the page now.',
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
