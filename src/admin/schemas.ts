@@ -67,6 +67,13 @@ export const fileEntry = z.object({
   content_type: z.string(),
   image: z.boolean(),
   url: z.string().describe('a signed link that opens the file without a token until it expires'),
+  made_by: z
+    .object({
+      flow: z.string(),
+      step: z.union([z.number().int(), z.string()]).nullable().describe("the step's id, else its 1-based number"),
+    })
+    .optional()
+    .describe('the flow run step that made it (a screenshot, a print, a kept download); absent: made by hand'),
 });
 
 export const fileSections = z.object({
