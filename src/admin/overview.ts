@@ -84,6 +84,7 @@ export class WorkspaceOverview {
       ].sort(),
       slots: slots.length,
       sessions: slots.filter((s) => s.session).length,
+      watchable: slots.filter((s) => s.watchable).length,
       nodes: status.nodes.map((node) => ({
         id: node.id,
         availability: node.availability,
@@ -93,6 +94,7 @@ export class WorkspaceOverview {
         slots: node.slots.map((slot) => ({
           browser: slot.browser,
           platform: slot.platform,
+          watchable: slot.watchable,
           session: slot.session && {
             started: slot.session.started,
             browser: slot.session.browser,

@@ -259,6 +259,10 @@ export const gridStatus = z.object({
   browsers: z.array(z.string()).describe('the browser names its nodes that are up offer'),
   slots: z.number().int(),
   sessions: z.number().int(),
+  watchable: z
+    .number()
+    .int()
+    .describe('slots whose stereotype offers VNC (se:vncEnabled): 0 means no browser on this Grid can be watched'),
   nodes: z.array(
     z.object({
       id: z.string(),
@@ -270,6 +274,7 @@ export const gridStatus = z.object({
         z.object({
           browser: z.string().nullable(),
           platform: z.string().nullable(),
+          watchable: z.boolean().describe('its stereotype offers VNC: the Live tab can show a browser here'),
           session: z
             .object({
               started: isoTime.nullable(),

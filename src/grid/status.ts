@@ -4,6 +4,8 @@ import { gridFetch } from './grid.js';
 export interface GridSlot {
   browser: string | null;
   platform: string | null;
+  /** its stereotype offers VNC (`se:vncEnabled`): a browser here can be watched */
+  watchable: boolean;
   session: { gridId: string; started: string | null; browser: string | null; version: string | null } | null;
 }
 
@@ -34,7 +36,7 @@ interface RawStatus {
       maxSessions?: unknown;
       osInfo?: { name?: unknown; version?: unknown };
       slots?: {
-        stereotype?: { browserName?: unknown; platformName?: unknown };
+        stereotype?: { browserName?: unknown; platformName?: unknown; 'se:vncEnabled'?: unknown };
         session?: {
           sessionId?: unknown;
           start?: unknown;
@@ -76,6 +78,7 @@ export async function readGridStatus(gridUrl: string): Promise<GridStatusReading
       slots: (node.slots ?? []).slice(0, MAX_SLOTS_PER_NODE).map((slot) => ({
         browser: text(slot.stereotype?.browserName),
         platform: text(slot.stereotype?.platformName),
+        watchable: slot.stereotype?.['se:vncEnabled'] === true,
         session:
           slot.session && typeof slot.session.sessionId === 'string'
             ? {
