@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adminClient, type AdminClient } from '../helpers/admin.js';
-import { secretsDir } from '../helpers/secrets.js';
+import { plantedLoginFlow, secretsDir } from '../helpers/secrets.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { accessibilityViolations, launchBrowser, openTab, signIn, type AdminTab, type PageBrowser } from './browser.js';
 
@@ -20,24 +20,9 @@ let dataDir: string;
 let secrets: string;
 const site = () => inject('siteUrl');
 
-/** Types the planted password into the fixture's login form (which submits it into the URL) and screenshots the page. */
-const LOGIN = () => `description: signs in with the planted login
-steps:
-  - tool: navigate
-    args: { url: "${site()}/login.html" }
-  - id: pass
-    tool: write
-    args: { selector: { css: "#password" }, secret: { name: site-login, key: password } }
-  - id: ghost
-    tool: write
-    args: { selector: { css: "#email" }, secret: { name: no-such-secret, key: token } }
-    onError: continue
-  - id: shot
-    tool: screenshot
-    args: { save: true, filename: signed-in }
-  - tool: interact
-    args: { action: click, selector: { css: "#submit" } }
-`;
+/** The planted login flow, with a screenshot of the filled form before it submits. */
+const LOGIN = () =>
+  plantedLoginFlow(site(), '  - id: shot\n    tool: screenshot\n    args: { save: true, filename: signed-in }\n');
 
 const SHARED = `description: the shared sign-in
 steps:
