@@ -136,17 +136,21 @@ describe('no secret value on the page', () => {
     const page = tab.page;
     const answers: Promise<string>[] = [];
     const seenPaths = new Set<string>();
-    page.on('response', (response: Response) => {
-      const url = new URL(response.url());
+    // Read once each answer has arrived whole: a poll the page aborted (it left the view) never
+    // finishes, and its body never reached the page. A stream never ends either: what it carried
+    // is on the page, which is grepped below.
+    page.on('requestfinished', (request) => {
+      const url = new URL(request.url());
       if (!url.pathname.includes('/admin/api/')) {
         return;
       }
       seenPaths.add(url.pathname.replace(/^.*\/admin\/api\//, ''));
-      // A stream never ends: what it carried is on the page, which is grepped below.
-      if ((response.headers()['content-type'] ?? '').includes('text/event-stream')) {
-        return;
-      }
-      answers.push(response.text().catch(() => ''));
+      answers.push(
+        request.response().then(
+          (response: Response | null) => response?.text() ?? '',
+          () => '',
+        ),
+      );
     });
     const html: string[] = [];
     // A view has read its answer once it says Loading… no more.
