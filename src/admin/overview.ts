@@ -22,6 +22,11 @@ import type { Workspaces } from '../workspace/workspaces.js';
 export const MAX_LISTED_WORKSPACES = 1000;
 /** Rows are read this many at a time: each may ask the Grid and the disk. */
 const ROW_CONCURRENCY = 8;
+/**
+ * Downloads may still land this long after the call that started them: until then the listing
+ * asks the browser's node on every read; after it, once more, and then not until the next call.
+ */
+export const DOWNLOADS_SETTLE_MS = 30_000;
 
 export interface OverviewParts {
   workspaces: Workspaces;
@@ -36,6 +41,13 @@ export interface OverviewParts {
  * with its problem; it never takes the listing down.
  */
 export class WorkspaceOverview {
+  /**
+   * A live browser's download count by Grid id, with the call it was counted after. Asking the
+   * node counts as use of the browser on the Grid, so a listing polled every few seconds would
+   * keep an idle browser from ever timing out; this lets it idle (docs/admin.md).
+   */
+  private readonly downloadCounts = new Map<string, { touchedAt: string; countedAt: number; count: number }>();
+
   constructor(private readonly parts: OverviewParts) {}
 
   async list(): Promise<WorkspaceList> {
@@ -44,6 +56,7 @@ export class WorkspaceOverview {
     const workspaces = await mapLimited(listed, ROW_CONCURRENCY, (name) =>
       this.row(name, status).catch((err: unknown) => problemRow(name, problemOf(err))),
     );
+    this.forgetEnded(status);
     return {
       count: workspaces.length,
       truncated: names.length - listed.length,
@@ -65,7 +78,12 @@ export class WorkspaceOverview {
       );
     }
     const files = await this.parts.files.sections(name);
-    const row = await this.rowOf(name, record, status, files);
+    const state = stateOf(record, status);
+    const downloads = state === 'live' && files.browser ? files.downloads.length : null;
+    if (record?.gridId && downloads !== null) {
+      this.downloadCounts.set(record.gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), count: downloads });
+    }
+    const row = await this.rowOf(name, record, state, files, downloads);
     return { ...row, browser: browserBlockOf(record, row.state, status), files };
   }
 
@@ -84,6 +102,7 @@ export class WorkspaceOverview {
       ].sort(),
       slots: slots.length,
       sessions: slots.filter((s) => s.session).length,
+      watchable: slots.filter((s) => s.watchable).length,
       nodes: status.nodes.map((node) => ({
         id: node.id,
         availability: node.availability,
@@ -93,6 +112,7 @@ export class WorkspaceOverview {
         slots: node.slots.map((slot) => ({
           browser: slot.browser,
           platform: slot.platform,
+          watchable: slot.watchable,
           session: slot.session && {
             started: slot.session.started,
             browser: slot.session.browser,
@@ -142,17 +162,53 @@ export class WorkspaceOverview {
       );
     }
     const record = await this.recordOf(name);
-    const files = await this.parts.files.sections(name);
-    return this.rowOf(name, record, status, files);
+    const state = stateOf(record, status);
+    const [files, downloads] = await Promise.all([
+      this.parts.files.stored(name),
+      state === 'live' ? this.downloadCount(name, record) : null,
+    ]);
+    return this.rowOf(name, record, state, files, downloads);
+  }
+
+  /** The live browser's download count: from its node while downloads may still land, else as last counted. */
+  private async downloadCount(name: string, record: WorkspaceRecord | undefined): Promise<number | null> {
+    const gridId = record?.gridId;
+    if (!gridId) {
+      return null;
+    }
+    const known = this.downloadCounts.get(gridId);
+    const settled = (at: number) => at - Date.parse(record.touchedAt) > DOWNLOADS_SETTLE_MS;
+    if (known && known.touchedAt === record.touchedAt && settled(known.countedAt)) {
+      return known.count;
+    }
+    const listing = await this.parts.files.folder(name, 'downloads');
+    if (!listing.browser) {
+      return null;
+    }
+    this.downloadCounts.set(gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), count: listing.count });
+    return listing.count;
+  }
+
+  /** Counts of browsers the Grid no longer runs go: the map holds at most the live ones. */
+  private forgetEnded(status: GridStatusReading): void {
+    if (!status.reachable) {
+      return;
+    }
+    const live = sessionNodes(status);
+    for (const gridId of this.downloadCounts.keys()) {
+      if (!live.has(gridId)) {
+        this.downloadCounts.delete(gridId);
+      }
+    }
   }
 
   private async rowOf(
     name: string,
     record: WorkspaceRecord | undefined,
-    status: GridStatusReading,
-    files: WorkspaceSections,
+    state: BrowserState,
+    files: Pick<WorkspaceSections, 'screenshots' | 'files'>,
+    downloads: number | null,
   ): Promise<WorkspaceRow> {
-    const state = stateOf(record, status);
     const flows = this.parts.flowStore ? (await this.parts.flowStore.names(name)).length : null;
     const onDisk = this.parts.files.enabled;
     return {
@@ -161,7 +217,7 @@ export class WorkspaceOverview {
       state,
       last_page: record?.url === undefined ? null : { url: record.url, title: record.title ?? '' },
       counts: {
-        downloads: state === 'live' && files.browser ? files.downloads.length : null,
+        downloads,
         screenshots: onDisk ? files.screenshots.length : null,
         files: onDisk ? files.files.length : null,
         flows,

@@ -67,6 +67,13 @@ export const fileEntry = z.object({
   content_type: z.string(),
   image: z.boolean(),
   url: z.string().describe('a signed link that opens the file without a token until it expires'),
+  made_by: z
+    .object({
+      flow: z.string(),
+      step: z.union([z.number().int(), z.string()]).nullable().describe("the step's id, else its 1-based number"),
+    })
+    .optional()
+    .describe('the flow run step that made it (a screenshot, a print, a kept download); absent: made by hand'),
 });
 
 export const fileSections = z.object({
@@ -252,6 +259,10 @@ export const gridStatus = z.object({
   browsers: z.array(z.string()).describe('the browser names its nodes that are up offer'),
   slots: z.number().int(),
   sessions: z.number().int(),
+  watchable: z
+    .number()
+    .int()
+    .describe('slots whose stereotype offers VNC (se:vncEnabled): 0 means no browser on this Grid can be watched'),
   nodes: z.array(
     z.object({
       id: z.string(),
@@ -263,6 +274,7 @@ export const gridStatus = z.object({
         z.object({
           browser: z.string().nullable(),
           platform: z.string().nullable(),
+          watchable: z.boolean().describe('its stereotype offers VNC: the Live tab can show a browser here'),
           session: z
             .object({
               started: isoTime.nullable(),

@@ -163,12 +163,18 @@ export class Files {
   /** Every section at once, for the admin page. */
   async sections(workspace: string): Promise<WorkspaceSections> {
     const owner = libraryName(workspace);
-    const [downloads, screenshots, files] = await Promise.all([
-      this.downloadEntries(owner),
+    const [downloads, stored] = await Promise.all([this.downloadEntries(owner), this.stored(owner)]);
+    return { workspace: owner, browser: downloads.browser, downloads: downloads.entries, ...stored };
+  }
+
+  /** Screenshots and Files, from the disk alone: reading them never asks the Grid (or touches a browser). */
+  async stored(workspace: string): Promise<{ screenshots: FileEntry[]; files: FileEntry[] }> {
+    const owner = libraryName(workspace);
+    const [screenshots, files] = await Promise.all([
       this.diskEntries(owner, 'screenshots'),
       this.diskEntries(owner, 'files'),
     ]);
-    return { workspace: owner, browser: downloads.browser, downloads: downloads.entries, screenshots, files };
+    return { screenshots, files };
   }
 
   /** Names in one section, for completions; never an error (a completion is a hint). */

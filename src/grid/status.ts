@@ -70,6 +70,8 @@ export function upSlots(status: GridStatusAnswer): GridStatusSlot[] {
 export interface GridSlot {
   browser: string | null;
   platform: string | null;
+  /** its stereotype offers VNC (`se:vncEnabled`): a browser here can be watched */
+  watchable: boolean;
   session: { gridId: string; started: string | null; browser: string | null; version: string | null } | null;
 }
 
@@ -118,6 +120,7 @@ export async function readGridStatus(gridUrl: string): Promise<GridStatusReading
       slots: (node.slots ?? []).slice(0, MAX_SLOTS_PER_NODE).map((slot) => ({
         browser: text(slot.stereotype?.browserName),
         platform: text(slot.stereotype?.platformName),
+        watchable: slot.stereotype?.['se:vncEnabled'] === true,
         session: slot.session
           ? {
               gridId: slot.session.sessionId,

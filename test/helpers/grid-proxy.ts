@@ -5,21 +5,24 @@ export interface GridProxy {
   url: string;
   /** the Grid ids of every session the real Grid created through this proxy */
   created: string[];
+  /** "METHOD /path" of every request passed on, in order */
+  requests: string[];
   /** hold each new-session answer this long before passing it on (a Grid whose queue is waiting) */
   holdNewSessionsMs: number;
   close(): Promise<void>;
 }
 
 /**
- * A pass-through in front of the real Grid, for the two things a test cannot otherwise see or
+ * A pass-through in front of the real Grid, for the things a test cannot otherwise see or
  * cause on a shared Grid: which sessions one server opened (other test files open theirs on
- * the same Grid), and a new-session request that waits (the real Grid's queue does, when its
+ * the same Grid), what it asked the Grid, and a new-session request that waits (the real Grid's queue does, when its
  * slots are full). Every byte goes to and comes from the real Grid, unchanged.
  */
 export async function startGridProxy(gridUrl: string): Promise<GridProxy> {
   const target = new URL(gridUrl);
-  const proxy: GridProxy = { url: '', created: [], holdNewSessionsMs: 0, close: async () => undefined };
+  const proxy: GridProxy = { url: '', created: [], requests: [], holdNewSessionsMs: 0, close: async () => undefined };
   const server: Server = createServer((incoming, outgoing) => {
+    proxy.requests.push(`${incoming.method ?? ''} ${incoming.url ?? ''}`);
     const forward = request(
       {
         host: target.hostname,

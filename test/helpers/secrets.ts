@@ -62,3 +62,25 @@ export function capturingLogger(): AuditLogger & {
     warn: (event, message) => lines.push({ level: 'warn', event: event as Record<string, unknown>, message }),
   };
 }
+
+/**
+ * A flow that types the planted `site-login` password into the fixture's login form (which
+ * submits it into the page's URL), names a secret no one defines at step 3 (`ghost`), and puts
+ * `beforeSubmit` (YAML steps) before the submit: what the leak tests run.
+ */
+export function plantedLoginFlow(site: string, beforeSubmit = ''): string {
+  return `description: types the planted password, then submits it into the URL
+steps:
+  - tool: navigate
+    args: { url: "${site}/login.html" }
+  - id: pass
+    tool: write
+    args: { selector: { css: "#password" }, secret: { name: site-login, key: password } }
+  - id: ghost
+    tool: write
+    args: { selector: { css: "#email" }, secret: { name: no-such-secret, key: token } }
+    onError: continue
+${beforeSubmit}  - tool: interact
+    args: { action: click, selector: { css: "#submit" } }
+`;
+}

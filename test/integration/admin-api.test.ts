@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import * as schema from '../../src/http/admin/schemas.js';
 import { adminClient, messageOf, type AdminClient } from '../helpers/admin.js';
-import { secretsDir } from '../helpers/secrets.js';
+import { plantedLoginFlow, secretsDir } from '../helpers/secrets.js';
 import { gridHas, gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
 
 const site = inject('siteUrl');
@@ -331,20 +331,7 @@ describe('flows through the operator door', () => {
   });
 });
 
-const LEAK_FLOW = `description: types the planted password, then submits it into the URL
-steps:
-  - tool: navigate
-    args: { url: "${site}/login.html" }
-  - id: pass
-    tool: write
-    args: { selector: { css: "#password" }, secret: { name: site-login, key: password } }
-  - id: ghost
-    tool: write
-    args: { selector: { css: "#email" }, secret: { name: no-such-secret, key: token } }
-    onError: continue
-  - tool: interact
-    args: { action: click, selector: { css: "#submit" } }
-`;
+const LEAK_FLOW = plantedLoginFlow(site);
 
 describe('the secrets catalogue, and no value anywhere', () => {
   beforeAll(async () => {

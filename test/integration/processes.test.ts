@@ -1,7 +1,9 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
@@ -32,6 +34,50 @@ describe('selenium-flow stdio', () => {
       });
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('selenium-flow stdio, flow tools', () => {
+  it('tells its client with tools/list_changed when a flow is saved, and lists flow_<name>', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'stdio-flow-tools-'));
+    const client = new Client({ name: 'stdio-flow-tools', version: '1.0.0' });
+    let heard = 0;
+    let wake: (() => void) | undefined;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      heard += 1;
+      wake?.();
+    });
+    const transport = new StdioClientTransport({
+      command: 'npx',
+      args: ['tsx', 'src/cli.ts', 'stdio'],
+      env: { ...env(), FLOW_DATA_DIR: dataDir },
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      expect(client.getServerCapabilities()?.tools).toMatchObject({ listChanged: true });
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('flow_greet');
+      const saved = await client.callTool({
+        name: 'save_flow',
+        arguments: {
+          name: 'greet',
+          document: {
+            description: 'Open the fixture login page',
+            steps: [{ tool: 'navigate', args: { url: `${inject('siteUrl')}/login.html` } }],
+          },
+        },
+      });
+      expect(saved.isError, JSON.stringify(saved.content)).toBeFalsy();
+      if (heard === 0) {
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      expect(heard).toBe(1);
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'flow_greet');
+      expect(tool?.description).toContain('Open the fixture login page');
+    } finally {
+      await client.close();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -101,4 +101,66 @@ describe('the Files tab', () => {
       await rest(running.url, '/browser/end-browser', {}, asWorkspace);
     }
   });
+
+  it('says which flow step made a file, linking to that step, and keeps saying it once kept', async () => {
+    const flow = `description: screenshots the table
+steps:
+  - tool: navigate
+    args: { url: "${inject('siteUrl')}/table.html" }
+  - id: shot
+    tool: screenshot
+    args: { save: true, filename: by-flow }
+  - tool: screenshot
+    args: { save: true, filename: numbered }
+`;
+    try {
+      const saved = await fetch(`${running.url}/flows/table-shots`, {
+        method: 'PUT',
+        headers: { ...asWorkspace, 'content-type': 'application/yaml' },
+        body: flow,
+      });
+      expect(saved.status, await saved.text()).toBe(200);
+      const run = await rest(running.url, '/flows/table-shots/run', { params: {} }, asWorkspace);
+      expect(run.status, JSON.stringify(run.body)).toBe(200);
+      // And one by hand, which says nothing of a flow.
+      expect(
+        (await rest(running.url, '/browser/screenshot', { save: true, filename: 'by-hand' }, asWorkspace)).status,
+      ).toBe(200);
+
+      const tab = await openTab(browser, `${running.url}/admin/#/workspaces/${WORKSPACE}`);
+      const page = tab.page;
+      await signIn(tab, TOKEN);
+      const shots = page.getByRole('list', { name: 'screenshots' });
+      await shots.getByRole('listitem').nth(2).waitFor();
+      expect(await shots.getByRole('listitem').count()).toBe(3);
+      const tile = (name: string) => page.getByRole('listitem').filter({ hasText: name });
+      expect(await tile('by-flow.png').getByRole('link').getAttribute('href')).toBe(
+        `#/workspaces/${WORKSPACE}/flows/table-shots/steps/shot`,
+      );
+      expect(await tile('by-flow.png').textContent()).toContain('by flow table-shots · step shot');
+      expect(await tile('numbered.png').textContent()).toContain('by flow table-shots · step 3');
+      expect(await tile('by-hand.png').getByRole('link').count()).toBe(0);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: 'docs/admin/files.png' });
+
+      // Kept, it says the same in Files.
+      await page.getByRole('button', { name: 'Keep by-flow.png' }).click();
+      const kept = page.getByRole('list', { name: 'files' }).getByRole('listitem').filter({ hasText: 'by-flow.png' });
+      await kept.waitFor();
+      expect(await kept.textContent()).toContain('by flow table-shots · step shot');
+
+      // The link lands on the step, picked and focused, from the keyboard.
+      await kept.getByRole('link').focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => new URL(page.url()).hash).toBe(`#/workspaces/${WORKSPACE}/flows/table-shots/steps/shot`);
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('step-2');
+      expect(await page.getByRole('button', { name: 'Step 2: screenshot shot' }).getAttribute('aria-pressed')).toBe(
+        'true',
+      );
+      expect(tab.problems).toEqual([]);
+      await page.close();
+    } finally {
+      await rest(running.url, '/browser/end-browser', {}, asWorkspace);
+    }
+  });
 });

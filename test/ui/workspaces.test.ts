@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startGridProxy } from '../helpers/grid-proxy.js';
 import { gridIdOf, gridHas, rest, startServer, type RunningServer } from '../helpers/server.js';
 import { accessibilityViolations, launchBrowser, openTab, signIn, type AdminTab, type PageBrowser } from './browser.js';
 
@@ -128,6 +129,74 @@ describe('a workspace page', () => {
       expect(tab.problems).toEqual([]);
     } finally {
       await rest(running.url, '/browser/end-browser', {}, as(workspace));
+    }
+  });
+});
+
+describe('polling the list', () => {
+  it("answers 304 while nothing changed, never asks an idle browser's node, and still updates", async () => {
+    const proxy = await startGridProxy(inject('gridUrl'));
+    const watched = await startServer({ MCP_AUTH_TOKEN: TOKEN }, proxy.url);
+    const workspace = 'ui-poll';
+    const page = await browser.browser.newPage();
+    const listing = (etag?: string | null) =>
+      fetch(`${watched.url}/admin/api/workspaces`, {
+        headers: { authorization: `Bearer ${TOKEN}`, ...(etag ? { 'if-none-match': etag } : {}) },
+      });
+    // Asking a browser's node for its downloads is a use of that browser: it keeps it from idling out.
+    const askedNode = () => proxy.requests.filter((r) => r.includes('/se/files')).length;
+    try {
+      expect(
+        (await rest(watched.url, '/browser/navigate', { url: `${inject('siteUrl')}/download.html` }, as(workspace)))
+          .status,
+      ).toBe(200);
+      // Its last call was two minutes ago: an idle browser.
+      const record = await watched.server.store.get(`named:${workspace}`);
+      expect(record?.gridId).toBeTruthy();
+      await watched.server.store.put(`named:${workspace}`, {
+        ...record!,
+        touchedAt: new Date(Date.now() - 120_000).toISOString(),
+      });
+      const first = await listing();
+      expect(first.status).toBe(200);
+      expect(first.headers.get('cache-control')).toBe('no-store');
+      const counted = askedNode();
+      expect(counted).toBe(1);
+      for (let i = 0; i < 3; i += 1) {
+        const again = await listing(first.headers.get('etag'));
+        expect(again.status).toBe(304);
+        expect(await again.text()).toBe('');
+      }
+      expect(askedNode()).toBe(counted);
+
+      // The page polls with the ETag, and a change still shows without a reload.
+      const statuses: number[] = [];
+      page.on('response', (response) => {
+        if (new URL(response.url()).pathname.endsWith('/admin/api/workspaces')) {
+          statuses.push(response.status());
+        }
+      });
+      await page.goto(`${watched.url}/admin/`);
+      await page.getByLabel('Admin token').fill(TOKEN);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: workspace }) });
+      await row.getByText('live').waitFor();
+      await expect.poll(() => statuses.includes(304), { timeout: 15_000 }).toBe(true);
+      expect(askedNode()).toBe(counted);
+      const clicked = await rest(
+        watched.url,
+        '/browser/interact',
+        { action: 'click', selector: { css: '#download' } },
+        as(workspace),
+      );
+      expect(clicked.status).toBe(200);
+      await row.getByText('1 download').waitFor({ timeout: 20_000 });
+      expect(askedNode()).toBeGreaterThan(counted);
+    } finally {
+      await page.close();
+      await rest(watched.url, '/browser/end-browser', {}, as(workspace));
+      await watched.close();
+      await proxy.close();
     }
   });
 });

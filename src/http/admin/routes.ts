@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import type { AdminServices } from '../../admin/services.js';
@@ -16,6 +17,20 @@ export function answerOf(shape: z.ZodType): { json: Record<string, unknown> } {
 }
 
 const admin = { tag: 'admin', access: 'admin' } as const;
+
+/**
+ * A polled answer with an ETag of its content: a poller that sends it back as If-None-Match
+ * gets 304 and no body while nothing changed. Never stored by a browser cache (no-store): it is
+ * the operator's view, and the page keeps the last answer itself.
+ */
+function unlessUnchanged(request: FastifyRequest, reply: FastifyReply, answer: unknown): unknown {
+  const etag = `"${createHash('sha256').update(JSON.stringify(answer)).digest('base64url').slice(0, 32)}"`;
+  void reply.header('etag', etag).header('cache-control', 'no-store');
+  if (request.headers['if-none-match'] === etag) {
+    return reply.code(304).send();
+  }
+  return answer;
+}
 export const ADMIN_API = '/admin/api';
 export const WORKSPACE_PATH = `${ADMIN_API}/workspaces/{workspace}`;
 
@@ -37,8 +52,10 @@ export const WORKSPACE_ADMIN_ROUTES: readonly PlainRoute[] = [
     path: `${ADMIN_API}/workspaces`,
     summary:
       'Every workspace with a record or a library directory: browser state, last page, counts, last activity (one unreadable row is listed with its problem)',
+    headers: { 'If-None-Match': 'the ETag of your last read: an unchanged listing answers 304 with no body' },
     answers: answerOf(schema.workspaceList),
-    handler: async (_request, _reply, context) => services(context).overview.list(),
+    handler: async (request, reply, context) =>
+      unlessUnchanged(request, reply, await services(context).overview.list()),
   },
   {
     ...admin,

@@ -74,7 +74,8 @@ export async function call(path: string, options: Call = {}): Promise<Response> 
   // A proxy in front of a server that went away answers 502/503 with a page of its own.
   const gateway = response.status === 502 && !isJson(response);
   session.online = !gateway;
-  if (response.ok) {
+  // 304: the caller sent If-None-Match and nothing changed (a polled read, see getChanged).
+  if (response.ok || response.status === 304) {
     return response;
   }
   const answer: unknown = isJson(response) ? await response.json().catch(() => undefined) : undefined;
@@ -89,6 +90,21 @@ export async function call(path: string, options: Call = {}): Promise<Response> 
 
 export async function getJson<T>(path: string, options: Call = {}): Promise<T> {
   return (await (await call(path, options)).json()) as T;
+}
+
+/**
+ * A polled read that sends back the ETag of the last answer it took: undefined when the
+ * server says nothing changed (304, no body), so a poll of an unchanged view costs no bytes
+ * and no re-render.
+ */
+export async function getChanged<T>(path: string, last: { etag?: string }, options: Call = {}): Promise<T | undefined> {
+  const headers = { ...options.headers, ...(last.etag ? { 'if-none-match': last.etag } : {}) };
+  const response = await call(path, { ...options, headers });
+  if (response.status === 304) {
+    return undefined;
+  }
+  last.etag = response.headers.get('etag') ?? undefined;
+  return (await response.json()) as T;
 }
 
 function isJson(response: Response): boolean {

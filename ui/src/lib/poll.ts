@@ -1,11 +1,17 @@
 /**
  * Calls `load` now and then every `everyMs` until stopped; while the server cannot be reached
- * it keeps trying, so the page recovers by itself when the server is back.
+ * it keeps trying, so the page recovers by itself when the server is back. A tab nobody looks
+ * at (hidden) does not poll; it reads at once when it is shown again.
  */
 export function poll(load: (signal: AbortSignal) => Promise<unknown>, everyMs: number): () => void {
   const abort = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let asleep = false;
   const tick = async () => {
+    if (document.visibilityState === 'hidden') {
+      asleep = true;
+      return;
+    }
     try {
       await load(abort.signal);
     } catch {
@@ -15,10 +21,18 @@ export function poll(load: (signal: AbortSignal) => Promise<unknown>, everyMs: n
       timer = setTimeout(() => void tick(), everyMs);
     }
   };
+  const wake = () => {
+    if (asleep && document.visibilityState === 'visible' && !abort.signal.aborted) {
+      asleep = false;
+      void tick();
+    }
+  };
+  document.addEventListener('visibilitychange', wake);
   void tick();
   return () => {
     abort.abort();
     clearTimeout(timer);
+    document.removeEventListener('visibilitychange', wake);
   };
 }
 

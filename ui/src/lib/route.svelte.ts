@@ -1,13 +1,20 @@
 /**
  * The view is the URL hash, so a reload or a shared link lands on the same view:
- * `#/workspaces`, `#/workspaces/<name>[/files|/flows[/<flow>]|/secrets|/live]`, `#/events`, `#/grid`.
+ * `#/workspaces`, `#/workspaces/<name>[/files|/flows[/<flow>[/steps/<n>]]|/secrets|/live]`, `#/events`,
+ * `#/grid`. A step in the address is what the Secrets and Files tabs link to (the step that types a
+ * secret, or made a file).
  */
 export const WORKSPACE_TABS = ['files', 'flows', 'secrets', 'live'] as const;
 export type WorkspaceTab = (typeof WORKSPACE_TABS)[number];
 
+/** A step by its 1-based number, or by its id (an id starts with a letter, so the two never clash). */
+export type FlowStepRef = number | string;
+const STEP_NUMBER = /^[1-9]\d{0,3}$/;
+const STEP_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
 export type Route =
   | { view: 'workspaces' }
-  | { view: 'workspace'; name: string; tab: WorkspaceTab; flow?: string }
+  | { view: 'workspace'; name: string; tab: WorkspaceTab; flow?: string; step?: FlowStepRef }
   | { view: 'events' }
   | { view: 'grid' }
   | { view: 'unknown'; message: string };
@@ -53,16 +60,26 @@ export function parse(hash: string): Route {
     };
   }
   const chosen = (WORKSPACE_TABS as readonly string[]).includes(tab ?? '') ? (tab as WorkspaceTab) : 'files';
-  const flow = chosen === 'flows' && rest.length ? decoded(rest.join('/')) : undefined;
-  return { view: 'workspace', name, tab: chosen, ...(flow ? { flow } : {}) };
+  // A flow name never holds a '/' (it follows the workspace-name rule), so `<flow>/steps/<n>` is unambiguous.
+  const [rawFlow, stepsWord, rawStep] = rest;
+  const flow = chosen === 'flows' && rawFlow ? decoded(rawFlow) : undefined;
+  const step = flow && stepsWord === 'steps' ? stepRef(rawStep ?? '') : undefined;
+  return { view: 'workspace', name, tab: chosen, ...(flow ? { flow } : {}), ...(step === undefined ? {} : { step }) };
 }
 
-export function workspaceHref(name: string, tab: WorkspaceTab = 'files', flow?: string): string {
+function stepRef(raw: string): FlowStepRef | undefined {
+  return STEP_NUMBER.test(raw) ? Number(raw) : STEP_ID.test(raw) ? raw : undefined;
+}
+
+export function workspaceHref(name: string, tab: WorkspaceTab = 'files', flow?: string, step?: FlowStepRef): string {
   const base = `#/workspaces/${encodeURIComponent(name)}`;
   if (tab === 'files') {
     return base;
   }
-  return `${base}/${tab}${flow ? `/${encodeURIComponent(flow)}` : ''}`;
+  const flowPart = flow
+    ? `/${encodeURIComponent(flow)}${step === undefined ? '' : `/steps/${encodeURIComponent(step)}`}`
+    : '';
+  return `${base}/${tab}${flowPart}`;
 }
 
 /** Picking a flow updates the link without stacking history. */
