@@ -108,8 +108,13 @@ export class Grid {
     const offered = offers?.browsers;
     if (offered && offered.size > 0 && !offered.has(kind)) {
       const names = [...offered].sort().join(', ');
+      // The embedded Grid offers Firefox only where firefox-esr and geckodriver are installed.
+      const install =
+        kind === 'firefox'
+          ? ' (the embedded Grid: install firefox-esr and geckodriver with npm run setup, then restart)'
+          : '';
       throw new BadRequest(
-        `This Grid has no ${kind} browser (it offers: ${names}); pass browser: "${[...offered].sort()[0] ?? 'chrome'}", or add a ${kind} node to the Grid.`,
+        `This Grid has no ${kind} browser (it offers: ${names}); pass browser: "${[...offered].sort()[0] ?? 'chrome'}", or add a ${kind} node to the Grid${install}.`,
       );
     }
     return offers;
