@@ -1,6 +1,7 @@
 import { Agent } from 'node:http';
 import { Capabilities, Session, WebDriver, error as wdError } from 'selenium-webdriver';
 import { Executor, HttpClient } from 'selenium-webdriver/http/index.js';
+import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
 import { browserCapabilities, LIVE_VIEW_CAPABILITY, type BrowserKind, type WindowSize } from './capabilities.js';
@@ -72,6 +73,7 @@ export class Grid {
     const client = new HttpClient(this.url, new Agent({ keepAlive: true, maxSockets: 64 }));
     this.executor = new Executor(client);
     this.executor.defineCommand('sendDevToolsCommand', 'POST', '/session/:sessionId/goog/cdp/execute');
+    this.executor.defineCommand(FIREFOX_FULL_SCREENSHOT, 'GET', '/session/:sessionId/moz/screenshot/full');
   }
 
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
