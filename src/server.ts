@@ -161,6 +161,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   const workspaces = new Workspaces(grid, store, {
     browsersPerCaller: config.browsersPerCaller,
     slotWaitSeconds: config.gridSlotWait,
+    defaultBrowser: config.defaultBrowser,
   });
   const flowStore = config.dataDir ? new DirectoryFlowStore(config.dataDir) : undefined;
   const live = createLive({
