@@ -18,7 +18,7 @@ import {
   type ConfigFile,
 } from './config.js';
 import { GRID_USER, startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
-import { withoutCredentials } from './grid/grid.js';
+import { withoutCredentials } from './grid/fetch.js';
 import { buildMcpServer } from './mcp/server.js';
 import { listedTools } from './mcp/tools.js';
 import { openParts, openServer } from './server.js';

@@ -269,16 +269,13 @@ export function kebab(name: string): string {
 }
 
 /**
- * MCP annotations derive from the table's `kind`. Only what differs from the MCP defaults
- * (not read-only, destructive, open world) is written, except destructiveHint, stated for
- * every act; the title is the tool's own top-level `title`. tools/list is read by every
- * client on every connection, and repeated defaults are bytes with no information.
+ * MCP annotations derive from the table's `kind`: readOnlyHint for reads, destructiveHint stated
+ * for every act. The title is the tool's own top-level `title`. No openWorldHint: a client acts on
+ * read-only and destructive (auto-approval, confirmation), and tools/list, read by every client on
+ * every connection, is held to 12,000 bytes.
  */
 export function annotationsOf(capability: Capability): Record<string, boolean> {
-  return {
-    ...(capability.readOnly ? { readOnlyHint: true } : { destructiveHint: capability.destructive }),
-    ...(capability.attach === 'none' ? { openWorldHint: false } : {}),
-  };
+  return capability.readOnly ? { readOnlyHint: true } : { destructiveHint: capability.destructive };
 }
 
 /**

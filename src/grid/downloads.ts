@@ -1,6 +1,7 @@
 import { unzipSync } from 'fflate';
 import { GridUnavailable } from '../errors.js';
-import { BrowserGone, gridFetch, type Grid } from './grid.js';
+import { gridFetch } from './fetch.js';
+import { BrowserGone, type Grid } from './grid.js';
 
 export interface DownloadedFile {
   name: string;

@@ -20,7 +20,7 @@ import {
   type LivePorts,
   type LiveView,
 } from './displays.js';
-import { gridFetch } from './grid.js';
+import { fetchGridStatus } from './status.js';
 
 export interface EmbeddedGrid {
   /** The Grid's URL with its credentials as userinfo: hand it to Grid clients, never print it. */
@@ -613,12 +613,11 @@ async function waitUntilNodesReady(
 /** Nodes the hub has registered and marks UP (0 while the hub is not ready). */
 async function upNodes(url: string): Promise<number> {
   try {
-    const response = await gridFetch(`${url}/status`, { method: 'GET' });
-    const body = (await response.json()) as { value?: { ready?: boolean; nodes?: { availability?: string }[] } };
-    if (body.value?.ready !== true) {
+    const status = await fetchGridStatus(url);
+    if (status.ready !== true) {
       return 0;
     }
-    return (body.value.nodes ?? []).filter((n) => n.availability === 'UP').length;
+    return (status.nodes ?? []).filter((n) => n.availability === 'UP').length;
   } catch {
     return 0;
   }
@@ -810,20 +809,10 @@ async function waitUntilReady(url: string, supervised: SupervisedProcess, log: R
 
 async function isReady(url: string): Promise<boolean> {
   try {
-    const response = await gridFetch(`${url}/status`, { method: 'GET' });
-    const body: unknown = await response.json();
-    return readyFlag(body);
+    return (await fetchGridStatus(url)).ready === true;
   } catch {
     return false;
   }
-}
-
-function readyFlag(body: unknown): boolean {
-  if (typeof body !== 'object' || body === null || !('value' in body)) {
-    return false;
-  }
-  const value = body.value;
-  return typeof value === 'object' && value !== null && 'ready' in value && value.ready === true;
 }
 
 /** Signals a child started with `detached: true` and everything it started (its process group). */

@@ -4,7 +4,12 @@ import { Executor, HttpClient } from 'selenium-webdriver/http/index.js';
 import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
+import { gridFetch } from './fetch.js';
+import { fetchGridStatus, upSlots, type GridStatusSlot } from './status.js';
 import { browserCapabilities, LIVE_VIEW_CAPABILITY, type BrowserKind, type WindowSize } from './capabilities.js';
+
+/** Where the Grid's URL and its credentials are handled; re-exported for the callers that came before. */
+export { gridFetch, splitCredentials, withoutCredentials } from './fetch.js';
 
 /** The browser is gone from the Grid: ended, or reaped after idling. */
 export class BrowserGone extends NotFound {
@@ -151,7 +156,7 @@ export class Grid {
     let watchableFree = false;
     for (const slot of await this.slots()) {
       const name = slot.stereotype?.browserName;
-      if (typeof name === 'string' && name !== '') {
+      if (name) {
         browsers.add(name);
       }
       const live = slot.stereotype?.[LIVE_VIEW_CAPABILITY];
@@ -162,12 +167,8 @@ export class Grid {
   }
 
   /** The slots of the Grid's nodes that are up. */
-  private async slots(): Promise<GridSlot[]> {
-    const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
-    const body = (await response.json()) as { value?: { nodes?: { availability?: string; slots?: GridSlot[] }[] } };
-    return (body.value?.nodes ?? [])
-      .filter((node) => node.availability === undefined || node.availability === 'UP')
-      .flatMap((node) => node.slots ?? []);
+  private async slots(): Promise<GridStatusSlot[]> {
+    return upSlots(await fetchGridStatus(this.url));
   }
 
   attach(gridId: string, capabilities: Record<string, unknown>): WebDriver {
@@ -225,54 +226,12 @@ export class Grid {
    */
   async isReachable(): Promise<boolean> {
     try {
-      const response = await gridFetch(`${this.url}/status`, { method: 'GET' });
-      const body = (await response.json()) as { value?: unknown };
-      return typeof body.value === 'object' && body.value !== null;
+      await fetchGridStatus(this.url);
+      return true;
     } catch {
       return false;
     }
   }
-}
-
-/**
- * A request to the Grid. Node's fetch refuses a URL with userinfo, so a Grid URL's credentials
- * travel as a Basic authorization header instead.
- */
-export async function gridFetch(url: string, init: RequestInit): Promise<Response> {
-  const { address, authorization } = splitCredentials(url);
-  const headers = new Headers(init.headers);
-  if (authorization !== undefined) {
-    headers.set('authorization', authorization);
-  }
-  try {
-    return await fetch(address, { ...init, headers, signal: AbortSignal.timeout(30_000) });
-  } catch {
-    throw new GridUnavailable(
-      'The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.',
-    );
-  }
-}
-
-/** A URL without its userinfo, and that userinfo as a Basic authorization header value. */
-export function splitCredentials(url: string): { address: string; authorization?: string } {
-  const parsed = new URL(url);
-  if (parsed.username === '' && parsed.password === '') {
-    return { address: url };
-  }
-  const userinfo = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
-  parsed.username = '';
-  parsed.password = '';
-  return { address: parsed.toString(), authorization: `Basic ${Buffer.from(userinfo).toString('base64')}` };
-}
-
-/** The URL as it may be shown: scheme, host, port and path, never its credentials. */
-export function withoutCredentials(url: string): string {
-  return splitCredentials(url).address.replace(/\/$/, '');
-}
-
-interface GridSlot {
-  stereotype?: Record<string, unknown>;
-  session?: unknown;
 }
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);

@@ -1,4 +1,70 @@
-import { gridFetch } from './grid.js';
+import { z } from 'zod';
+import { GridUnavailable } from '../errors.js';
+import { gridFetch } from './fetch.js';
+
+/**
+ * A field of the Grid's answer that is not what we expect reads as absent: Grids of other
+ * versions (and proxies) vary in the details, and one odd field must not hide the rest.
+ */
+function lenient<T extends z.ZodType>(schema: T) {
+  return schema.optional().catch(undefined);
+}
+
+const WireSession = z.object({
+  sessionId: z.string(),
+  start: lenient(z.string()),
+  capabilities: lenient(z.looseObject({ browserName: lenient(z.string()), browserVersion: lenient(z.string()) })),
+});
+
+const WireSlot = z.object({
+  /** what the slot offers; other keys (se:vncEnabled, ours for the live view) stay as the Grid sent them */
+  stereotype: lenient(z.looseObject({ browserName: lenient(z.string()), platformName: lenient(z.string()) })),
+  session: lenient(WireSession.nullable()),
+});
+
+const WireNode = z.object({
+  id: lenient(z.string()),
+  availability: lenient(z.string()),
+  version: lenient(z.string()),
+  maxSessions: lenient(z.number()),
+  osInfo: lenient(z.object({ name: lenient(z.string()), version: lenient(z.string()) })),
+  slots: lenient(z.array(WireSlot)),
+});
+
+/** The Grid's answer to GET /status (W3C `{value: {ready, message}}`, plus Selenium Grid 4's nodes). */
+const WireStatus = z.object({
+  value: z.object({
+    ready: lenient(z.boolean()),
+    message: lenient(z.string()),
+    nodes: lenient(z.array(WireNode)),
+  }),
+});
+
+export type GridStatusAnswer = z.infer<typeof WireStatus>['value'];
+export type GridStatusSlot = z.infer<typeof WireSlot>;
+
+/**
+ * One GET /status, parsed: the only reader of the Grid's status JSON. It touches no session, so
+ * reading it never keeps a browser from idling out. Throws GridUnavailable when the Grid does not
+ * answer, or answers something that is not a status (a proxy's error page).
+ */
+export async function fetchGridStatus(gridUrl: string): Promise<GridStatusAnswer> {
+  const response = await gridFetch(`${gridUrl}/status`, { method: 'GET' });
+  const parsed = WireStatus.safeParse(await response.json().catch(() => undefined));
+  if (!parsed.success) {
+    throw new GridUnavailable(
+      'The Grid did not answer its status in JSON; check that GRID_URL points at the Grid itself, then retry.',
+    );
+  }
+  return parsed.data.value;
+}
+
+/** The slots of the nodes that are up (a node that does not say is taken as up). */
+export function upSlots(status: GridStatusAnswer): GridStatusSlot[] {
+  return (status.nodes ?? [])
+    .filter((node) => node.availability === undefined || node.availability === 'UP')
+    .flatMap((node) => node.slots ?? []);
+}
 
 /** One slot of a node, as the Grid's /status describes it; a session's id stays inside this layer's callers. */
 export interface GridSlot {
@@ -23,28 +89,6 @@ export interface GridStatusReading {
   nodes: GridNode[];
 }
 
-interface RawStatus {
-  value?: {
-    ready?: unknown;
-    message?: unknown;
-    nodes?: {
-      id?: unknown;
-      availability?: unknown;
-      version?: unknown;
-      maxSessions?: unknown;
-      osInfo?: { name?: unknown; version?: unknown };
-      slots?: {
-        stereotype?: { browserName?: unknown; platformName?: unknown };
-        session?: {
-          sessionId?: unknown;
-          start?: unknown;
-          capabilities?: { browserName?: unknown; browserVersion?: unknown };
-        } | null;
-      }[];
-    }[];
-  };
-}
-
 /** Past this many nodes the Grid's answer is cut: a status page is not an inventory. */
 export const MAX_NODES = 200;
 const MAX_SLOTS_PER_NODE = 64;
@@ -55,14 +99,12 @@ const MAX_SLOTS_PER_NODE = 64;
  * addresses are left out: no page may learn where the Grid or its nodes listen.
  */
 export async function readGridStatus(gridUrl: string): Promise<GridStatusReading> {
-  let body: RawStatus;
+  let value: GridStatusAnswer;
   try {
-    const response = await gridFetch(`${gridUrl}/status`, { method: 'GET' });
-    body = (await response.json()) as RawStatus;
+    value = await fetchGridStatus(gridUrl);
   } catch {
     return { reachable: false, ready: false, message: null, nodes: [] };
   }
-  const value = body.value ?? {};
   return {
     reachable: true,
     ready: value.ready === true,
@@ -72,19 +114,18 @@ export async function readGridStatus(gridUrl: string): Promise<GridStatusReading
       availability: text(node.availability) ?? 'UNKNOWN',
       version: text(node.version),
       os: [text(node.osInfo?.name), text(node.osInfo?.version)].filter(Boolean).join(' ') || null,
-      maxSessions: typeof node.maxSessions === 'number' ? node.maxSessions : null,
+      maxSessions: node.maxSessions ?? null,
       slots: (node.slots ?? []).slice(0, MAX_SLOTS_PER_NODE).map((slot) => ({
         browser: text(slot.stereotype?.browserName),
         platform: text(slot.stereotype?.platformName),
-        session:
-          slot.session && typeof slot.session.sessionId === 'string'
-            ? {
-                gridId: slot.session.sessionId,
-                started: text(slot.session.start),
-                browser: text(slot.session.capabilities?.browserName),
-                version: text(slot.session.capabilities?.browserVersion),
-              }
-            : null,
+        session: slot.session
+          ? {
+              gridId: slot.session.sessionId,
+              started: text(slot.session.start),
+              browser: text(slot.session.capabilities?.browserName),
+              version: text(slot.session.capabilities?.browserVersion),
+            }
+          : null,
       })),
     })),
   };
@@ -103,6 +144,6 @@ export function sessionNodes(status: GridStatusReading): Map<string, GridNode> {
   return nodes;
 }
 
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value.slice(0, 200) : null;
+function text(value: string | undefined): string | null {
+  return value ? value.slice(0, 200) : null;
 }

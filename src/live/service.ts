@@ -1,5 +1,6 @@
 import { Conflict, NotFound } from '../errors.js';
-import { splitCredentials, type Grid } from '../grid/grid.js';
+import { splitCredentials } from '../grid/fetch.js';
+import type { Grid } from '../grid/grid.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
 import type { Controls } from './control.js';

@@ -7,7 +7,7 @@ import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
 import type { StepProgress } from '../capabilities/flows-view.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
-import type { ListedTool } from './tools.js';
+import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
 import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 
@@ -28,8 +28,12 @@ const NO_FLOW_TOOLS: FlowToolOptions = { enabled: false, max: 0 };
 /** tools/list says what its flow tools cost under this key of its _meta. */
 export const FLOW_TOOLS_META = 'selenium-flow/flow-tools';
 
-const INSTRUCTIONS =
-  'Drive a real browser on a Selenium Grid. Read the selenium_flow_skill tool (or the skill://selenium-flow/SKILL.md resource) first.';
+/** Said once per connection: what tools/list leaves out of every tool that shares an argument. */
+const INSTRUCTIONS = [
+  'Drive a real browser on a Selenium Grid. Read the selenium_flow_skill tool (or the skill://selenium-flow/SKILL.md resource) first.',
+  'Arguments many tools share:',
+  ...Object.entries(SHARED_ARGUMENTS).map(([name, said]) => `- ${name}: ${said}`),
+].join('\n');
 
 /**
  * One MCP server instance for one caller. It is cheap: the tool list is rendered once at

@@ -29,13 +29,16 @@ export function toListedTool(capability: Capability): ListedTool {
 
 // Rules a caller need not plan around, because the server refuses past each with a sentence that
 // says the rule: bounds (a 4,096-character selector, a 0–60 s wait), base64's pattern, "no other
-// argument". tools/list is read on every connection and held to a
+// argument", "exactly one of css or xpath". tools/list is read on every connection and held to a
 // 12,000-byte budget (test/unit/tools-list.test.ts); the OpenAPI document keeps every keyword.
 const UNLISTED_KEYWORDS = new Set([
   'maxLength',
   'minLength',
   'maxItems',
   'minItems',
+  'maxProperties',
+  'minProperties',
+  'additionalProperties',
   'pattern',
   'minimum',
   'maximum',
@@ -44,9 +47,29 @@ const UNLISTED_KEYWORDS = new Set([
   'propertyNames',
 ]);
 
+/**
+ * Arguments a dozen tools share, described once, in the server's instructions (and in the skill),
+ * instead of in every tool that takes them: 17 session_ids and 9 wait_timeouts would otherwise
+ * repeat the same words.
+ */
+export const SHARED_ARGUMENTS: Readonly<Record<string, string>> = {
+  selector: '{"css": "…"} or {"xpath": "…"}, exactly one; or a list of up to 5 of those, the first that matches wins',
+  wait_timeout: 'seconds to wait for the element (default 5, at most 60)',
+  session_id: 'only without a workspace (stateless): the handle open_session answered',
+};
+
 /** A tool's input schema as tools/list shows it: the table's schema without what the server says itself. */
 export function listedSchema(capability: Capability): ObjectSchema {
-  return lean(jsonSchemaOf(capability.input, 'input')) as ObjectSchema;
+  const schema = lean(jsonSchemaOf(capability.input, 'input')) as ObjectSchema;
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  for (const name of Object.keys(SHARED_ARGUMENTS)) {
+    const property = properties?.[name];
+    if (property) {
+      const { description: _said, ...rest } = property;
+      properties[name] = rest;
+    }
+  }
+  return schema;
 }
 
 function lean(schema: unknown): unknown {
@@ -60,20 +83,13 @@ function lean(schema: unknown): unknown {
   // doubled the selector in a dozen tools); the server checks them and says how when they are wrong.
   const choice = 'anyOf' in schema && Array.isArray(schema.anyOf) ? oneOrList(schema.anyOf) : undefined;
   if (choice) {
-    return { anyOf: [lean(choice), { type: 'array', description: 'of those, tried in order' }] };
+    return { anyOf: [lean(choice), { type: 'array' }] };
   }
-  // An enum says its type already. The selector's "exactly one of css or xpath" stays (its
-  // minProperties, maxProperties and closing): a client validates it before the call is made.
+  // An enum says its type already.
   const enumerated = 'enum' in schema;
-  const exactlyOne = 'maxProperties' in schema;
   return Object.fromEntries(
     Object.entries(schema)
-      .filter(
-        ([key]) =>
-          !UNLISTED_KEYWORDS.has(key) &&
-          !(enumerated && key === 'type') &&
-          !(key === 'additionalProperties' && !exactlyOne),
-      )
+      .filter(([key]) => !UNLISTED_KEYWORDS.has(key) && !(enumerated && key === 'type'))
       .map(([key, value]) => [key, key === 'properties' ? mapValues(value, lean) : lean(value)]),
   );
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { isKeyName, isSecretName } from './names.js';
 import { parseAllowedUrls, UNRESTRICTED } from './origins.js';
 import { type ListedSecret, type SecretSource, type SourceListing } from './source.js';
@@ -24,11 +25,21 @@ export interface KubernetesOptions {
   timeoutMs?: number;
 }
 
-/** The Kubernetes API's wire shapes we read: a SecretList and a Secret (core/v1). */
-interface SecretObject {
-  metadata?: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  data?: Record<string, string>;
-}
+/** The Kubernetes API's wire shapes we read: a Secret and a SecretList (core/v1), parsed at this boundary. */
+const WireSecret = z.object({
+  metadata: z
+    .object({
+      name: z.string().optional(),
+      labels: z.record(z.string(), z.string()).optional(),
+      annotations: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+  data: z.record(z.string(), z.string()).optional(),
+});
+type SecretObject = z.infer<typeof WireSecret>;
+
+/** An item that is not a Secret is left out of the list, not a reason to lose the others. */
+const WireSecretList = z.object({ items: z.array(WireSecret.optional().catch(undefined)).optional() });
 
 /** On when a service-account mount exists (SECRETS_KUBERNETES=off turns it off). */
 export function serviceAccountMounted(accountDir: string): boolean {
@@ -61,10 +72,11 @@ export class KubernetesSource implements SecretSource {
         problem: err instanceof KubernetesError ? err.message : 'the Kubernetes API could not be reached',
       };
     }
-    const items = (answer.body as { items?: SecretObject[] } | null)?.items ?? [];
+    // A parse failure is dropped unread: its issues would quote the values.
+    const items = WireSecretList.safeParse(answer.body).data?.items ?? [];
     // Key names live only beside the values: project each item at once and keep nothing else.
     const secrets = items
-      .map((item) => project(item, answer.namespace))
+      .map((item) => item && project(item, answer.namespace))
       .filter((s): s is ListedSecret => s !== undefined);
     return { secrets };
   }
@@ -76,7 +88,7 @@ export class KubernetesSource implements SecretSource {
     } catch {
       return undefined;
     }
-    const item = body as SecretObject | null;
+    const item = WireSecret.safeParse(body).data;
     // Withdrawn since the listing (label removed, or moved to another workspace): gone.
     if (
       item?.metadata?.labels?.[EXPOSE_LABEL] !== 'true' ||

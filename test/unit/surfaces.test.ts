@@ -25,7 +25,6 @@ describe('every surface is rendered from the capability table', () => {
       if (capability.kind === 'act') {
         expect(capability.readOnly).toBe(false);
       }
-      expect(tool?.annotations.openWorldHint ?? true).toBe(capability.attach !== 'none');
     }
   });
 
@@ -50,14 +49,28 @@ describe('every surface is rendered from the capability table', () => {
     expect(readOnly).toContain('list_flows');
   });
 
-  it('renders a selector as one object of exactly one of css or xpath, which a validator enforces', async () => {
+  it('lists a selector as an object of css or xpath, or a list; the table’s schema enforces exactly one', async () => {
     const { Ajv2020 } = await import('ajv/dist/2020.js');
-    const interact = listedTools(true).find((t) => t.name === 'interact');
-    const validate = new Ajv2020().compile(interact?.inputSchema ?? {});
-    expect(validate({ action: 'click', selector: { css: '#a' } })).toBe(true);
-    expect(validate({ action: 'click', selector: { xpath: '//a' } })).toBe(true);
+    const interact = CAPABILITIES.find((c) => c.name === 'interact');
+    const listed = new Ajv2020().compile(listedTools(true).find((t) => t.name === 'interact')?.inputSchema ?? {});
+    const full = new Ajv2020().compile(interact ? jsonSchemaOf(interact.input, 'input') : {});
+    for (const selector of [{ css: '#a' }, { xpath: '//a' }, [{ css: '#a' }, { xpath: '//a' }]]) {
+      expect(listed({ action: 'click', selector })).toBe(true);
+      expect(full({ action: 'click', selector })).toBe(true);
+    }
+    expect(listed({ action: 'click', selector: '#a' })).toBe(false);
     for (const selector of [{}, { css: '#a', xpath: '//a' }, { id: 'a' }, '#a']) {
-      expect(validate({ action: 'click', selector })).toBe(false);
+      expect(full({ action: 'click', selector })).toBe(false);
+    }
+  });
+
+  it('describes the arguments tools share once, in the instructions, not in each tool', async () => {
+    const { SHARED_ARGUMENTS } = await import('../../src/mcp/tools.js');
+    for (const tool of listedTools(true)) {
+      const properties = tool.inputSchema.properties as Record<string, { description?: string }>;
+      for (const name of Object.keys(SHARED_ARGUMENTS)) {
+        expect(properties[name]?.description, `${tool.name}.${name}`).toBeUndefined();
+      }
     }
   });
 

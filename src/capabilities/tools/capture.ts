@@ -16,7 +16,7 @@ const savedFile = z.object({
 
 export const screenshot = defineTool({
   name: 'screenshot',
-  title: 'Take a screenshot',
+  title: 'Screenshot',
   description: 'PNG of the viewport, full_page or an element; save keeps it.',
   kind: 'read',
   // save keeps a file in the workspace
@@ -28,9 +28,9 @@ export const screenshot = defineTool({
   input: z.object({
     selector: selector.optional(),
     full_page: z.boolean().optional(),
-    width: z.number().int().min(100).max(4000).optional().describe('scale down to this width'),
+    width: z.number().int().min(100).max(4000).optional().describe('px, scaled down'),
     wait_timeout: waitTimeout,
-    save: z.boolean().optional().describe('keep it in screenshots'),
+    save: z.boolean().optional(),
     filename: savedName('.png'),
   }),
   check: (args) =>

@@ -39,7 +39,7 @@ export const fileListing = z.object({
 
 export const keepFile = defineTool({
   name: 'keep_file',
-  title: 'Keep a file in Files',
+  title: 'Keep a file',
   description: 'Keep a screenshot or download (by uri) in Files.',
   kind: 'act',
   destructive: false,
@@ -49,11 +49,7 @@ export const keepFile = defineTool({
   answersUnderControl: true,
   http: { method: 'POST', path: '/files/kept' },
   input: z.object({
-    uri: z
-      .string()
-      .min(1)
-      .max(MAX_URI_CHARS)
-      .describe('workspace://files/screenshots/<name> or workspace://files/downloads/<name>'),
+    uri: z.string().min(1).max(MAX_URI_CHARS).describe('workspace://files/{screenshots,downloads}/…'),
   }),
   output: z.object({
     from: z.string().describe('the uri it was kept from'),
@@ -67,7 +63,7 @@ export const keepFile = defineTool({
 
 export const workspaceFiles = defineTool({
   name: 'workspace_files',
-  title: "The workspace's files",
+  title: 'Files',
   description: 'Mirror of workspace://files.',
   kind: 'read',
   attach: 'none',

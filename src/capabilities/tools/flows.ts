@@ -65,7 +65,7 @@ export function flowsOf(flows: FlowsView | undefined): FlowsView {
 export const listFlows = defineTool({
   name: 'list_flows',
   title: 'List flows',
-  description: 'Mirror of flow://here (or, everywhere, flow://flows).',
+  description: 'Mirror of flow://here; everywhere: flow://flows.',
   kind: 'read',
   attach: 'none',
   takesTurn: false,
@@ -87,7 +87,7 @@ export const listFlows = defineTool({
   ],
   answersUnderControl: true,
   http: { method: 'GET', path: '/flows' },
-  input: z.object({ everywhere: z.boolean().optional().describe('not only those for this page') }),
+  input: z.object({ everywhere: z.boolean().optional().describe("not only this page's") }),
   output: z.object({ flows: z.array(listing) }),
   handler: async (args, { flows }) => ({ flows: await flowsOf(flows).list(args.everywhere ?? false) }),
 });
@@ -145,7 +145,7 @@ export const saveFlow = defineTool({
           ),
         z.record(z.string(), z.unknown()),
       ])
-      .describe('YAML text, or the same as JSON'),
+      .describe('YAML, or as JSON'),
     if_match: revision.optional(),
   }),
   output: z.object({ name: z.string(), revision: z.string(), created: z.boolean() }),
@@ -171,7 +171,7 @@ export const deleteFlow = defineTool({
 export const runFlowTool = defineTool({
   name: 'run_flow',
   title: 'Run a flow',
-  description: 'Run a saved flow in one call; params fill its parameters.',
+  description: 'Run a saved flow; params fill its parameters.',
   kind: 'act',
   destructive: true,
   attach: 'none',
@@ -193,9 +193,8 @@ const lastCalls = `how many of the workspace's recent calls to draft from: 1 to 
 
 export const draftFlowTool = defineTool({
   name: 'draft_flow',
-  title: 'Draft a flow from what you just did',
-  description:
-    "Turn this workspace's last successful calls into a flow document for review: typed text becomes parameters, secrets stay secret references, repeats are dropped. Saves nothing: save_flow saves it.",
+  title: 'Draft a flow',
+  description: 'Your last calls as a flow document, for save_flow.',
   kind: 'read',
   attach: 'none',
   takesTurn: false,
@@ -204,7 +203,7 @@ export const draftFlowTool = defineTool({
   http: { method: 'POST', path: '/flows/draft' },
   input: z.object({
     last: z.number().int(lastCalls).min(1, lastCalls).max(MAX_DRAFT_CALLS, lastCalls),
-    name: flowName.optional().describe('the name you mean to save it under'),
+    name: flowName.optional().describe('to save it as'),
   }),
   output: z.object({
     name: z.string().nullable(),

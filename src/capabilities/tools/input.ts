@@ -22,7 +22,7 @@ import { resolveUploadBytes } from '../../files/upload-source.js';
 
 export const interactTool = defineTool({
   name: 'interact',
-  title: 'Interact with an element',
+  title: 'Interact',
   description: 'Click, hover, select an option, check… one element.',
   kind: 'act',
   attach: 'open',
@@ -48,8 +48,8 @@ export const interactTool = defineTool({
 
 export const write = defineTool({
   name: 'write',
-  title: 'Type into a field',
-  description: 'Type text, or a secret {name, key} you never see, into a field (cleared first).',
+  title: 'Type',
+  description: 'Type text or a secret (never shown) into a field, cleared first.',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -64,10 +64,9 @@ export const write = defineTool({
         MAX_TEXT_CHARS,
         `text is at most ${MAX_TEXT_CHARS} characters (typed key by key); give a file to a file input with upload_file`,
       )
-      .optional()
-      .describe('what to type'),
+      .optional(),
     secret: secretArgument.optional(),
-    clear: z.boolean().optional().describe('default true'),
+    clear: z.boolean().optional(),
     submit: z.boolean().optional().describe('press Enter after'),
     wait_timeout: waitTimeout,
   }),
@@ -139,7 +138,7 @@ export const pressKeyTool = defineTool({
     'press_key takes no secret: it presses one key and carries no value. Type a secret with write {selector, secret: {name, key}}.',
   input: z.object({
     key: z.string().min(1).max(MAX_WORD_CHARS),
-    modifiers: z.array(z.enum(MODIFIERS)).max(4).optional().describe('held down meanwhile'),
+    modifiers: z.array(z.enum(MODIFIERS)).max(4).optional(),
     selector: selector.optional(),
     wait_timeout: waitTimeout,
   }),
@@ -153,8 +152,8 @@ export const pressKeyTool = defineTool({
 
 export const uploadFileTool = defineTool({
   name: 'upload_file',
-  title: 'Set a file input',
-  description: 'Fill a file input from text, content (base64) or file (uri).',
+  title: 'Upload a file',
+  description: 'Fill a file input from text, content (base64) or file.',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -166,8 +165,7 @@ export const uploadFileTool = defineTool({
     text: z
       .string()
       .max(MAX_UPLOAD_BYTES, `text is at most ${MAX_UPLOAD_BYTES} characters (the upload limit)`)
-      .optional()
-      .describe('file content as text'),
+      .optional(),
     content: z
       .base64()
       .max(MAX_UPLOAD_BASE64_CHARS, `content is at most ${MAX_UPLOAD_BYTES} bytes (the upload limit)`)

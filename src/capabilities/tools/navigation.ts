@@ -25,7 +25,7 @@ export const navigate = defineTool({
   secretRefusal:
     'navigate takes no secret: a secret in a URL lands in browser history, referrers, server logs and the workspace record. Open the page, then type the secret into its field with write {selector, secret: {name, key}}.',
   input: z.object({
-    url: webUrl.optional().describe('http(s)'),
+    url: webUrl.optional(),
     action: z.enum(['back', 'forward', 'refresh']).optional(),
   }),
   check: (args) =>
@@ -45,8 +45,8 @@ export const navigate = defineTool({
 
 export const frame = defineTool({
   name: 'frame',
-  title: 'Switch frame',
-  description: 'Enter an iframe (selector), or go to the parent frame or top.',
+  title: 'Frame',
+  description: 'Enter an iframe, or go to the parent or top.',
   kind: 'act',
   destructive: false,
   attach: 'open',
@@ -70,7 +70,7 @@ export const frame = defineTool({
 
 export const dialog = defineTool({
   name: 'dialog',
-  title: 'Answer a dialog',
+  title: 'Dialog',
   description: 'Accept or dismiss the open alert, confirm or prompt.',
   kind: 'act',
   attach: 'existing',
@@ -81,7 +81,7 @@ export const dialog = defineTool({
   summary: (_args, result) => shortText(result.message),
   input: z.object({
     action: z.enum(['accept', 'dismiss']),
-    text: z.string().max(MAX_PROMPT_CHARS).optional().describe('the answer to a prompt'),
+    text: z.string().max(MAX_PROMPT_CHARS).optional().describe('for a prompt'),
   }),
   output: z.object({ message: z.string().describe("the dialog's message"), answered: z.enum(['accept', 'dismiss']) }),
   handler: async (args, { driver }) => {
@@ -92,7 +92,7 @@ export const dialog = defineTool({
 
 export const resize = defineTool({
   name: 'resize',
-  title: 'Resize the window',
+  title: 'Resize',
   description: 'Set the window size (CSS pixels).',
   kind: 'act',
   destructive: false,

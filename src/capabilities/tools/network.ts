@@ -9,7 +9,7 @@ import { maxChars } from '../schemas.js';
 const WITHHELD = { withheld: true as const, withheld_reason: CARRIED };
 const DEFAULT_BODY_CHARS = 20_000;
 
-const match = z.string().max(1000).describe('a URL glob where * is any run of characters, e.g. "*/api/*"');
+const match = z.string().max(1000).describe('URL glob, e.g. "*/api/*"');
 
 const entry = z.object({
   id: z.string().describe('pass it to network_body'),
@@ -27,9 +27,8 @@ const entry = z.object({
 
 export const captureNetwork = defineTool({
   name: 'capture_network',
-  title: 'Capture network requests',
-  description:
-    "Turn capture of the browser's requests on or off (on again starts an empty list). List them with workspace://network, read a response with network_body. match keeps only URLs matching its glob.",
+  title: 'Capture network',
+  description: "Record the browser's requests; workspace_network lists them.",
   kind: 'act',
   destructive: false,
   attach: 'none',
@@ -37,8 +36,8 @@ export const captureNetwork = defineTool({
   // never commands the page or the window: only listens to the browser
   answersUnderControl: true,
   input: z.object({
-    on: z.boolean().describe('true starts capture, false stops it (the list stays readable)'),
-    match: match.optional().describe('keep only requests whose URL matches this glob, e.g. "*/api/*"'),
+    on: z.boolean().describe('false stops; the list stays'),
+    match: match.optional(),
   }),
   check: (args) => (args.match === undefined ? undefined : matchProblem(args.match)),
   output: z.object({
@@ -52,9 +51,8 @@ export const captureNetwork = defineTool({
 
 export const workspaceNetwork = defineTool({
   name: 'workspace_network',
-  title: 'Captured network requests',
-  description:
-    'Mirror of workspace://network: the requests the browser made while capture_network was on, oldest first (the newest NETWORK_CAPTURE_LIMIT; dropped counts the rest). Filter by match, type or status.',
+  title: 'Network requests',
+  description: 'Mirror of workspace://network: the captured requests.',
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
@@ -70,7 +68,7 @@ export const workspaceNetwork = defineTool({
   http: { method: 'GET', path: '/workspace/network' },
   input: z.object({
     match: match.optional(),
-    type: z.string().min(1).max(40).optional().describe('document, script, style, image, font, fetch, xhr, other, …'),
+    type: z.string().min(1).max(40).optional().describe('document, xhr, fetch, script…'),
     status: z
       .string()
       .max(6)
@@ -94,9 +92,8 @@ export const workspaceNetwork = defineTool({
 
 export const networkBody = defineTool({
   name: 'network_body',
-  title: 'Read a response body',
-  description:
-    "One captured response's body, as the browser received it (never fetched again): text up to max_chars, JSON pretty-printed, binary saved to Files (or its size and type without a data directory). Request bodies are never answered.",
+  title: 'Response body',
+  description: "A captured response's body: text, or a binary saved to Files.",
   kind: 'read',
   // a binary body is written to Files
   readOnly: false,
@@ -105,7 +102,7 @@ export const networkBody = defineTool({
   answersUnderControl: true,
   takesTurn: false,
   input: z.object({
-    request: z.string().min(1).max(200).describe('an id from workspace://network'),
+    request: z.string().min(1).max(200).describe('id from workspace_network'),
     max_chars: maxChars(DEFAULT_BODY_CHARS),
   }),
   output: z.object({

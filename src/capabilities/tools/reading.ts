@@ -14,7 +14,7 @@ const WITHHELD = { withheld: true as const, withheld_reason: CARRIED };
 
 export const extractTool = defineTool({
   name: 'extract',
-  title: 'Read from the page',
+  title: 'Extract',
   description: 'Read text, html, value or an attribute of selector, or the page.',
   kind: 'read',
   // url navigates first
@@ -63,8 +63,8 @@ export const extractTool = defineTool({
 
 export const outlineTool = defineTool({
   name: 'outline',
-  title: 'Outline the page',
-  description: 'A compact map of the page with a working selector per control.',
+  title: 'Outline',
+  description: "The page's structure, with a selector for every control.",
   kind: 'read',
   attach: 'existing',
   runnableInFlow: true,
@@ -88,7 +88,7 @@ export const outlineTool = defineTool({
 
 export const assertTool = defineTool({
   name: 'assert',
-  title: 'Assert a condition',
+  title: 'Assert',
   description: 'Wait until script is true or selector in state, else fail.',
   kind: 'read',
   // a script condition is any JavaScript, which can change the page
@@ -99,10 +99,10 @@ export const assertTool = defineTool({
   input: z.object({
     script: z.string().min(1).max(MAX_SCRIPT_CHARS).optional().describe('JavaScript returning true'),
     selector: selector.optional(),
-    state: z.enum(['present', 'absent', 'visible', 'hidden']).optional().describe('with selector (default present)'),
+    state: z.enum(['present', 'absent', 'visible', 'hidden']).optional().describe('default present'),
     timeout: z.number().min(0).max(120).optional().describe('seconds (default 5)'),
     stable_for: z.number().int().min(0).max(60_000).optional().describe('ms it must hold'),
-    message: z.string().min(1).max(MAX_LINE_CHARS).describe('what failed, in your words'),
+    message: z.string().min(1).max(MAX_LINE_CHARS).describe('said on failure'),
   }),
   check: (args) =>
     exactlyOne(args, ['script', 'selector']) ? undefined : 'Pass exactly one of script or selector (with state).',

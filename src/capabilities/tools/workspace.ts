@@ -6,7 +6,7 @@ import { readSkill } from '../skill.js';
 export const openSession = defineTool({
   name: 'open_session',
   title: 'Open a browser',
-  description: 'Open a browser, ending the one held; stateless: answers session_id.',
+  description: 'Open a browser, ending the one held.',
   kind: 'act',
   destructive: false,
   attach: 'none',
@@ -39,7 +39,7 @@ export const openSession = defineTool({
 export const endBrowser = defineTool({
   name: 'end_browser',
   title: 'End the browser',
-  description: "End the workspace's browser; its files and flows stay.",
+  description: 'End the browser; its files and flows stay.',
   kind: 'act',
   attach: 'none',
   usesSessionId: 'required',
@@ -91,7 +91,7 @@ export const currentWorkspace = defineTool({
 
 export const skillTool = defineTool({
   name: 'selenium_flow_skill',
-  title: 'How to use selenium-flow',
+  title: 'The skill',
   description: 'Mirror of skill://selenium-flow/SKILL.md. Read it first.',
   kind: 'read',
   attach: 'none',
