@@ -3,6 +3,7 @@ import { BadRequest } from '../errors.js';
 import { FIREFOX_FULL_SCREENSHOT, sendCommand } from './commands.js';
 import { cropPng, scalePngToWidth } from './png.js';
 import { findElement, type Selector } from './selectors.js';
+import { documentsInReach, inPage, maskSecrets, pageSize, scrollOffset, unmaskSecrets } from './scripts.js';
 
 export interface ScreenshotRequest {
   selector?: Selector;
@@ -54,7 +55,7 @@ interface Clip {
 
 async function pageClip(driver: WebDriver, fullPage: boolean): Promise<Clip> {
   const [pageWidth, pageHeight, viewWidth, viewHeight] = await driver.executeScript<[number, number, number, number]>(
-    'const d = document.documentElement; return [d.scrollWidth, d.scrollHeight, window.innerWidth, window.innerHeight];',
+    inPage(pageSize),
   );
   return {
     x: 0,
@@ -107,7 +108,7 @@ async function firefoxScreenshot(
 }
 
 async function scrollTop(driver: WebDriver): Promise<number> {
-  return driver.executeScript<number>('return window.scrollY');
+  return driver.executeScript<number>(inPage(scrollOffset));
 }
 
 export async function printPdf(
@@ -120,38 +121,8 @@ export async function printPdf(
   });
 }
 
-// Every document the capture shows that a script can reach: the top page's, when this frame
-// may read it, and each same-origin frame below. A frame on another origin is out of reach;
-// see docs/security.md.
-const DOCUMENTS = `const docs = [];
-const walk = (doc) => { if (docs.includes(doc)) return; docs.push(doc); for (const f of doc.querySelectorAll('iframe,frame')) { try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {} } };
-try { walk(top.document); } catch (e) {}
-walk(document);`;
-
-// Blanks each field a secret was typed into (through the native setter, so no listener and no
-// framework copy hears of it; the value stays in the page, on the element), and answers the
-// text a capture would show besides: the pages' text and the unmarked fields' values.
-const MASK = `${DOCUMENTS}
-const shown = [];
-for (const doc of docs) {
-  for (const el of doc.querySelectorAll('[data-selenium-flow-secret]')) {
-    const d = el.tagName === 'TEXTAREA' ? Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value') : Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
-    if (!('seleniumFlowMasked' in el)) { el.seleniumFlowMasked = d.get.call(el); d.set.call(el, ''); }
-  }
-  shown.push(doc.title, doc.body ? doc.body.innerText : '');
-  for (const el of doc.querySelectorAll('input:not([data-selenium-flow-secret]):not([type=password]),textarea:not([data-selenium-flow-secret])')) shown.push(el.value);
-}
-return shown.join('\\n');`;
-
-const UNMASK = `${DOCUMENTS}
-for (const doc of docs) {
-  for (const el of doc.querySelectorAll('[data-selenium-flow-secret]')) {
-    if (!('seleniumFlowMasked' in el)) continue;
-    const d = el.tagName === 'TEXTAREA' ? Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value') : Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
-    d.set.call(el, el.seleniumFlowMasked);
-    delete el.seleniumFlowMasked;
-  }
-}`;
+const MASK = inPage(maskSecrets, documentsInReach);
+const UNMASK = inPage(unmaskSecrets, documentsInReach);
 
 /**
  * Runs a capture (screenshot, print) with the fields a secret was typed into blanked, and

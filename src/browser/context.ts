@@ -1,6 +1,7 @@
 import { error as wdError, type Alert, type WebDriver } from 'selenium-webdriver';
 import { BadRequest, NotFound } from '../errors.js';
-import { delay, findElement, type Selector } from './selectors.js';
+import { poll } from '../poll.js';
+import { findElement, type Selector } from './selectors.js';
 
 export type FrameAction = 'enter' | 'parent' | 'top';
 
@@ -37,26 +38,30 @@ export type DialogAction = 'accept' | 'dismiss';
 const DIALOG_WAIT_MS = 2000;
 
 export async function answerDialog(driver: WebDriver, action: DialogAction, text: string | undefined): Promise<string> {
-  const deadline = Date.now() + DIALOG_WAIT_MS;
-  for (;;) {
-    try {
-      const alert = await driver.switchTo().alert();
-      const message = await alert.getText();
-      if (text !== undefined) {
-        await answerPrompt(alert, text);
-      }
-      await (action === 'accept' ? alert.accept() : alert.dismiss());
-      return message;
-    } catch (err) {
-      if (!(err instanceof wdError.NoSuchAlertError)) {
+  const message = await poll(
+    async () => {
+      try {
+        const alert = await driver.switchTo().alert();
+        const message = await alert.getText();
+        if (text !== undefined) {
+          await answerPrompt(alert, text);
+        }
+        await (action === 'accept' ? alert.accept() : alert.dismiss());
+        return message;
+      } catch (err) {
+        if (err instanceof wdError.NoSuchAlertError) {
+          return undefined;
+        }
         throw err;
       }
-      if (Date.now() >= deadline) {
-        throw new NotFound('No dialog is open; call dialog right after the action that opens one.');
-      }
-    }
-    await delay(100);
+    },
+    DIALOG_WAIT_MS,
+    100,
+  );
+  if (message === undefined) {
+    throw new NotFound('No dialog is open; call dialog right after the action that opens one.');
   }
+  return message;
 }
 
 async function answerPrompt(alert: Alert, text: string): Promise<void> {

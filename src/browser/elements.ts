@@ -1,7 +1,7 @@
 import { Key, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
-import { READ_TOP_PAGE } from './page-state.js';
 import { describeSelector, findElement, findFormField, type Selector } from './selectors.js';
+import { findOption, focusHeld, inPage, readBack, scrollIntoView, topPage } from './scripts.js';
 
 export const INTERACT_ACTIONS = [
   'click',
@@ -47,19 +47,14 @@ export async function interact(
     case 'focus':
       return focus(driver, element, selector);
     case 'scroll_into_view':
-      await driver.executeScript("arguments[0].scrollIntoView({block: 'center'})", element);
+      await driver.executeScript(inPage(scrollIntoView), element);
       return;
   }
 }
 
 /** focus() on a hidden or unfocusable element does nothing, and keys would land elsewhere. */
 async function focus(driver: WebDriver, element: WebElement, selector: Selector): Promise<void> {
-  if (
-    !(await driver.executeScript<boolean>(
-      'const e = arguments[0]; e.focus(); return e.getRootNode().activeElement === e;',
-      element,
-    ))
-  ) {
+  if (!(await driver.executeScript<boolean>(inPage(focusHeld), element))) {
     throw new BadRequest(
       `${describeSelector(selector)} cannot take focus (hidden, disabled or not a field); wait for it with assert state visible, or pick the field itself.`,
     );
@@ -69,12 +64,7 @@ async function focus(driver: WebDriver, element: WebElement, selector: Selector)
 // The bindings' Select class fires unawaited commands from its constructor: on an element that
 // is not a <select> (or a browser that goes away) their rejection is unhandled and ends the
 // process. One script finds the option instead; clicking it selects it as a person would.
-const FIND_OPTION = `
-const [select, wanted] = arguments;
-if (select.tagName !== 'SELECT') return 'not a select';
-const options = Array.from(select.options);
-const text = wanted.replace(/\\s+/g, ' ').trim();
-return options.find((o) => o.text === text) || options.find((o) => o.value === wanted) || null;`;
+const FIND_OPTION = inPage(findOption);
 
 async function selectOption(
   driver: WebDriver,
@@ -131,10 +121,7 @@ export async function typeText(
 // A password field's value is not echoed: an answer is read by a model and kept in its
 // transcript, and a password has no business there twice. One script, not the getAttribute
 // atom (~4 KB of JavaScript sent with every call), that also reads where the browser is.
-const READ_BACK = `const e = arguments[0];
-const value = e.type === 'password' ? null : 'value' in e ? String(e.value) : e.textContent;
-${READ_TOP_PAGE}
-return [value, page];`;
+const READ_BACK = inPage(readBack, topPage);
 
 /** W3C key names a caller may use, mapped to WebDriver's code points. */
 const KEY_NAMES: Record<string, string> = Object.fromEntries(

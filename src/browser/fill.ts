@@ -1,5 +1,6 @@
 import { Key, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
+import { frameAddress, inPage, setSecret } from './scripts.js';
 
 /**
  * The page that would receive keystrokes: the top-level address (from the browser, which no
@@ -7,10 +8,7 @@ import { BadRequest } from '../errors.js';
  * it has entered one (`location` is unforgeable too).
  */
 export async function receivingPage(driver: WebDriver): Promise<{ top: string; frame: string }> {
-  const [top, frame] = await Promise.all([
-    driver.getCurrentUrl(),
-    driver.executeScript<unknown>('return window.location.href'),
-  ]);
+  const [top, frame] = await Promise.all([driver.getCurrentUrl(), driver.executeScript<unknown>(inPage(frameAddress))]);
   return { top, frame: typeof frame === 'string' ? frame : '' };
 }
 
@@ -37,24 +35,7 @@ const NOT_TYPED = ['button', 'checkbox', 'color', 'file', 'hidden', 'image', 'ra
  *
  * The field is marked (data-selenium-flow-secret) so a screenshot can mask it.
  */
-const SET_SECRET = `const [el, value, clear, frameOrigin, topOrigin] = arguments;
-if (location.origin !== frameOrigin) return ['moved', location.origin];
-let top = null;
-try { top = window.top.location.origin; } catch (e) {}
-if (top !== null && top !== topOrigin) return ['moved', top];
-if (!el.isConnected || el.ownerDocument !== document) return ['gone', ''];
-const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : el instanceof HTMLInputElement ? HTMLInputElement.prototype : null;
-const type = proto === HTMLInputElement.prototype ? el.type : 'textarea';
-if (!proto || ${JSON.stringify(NOT_TYPED)}.includes(type)) return ['not a field', el.tagName.toLowerCase() + (proto ? '[type=' + type + ']' : '')];
-if (el.disabled || el.readOnly) return ['read-only', type];
-let next = clear ? value : el.value + value;
-if (el.maxLength >= 0) next = next.slice(0, el.maxLength);
-el.focus();
-Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, next);
-el.setAttribute('data-selenium-flow-secret', '');
-el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertReplacementText' }));
-el.dispatchEvent(new Event('change', { bubbles: true }));
-return ['typed', type];`;
+const SET_SECRET = inPage(setSecret);
 
 /**
  * What setting a secret did (the shape the secrets layer audits): typed, with the type of the
@@ -93,6 +74,7 @@ export async function fillSecret(
       clear,
       originOf(page.frame),
       originOf(page.top),
+      NOT_TYPED,
     );
   } catch (err) {
     if (err instanceof Error && err.message.includes(value)) {

@@ -1,4 +1,5 @@
 import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import { inPage, topPage } from './scripts.js';
 
 export interface OpenDialog {
   message: string;
@@ -10,13 +11,8 @@ export interface PageState {
   dialog?: OpenDialog;
 }
 
-// Every act answers where the browser is, so this runs after each one: one script instead of
-// getCurrentUrl + getTitle, which the driver runs one after the other (~40 ms a call on the
-// Grid). `top` and `location` cannot be redefined by a page; from inside a cross-origin frame
-// `top.document` is out of reach, and the two WebDriver commands answer instead.
-// READ_TOP_PAGE is statements, for a script that reads something else in the same round trip.
-export const READ_TOP_PAGE = 'let page = null; try { page = [top.location.href, top.document.title]; } catch (e) {}';
-export const TOP_PAGE = `${READ_TOP_PAGE} return page;`;
+/** Exported for bench/: the raw baseline reads the page with the same script. */
+export const TOP_PAGE = inPage(topPage);
 
 /**
  * Where the browser is now. When a page dialog is open WebDriver refuses to read the page,

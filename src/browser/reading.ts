@@ -1,7 +1,9 @@
 import { error as wdError, type WebDriver } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
-import { delay, noElement, type Selector } from './selectors.js';
+import { poll } from '../poll.js';
 import { NOT_A_SELECTOR } from './errors.js';
+import { noElement, type Selector } from './selectors.js';
+import { extractValues, inPage } from './scripts.js';
 
 export type ExtractWhat = 'text' | 'html' | 'value' | 'attribute';
 
@@ -19,31 +21,7 @@ export interface ExtractRequest {
 // One round trip finds and reads the element(s) in the page, instead of a find plus a read
 // per element over WebDriver. It stops one character past the budget (so the cut is seen): a page
 // of a million elements must not send them all to be cut here.
-const EXTRACT_SCRIPT = `
-const [css, xpath, what, attribute, all, budget] = arguments;
-let nodes;
-if (css !== null) nodes = Array.from(document.querySelectorAll(css));
-else if (xpath !== null) {
-  const r = document.evaluate(xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-  nodes = []; for (let i = 0; i < r.snapshotLength; i++) nodes.push(r.snapshotItem(i));
-} else nodes = [document.documentElement];
-if (!all) nodes = nodes.slice(0, 1);
-const read = (n) => {
-  if (what === 'html') return n.outerHTML ?? n.textContent ?? '';
-  if (what === 'value') return n.value === undefined ? null : String(n.value);
-  if (what === 'attribute') return n.getAttribute ? n.getAttribute(attribute) : null;
-  return n === document.documentElement ? document.body.innerText : (n.innerText ?? n.textContent ?? '');
-};
-const out = [];
-let used = 0;
-for (const n of nodes) {
-  if (used > budget) break;
-  let v = read(n);
-  if (v !== null && v.length > budget - used + 1) v = v.slice(0, budget - used + 1);
-  out.push(v);
-  used += v === null ? 4 : v.length;
-}
-return out;`;
+const EXTRACT_SCRIPT = inPage(extractValues);
 
 // The page reads this far past max_chars: a caller that screens the text (for a typed secret,
 // by runs of a dozen characters) must see enough of a value the cut would split to recognise it.
@@ -60,30 +38,31 @@ export async function extract(
   }
   const css = request.selector && 'css' in request.selector ? request.selector.css : null;
   const xpath = request.selector && 'xpath' in request.selector ? request.selector.xpath : null;
-  const deadline = Date.now() + request.waitSeconds * 1000;
-  for (;;) {
-    const values = await runInPage<(string | null)[]>(
-      driver,
-      EXTRACT_SCRIPT,
-      css,
-      xpath,
-      request.what,
-      request.attribute ?? null,
-      request.all,
-      request.maxChars + READ_PAST_CUT,
-    );
-    if (values.length > 0) {
-      const screened = values.map((v) => (v !== null && request.carriesSecret?.(v) ? '' : v));
-      return { ...truncateAll(screened, request.maxChars), withheld: screened.some((v, i) => v !== values[i]) };
+  const values = await poll(
+    async () => {
+      const found = await runInPage<(string | null)[]>(
+        driver,
+        EXTRACT_SCRIPT,
+        css,
+        xpath,
+        request.what,
+        request.attribute ?? null,
+        request.all,
+        request.maxChars + READ_PAST_CUT,
+      );
+      return found.length > 0 ? found : undefined;
+    },
+    request.waitSeconds * 1000,
+    100,
+  );
+  if (values === undefined) {
+    if (request.all) {
+      return { values: [], truncated: false, withheld: false };
     }
-    if (Date.now() >= deadline) {
-      if (request.all) {
-        return { values: [], truncated: false, withheld: false };
-      }
-      throw noElement(request.selector ?? { css: 'html' }, request.waitSeconds);
-    }
-    await delay(100);
+    throw noElement(request.selector ?? { css: 'html' }, request.waitSeconds);
   }
+  const screened = values.map((v) => (v !== null && request.carriesSecret?.(v) ? '' : v));
+  return { ...truncateAll(screened, request.maxChars), withheld: screened.some((v, i) => v !== values[i]) };
 }
 
 /**

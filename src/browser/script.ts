@@ -1,6 +1,7 @@
 import { error as wdError, type WebDriver } from 'selenium-webdriver';
 import { BadRequest, TimedOut } from '../errors.js';
-import { delay, describeSelector, toBy, type Selector } from './selectors.js';
+import { poll } from '../poll.js';
+import { describeSelector, toBy, type Selector } from './selectors.js';
 
 export async function runScript(driver: WebDriver, script: string, args: unknown[]): Promise<unknown> {
   try {
@@ -57,26 +58,23 @@ export async function waitForCondition(
   message: string,
 ): Promise<number> {
   const started = Date.now();
-  const deadline = started + timeoutSeconds * 1000;
   let heldSince: number | undefined;
-  for (;;) {
-    const holds = await conditionHolds(driver, condition);
-    const now = Date.now();
-    if (holds) {
-      heldSince ??= now;
-      if (now - heldSince >= stableForMs) {
-        return now - started;
-      }
-    } else {
-      heldSince = undefined;
-    }
-    if (now >= deadline) {
-      throw new TimedOut(
-        `Assertion failed: ${message} (${describeCondition(condition)} did not hold within ${timeoutSeconds} s).`,
-      );
-    }
-    await delay(100);
+  const waited = await poll(
+    async () => {
+      const holds = await conditionHolds(driver, condition);
+      const now = Date.now();
+      heldSince = holds ? (heldSince ?? now) : undefined;
+      return heldSince !== undefined && now - heldSince >= stableForMs ? now - started : undefined;
+    },
+    timeoutSeconds * 1000,
+    100,
+  );
+  if (waited === undefined) {
+    throw new TimedOut(
+      `Assertion failed: ${message} (${describeCondition(condition)} did not hold within ${timeoutSeconds} s).`,
+    );
   }
+  return waited;
 }
 
 async function conditionHolds(driver: WebDriver, condition: Condition): Promise<boolean> {

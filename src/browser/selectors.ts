@@ -1,6 +1,8 @@
 import { By, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { BadRequest, NotFound } from '../errors.js';
+import { poll } from '../poll.js';
 import { NOT_A_SELECTOR } from './errors.js';
+import { findField, inPage } from './scripts.js';
 
 export type Selector = { css: string } | { xpath: string };
 
@@ -46,14 +48,7 @@ export interface FormField {
 // (~130 ms) that most fields, already empty, do not need: finding the field by script answers
 // whether it is empty in the same round trip as the lookup. The page's own querySelector and
 // XPath evaluator are what the driver uses for these locators too.
-const FIND_FIELD = `const [css, xpath] = arguments;
-let e;
-try {
-  e = css !== null ? document.querySelector(css) : document.evaluate(xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
-} catch (err) { return 'refused'; }
-if (e === null) return null;
-if (e.nodeType !== Node.ELEMENT_NODE) return 'refused';
-return [e, 'value' in e && e.value === ''];`;
+const FIND_FIELD = inPage(findField);
 
 /** findElement for a field about to be typed into, which also says whether it is empty. */
 export async function findFormField(
@@ -81,17 +76,11 @@ async function untilFound<T>(
   waitSeconds: number,
   attempt: () => Promise<T | undefined>,
 ): Promise<T> {
-  const deadline = Date.now() + waitSeconds * 1000;
-  for (;;) {
-    const found = await attempt();
-    if (found !== undefined) {
-      return found;
-    }
-    if (Date.now() >= deadline) {
-      throw noElement(selector, waitSeconds);
-    }
-    await delay(POLL_MS);
+  const found = await poll(attempt, waitSeconds * 1000, POLL_MS);
+  if (found === undefined) {
+    throw noElement(selector, waitSeconds);
   }
+  return found;
 }
 
 export async function findElements(
@@ -100,14 +89,15 @@ export async function findElements(
   waitSeconds = DEFAULT_WAIT_SECONDS,
 ): Promise<WebElement[]> {
   const by = toBy(selector);
-  const deadline = Date.now() + waitSeconds * 1000;
-  for (;;) {
-    const found = await driver.findElements(by);
-    if (found.length > 0 || Date.now() >= deadline) {
-      return found;
-    }
-    await delay(POLL_MS);
-  }
+  const found = await poll(
+    async () => {
+      const elements = await driver.findElements(by);
+      return elements.length > 0 ? elements : undefined;
+    },
+    waitSeconds * 1000,
+    POLL_MS,
+  );
+  return found ?? [];
 }
 
 /**
@@ -119,28 +109,28 @@ export async function firstMatching(
   alternatives: readonly Selector[],
   waitSeconds = DEFAULT_WAIT_SECONDS,
 ): Promise<{ index: number; selector: Selector }> {
-  const deadline = Date.now() + waitSeconds * 1000;
-  for (;;) {
-    for (const [index, selector] of alternatives.entries()) {
-      if ((await driver.findElements(toBy(selector))).length > 0) {
-        return { index, selector };
+  const first = await poll(
+    async () => {
+      for (const [index, selector] of alternatives.entries()) {
+        if ((await driver.findElements(toBy(selector))).length > 0) {
+          return { index, selector };
+        }
       }
-    }
-    if (Date.now() >= deadline) {
-      throw new NotFound(
-        `No element matches any of ${alternatives.map(describeSelector).join(', ')} (waited ${waitSeconds} s); find a working selector with outline, or raise wait_timeout.`,
-      );
-    }
-    await delay(POLL_MS);
+      return undefined;
+    },
+    waitSeconds * 1000,
+    POLL_MS,
+  );
+  if (first === undefined) {
+    throw new NotFound(
+      `No element matches any of ${alternatives.map(describeSelector).join(', ')} (waited ${waitSeconds} s); find a working selector with outline, or raise wait_timeout.`,
+    );
   }
+  return first;
 }
 
 export function noElement(selector: Selector, waitSeconds: number): NotFound {
   return new NotFound(
     `No element matches ${describeSelector(selector)} (waited ${waitSeconds} s); find a working selector with outline, or raise wait_timeout.`,
   );
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

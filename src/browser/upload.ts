@@ -5,6 +5,7 @@ import type { WebDriver } from 'selenium-webdriver';
 import { FileDetector } from 'selenium-webdriver/remote/index.js';
 import { BadRequest } from '../errors.js';
 import { describeSelector, findElement, type Selector } from './selectors.js';
+import { inPage, isFileInput } from './scripts.js';
 
 /**
  * Sets a file input. The bytes are written to a private temp file and sent through
@@ -19,12 +20,7 @@ export async function uploadFile(
 ): Promise<void> {
   const element = await findElement(driver, selector, waitSeconds);
   // sendKeys would type the node's temp path into any other field.
-  if (
-    !(await driver.executeScript<boolean>(
-      "return arguments[0].tagName === 'INPUT' && arguments[0].type === 'file'",
-      element,
-    ))
-  ) {
+  if (!(await driver.executeScript<boolean>(inPage(isFileInput), element))) {
     throw new BadRequest(
       `${describeSelector(selector)} is not a file input; point selector at the <input type="file">, find it with outline.`,
     );

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, chown, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
+import { poll } from '../poll.js';
 import { LIVE_VIEW_CAPABILITY } from './capabilities.js';
 
 /**
@@ -146,16 +146,19 @@ export async function untilDisplayReady(
   exited: () => boolean,
   log: () => string,
 ): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (exited()) {
-      throw new Error(`A live view's display (Xvfb, x11vnc, websockify) exited before it was ready.\n${log()}`);
-    }
-    const numbered = (await readFile(join(dir, 'display'), 'utf8').catch(() => '')).trim() !== '';
-    if (numbered && (await accepts(ports.websocket))) {
-      return;
-    }
-    await delay(READY_POLL_MS);
+  const ready = await poll(
+    async () => {
+      if (exited()) {
+        throw new Error(`A live view's display (Xvfb, x11vnc, websockify) exited before it was ready.\n${log()}`);
+      }
+      const numbered = (await readFile(join(dir, 'display'), 'utf8').catch(() => '')).trim() !== '';
+      return (numbered && (await accepts(ports.websocket))) || undefined;
+    },
+    READY_TIMEOUT_MS,
+    READY_POLL_MS,
+  );
+  if (ready) {
+    return;
   }
   throw new Error(`A live view's display was not ready within ${READY_TIMEOUT_MS / 1000} s.\n${log()}`);
 }

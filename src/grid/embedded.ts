@@ -20,6 +20,7 @@ import {
   type LivePorts,
   type LiveView,
 } from './displays.js';
+import { poll } from '../poll.js';
 import { fetchGridStatus } from './status.js';
 
 export interface EmbeddedGrid {
@@ -593,19 +594,22 @@ async function waitUntilNodesReady(
   processes: SupervisedProcess[],
   log: RecentLines,
 ): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const ended = processes.find((p) => hasExited(p.child));
-    if (ended) {
-      await outputDrained(ended.child);
-      throw new Error(
-        `A process of the embedded hub-and-node Grid exited before it was ready (${exitDescription(ended.child)}).\n${log.text()}`,
-      );
-    }
-    if ((await upNodes(url)) >= nodes) {
-      return;
-    }
-    await delay(READY_POLL_MS);
+  const ready = await poll(
+    async () => {
+      const ended = processes.find((p) => hasExited(p.child));
+      if (ended) {
+        await outputDrained(ended.child);
+        throw new Error(
+          `A process of the embedded hub-and-node Grid exited before it was ready (${exitDescription(ended.child)}).\n${log.text()}`,
+        );
+      }
+      return (await upNodes(url)) >= nodes || undefined;
+    },
+    READY_TIMEOUT_MS,
+    READY_POLL_MS,
+  );
+  if (ready) {
+    return;
   }
   throw new Error(`The embedded hub did not see ${nodes} node(s) within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`);
 }
@@ -776,8 +780,12 @@ function superviseCommand(
       }
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.stdin?.end();
-      const timeout = delay(STOP_TIMEOUT_MS).then(() => 'timeout' as const);
-      if ((await Promise.race([exited, timeout])) === 'timeout') {
+      // Cancelled once the child exits: a pending 30 s timer would hold the test runner's process open.
+      const cancel = new AbortController();
+      const timeout = delay(STOP_TIMEOUT_MS, 'timeout' as const, { signal: cancel.signal }).catch(() => undefined);
+      const ended = await Promise.race([exited, timeout]);
+      cancel.abort();
+      if (ended === 'timeout') {
         child.kill('SIGKILL');
       }
       // A browser's crash handler may still hold the write end of the log pipes; nothing more is read.
@@ -791,18 +799,21 @@ function superviseCommand(
 
 async function waitUntilReady(url: string, supervised: SupervisedProcess, log: RecentLines): Promise<void> {
   const child = supervised.child;
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (hasExited(child)) {
-      await outputDrained(child);
-      throw new Error(
-        `The embedded Selenium Grid exited before it was ready (${exitDescription(child)}).\n${log.text()}`,
-      );
-    }
-    if (await isReady(url)) {
-      return;
-    }
-    await delay(READY_POLL_MS);
+  const ready = await poll(
+    async () => {
+      if (hasExited(child)) {
+        await outputDrained(child);
+        throw new Error(
+          `The embedded Selenium Grid exited before it was ready (${exitDescription(child)}).\n${log.text()}`,
+        );
+      }
+      return (await isReady(url)) || undefined;
+    },
+    READY_TIMEOUT_MS,
+    READY_POLL_MS,
+  );
+  if (ready) {
+    return;
   }
   throw new Error(`The embedded Selenium Grid was not ready within ${READY_TIMEOUT_MS / 1000} s.\n${log.text()}`);
 }
@@ -833,7 +844,7 @@ async function outputDrained(child: ChildProcess): Promise<void> {
     return;
   }
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  await Promise.race([closed, delay(1_000)]);
+  await Promise.race([closed, delay(1_000, undefined, { ref: false })]);
 }
 
 function hasExited(child: ChildProcess): boolean {

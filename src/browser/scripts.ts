@@ -1,0 +1,277 @@
+/// <reference lib="dom" />
+/**
+ * The code that runs inside pages, as typed functions rather than strings with doubled escapes.
+ * Each one travels alone (its source text, through `inPage`): it may use its arguments, the
+ * page's globals and the helpers `inPage` is given beside it, nothing else of this module.
+ * WebDriver hands an element argument in as the page's Element and an Element back as a
+ * WebElement. outline.ts keeps its long script as String.raw text.
+ */
+
+/**
+ * The script WebDriver sends for `fn`. tsx (dev runs, the tests' child servers) wraps named
+ * inner functions in `__name(...)`, which no page defines: the script defines it as a no-op.
+ */
+export function inPage(fn: (...args: never[]) => unknown, ...helpers: ((...args: never[]) => unknown)[]): string {
+  return ['const __name = (f) => f;', ...helpers.map(String), `return (${String(fn)}).apply(null, arguments);`].join(
+    '\n',
+  );
+}
+
+// Every act answers where the browser is, so this runs after each one: one script instead of
+// getCurrentUrl + getTitle, which the driver runs one after the other (~40 ms a call on the
+// Grid). `top` and `location` cannot be redefined by a page; from inside a cross-origin frame
+// `top.document` is out of reach, and the two WebDriver commands answer instead.
+export function topPage(): [string, string] | null {
+  try {
+    return [top!.location.href, top!.document.title];
+  } catch {
+    return null;
+  }
+}
+
+export function frameAddress(): string {
+  return window.location.href;
+}
+
+export function pageSize(): [number, number, number, number] {
+  const d = document.documentElement;
+  return [d.scrollWidth, d.scrollHeight, window.innerWidth, window.innerHeight];
+}
+
+export function scrollOffset(): number {
+  return window.scrollY;
+}
+
+export function scrollIntoView(element: Element): void {
+  element.scrollIntoView({ block: 'center' });
+}
+
+/** focus() on a hidden or unfocusable element does nothing: whether the focus is there now. */
+export function focusHeld(element: HTMLElement): boolean {
+  element.focus();
+  return (element.getRootNode() as Document | ShadowRoot).activeElement === element;
+}
+
+export function isFileInput(element: HTMLInputElement): boolean {
+  return element.tagName === 'INPUT' && element.type === 'file';
+}
+
+/** The option of a <select> by its visible text, else its value; a string when it is no select. */
+export function findOption(select: HTMLSelectElement, wanted: string): HTMLOptionElement | string | null {
+  if (select.tagName !== 'SELECT') {
+    return 'not a select';
+  }
+  const options = Array.from(select.options);
+  const text = wanted.replace(/\s+/g, ' ').trim();
+  return options.find((o) => o.text === text) || options.find((o) => o.value === wanted) || null;
+}
+
+/**
+ * The element a locator names and whether it is an empty field, in the one round trip of the
+ * lookup; 'refused' for a syntax error or a match that is no element.
+ */
+export function findField(css: string | null, xpath: string | null): [Element, boolean] | 'refused' | null {
+  let e: Node | null;
+  try {
+    e =
+      css !== null
+        ? document.querySelector(css)
+        : document.evaluate(xpath!, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+  } catch {
+    return 'refused';
+  }
+  if (e === null) {
+    return null;
+  }
+  if (e.nodeType !== Node.ELEMENT_NODE) {
+    return 'refused';
+  }
+  return [e as Element, 'value' in e && e.value === ''];
+}
+
+/** A typed field's value (never a password's) and where the browser is; needs `topPage`. */
+export function readBack(e: Element & { type?: string; value?: unknown }): [string | null, [string, string] | null] {
+  const value = e.type === 'password' ? null : 'value' in e ? String(e.value) : e.textContent;
+  return [value, topPage()];
+}
+
+/**
+ * The text of what a locator (or, with neither, the page) matches, read in the page. It stops
+ * one character past the budget (so the cut is seen): a page of a million elements must not
+ * send them all to be cut outside.
+ */
+export function extractValues(
+  css: string | null,
+  xpath: string | null,
+  what: 'text' | 'html' | 'value' | 'attribute',
+  attribute: string | null,
+  all: boolean,
+  budget: number,
+): (string | null)[] {
+  let nodes: Node[];
+  if (css !== null) {
+    nodes = Array.from(document.querySelectorAll(css));
+  } else if (xpath !== null) {
+    const r = document.evaluate(xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    nodes = [];
+    for (let i = 0; i < r.snapshotLength; i++) {
+      nodes.push(r.snapshotItem(i)!);
+    }
+  } else {
+    nodes = [document.documentElement];
+  }
+  if (!all) {
+    nodes = nodes.slice(0, 1);
+  }
+  const read = (n: Node): string | null => {
+    const el = n as Partial<HTMLInputElement> & Node;
+    if (what === 'html') {
+      return el.outerHTML ?? n.textContent ?? '';
+    }
+    if (what === 'value') {
+      return el.value === undefined ? null : String(el.value);
+    }
+    if (what === 'attribute') {
+      return el.getAttribute ? el.getAttribute(attribute!) : null;
+    }
+    return n === document.documentElement ? document.body.innerText : (el.innerText ?? n.textContent ?? '');
+  };
+  const out: (string | null)[] = [];
+  let used = 0;
+  for (const n of nodes) {
+    if (used > budget) {
+      break;
+    }
+    let v = read(n);
+    if (v !== null && v.length > budget - used + 1) {
+      v = v.slice(0, budget - used + 1);
+    }
+    out.push(v);
+    used += v === null ? 4 : v.length;
+  }
+  return out;
+}
+
+// Every document a capture shows that a script can reach: the top page's, when this frame may
+// read it, and each same-origin frame below. A frame on another origin is out of reach; see
+// docs/security.md.
+export function documentsInReach(): Document[] {
+  const docs: Document[] = [];
+  const walk = (doc: Document): void => {
+    if (docs.includes(doc)) {
+      return;
+    }
+    docs.push(doc);
+    for (const f of doc.querySelectorAll<HTMLIFrameElement>('iframe,frame')) {
+      try {
+        if (f.contentDocument) {
+          walk(f.contentDocument);
+        }
+      } catch {
+        // another origin's frame
+      }
+    }
+  };
+  try {
+    walk(top!.document);
+  } catch {
+    // a cross-origin top
+  }
+  walk(document);
+  return docs;
+}
+
+type Masked = (HTMLInputElement | HTMLTextAreaElement) & { seleniumFlowMasked?: string };
+
+/**
+ * Blanks each field a secret was typed into (through the native setter, so no listener and no
+ * framework copy hears of it; the value stays in the page, on the element), and answers the
+ * text a capture would show besides: the pages' text and the unmarked fields' values. Needs
+ * `documentsInReach`.
+ */
+export function maskSecrets(): string {
+  const shown: string[] = [];
+  for (const doc of documentsInReach()) {
+    for (const el of doc.querySelectorAll<Masked>('[data-selenium-flow-secret]')) {
+      const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+      const d = Object.getOwnPropertyDescriptor(proto, 'value')!;
+      if (!('seleniumFlowMasked' in el)) {
+        el.seleniumFlowMasked = d.get!.call(el) as string;
+        d.set!.call(el, '');
+      }
+    }
+    shown.push(doc.title, doc.body ? doc.body.innerText : '');
+    for (const el of doc.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(
+      'input:not([data-selenium-flow-secret]):not([type=password]),textarea:not([data-selenium-flow-secret])',
+    )) {
+      shown.push(el.value);
+    }
+  }
+  return shown.join('\n');
+}
+
+/** Puts back what maskSecrets blanked. Needs `documentsInReach`. */
+export function unmaskSecrets(): void {
+  for (const doc of documentsInReach()) {
+    for (const el of doc.querySelectorAll<Masked>('[data-selenium-flow-secret]')) {
+      if (!('seleniumFlowMasked' in el)) {
+        continue;
+      }
+      const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+      Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, el.seleniumFlowMasked);
+      delete el.seleniumFlowMasked;
+    }
+  }
+}
+
+/**
+ * Sets a secret into its field in one synchronous script (fill.ts says why), unless the page
+ * or its top moved to another origin first; answers what happened and the field's type.
+ */
+export function setSecret(
+  el: HTMLInputElement | HTMLTextAreaElement,
+  value: string,
+  clear: boolean,
+  frameOrigin: string,
+  topOrigin: string,
+  notTyped: string[],
+): [string, string] {
+  if (location.origin !== frameOrigin) {
+    return ['moved', location.origin];
+  }
+  let topAt: string | null = null;
+  try {
+    topAt = window.top!.location.origin;
+  } catch {
+    // a cross-origin top: the driver's own address said where it is
+  }
+  if (topAt !== null && topAt !== topOrigin) {
+    return ['moved', topAt];
+  }
+  if (!el.isConnected || el.ownerDocument !== document) {
+    return ['gone', ''];
+  }
+  const proto =
+    el instanceof HTMLTextAreaElement
+      ? HTMLTextAreaElement.prototype
+      : el instanceof HTMLInputElement
+        ? HTMLInputElement.prototype
+        : null;
+  const type = proto === HTMLInputElement.prototype ? el.type : 'textarea';
+  if (!proto || notTyped.includes(type)) {
+    return ['not a field', (el as Element).tagName.toLowerCase() + (proto ? '[type=' + type + ']' : '')];
+  }
+  if (el.disabled || el.readOnly) {
+    return ['read-only', type];
+  }
+  let next = clear ? value : el.value + value;
+  if (el.maxLength >= 0) {
+    next = next.slice(0, el.maxLength);
+  }
+  el.focus();
+  Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, next);
+  el.setAttribute('data-selenium-flow-secret', '');
+  el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertReplacementText' }));
+  el.dispatchEvent(new Event('change', { bubbles: true }));
+  return ['typed', type];
+}
