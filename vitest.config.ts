@@ -11,6 +11,9 @@ const dataHome = mkdtempSync(join(tmpdir(), 'selenium-flow-test-home-'));
 process.env.XDG_DATA_HOME = dataHome;
 process.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
 
+/** The suites the `firefox` project runs once more with TEST_BROWSER=firefox. */
+const FIREFOX_SUITES = ['tools', 'files', 'bad-input', 'secrets-leak', 'secrets-hostile', 'flows', 'flow-steps'];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -26,6 +29,16 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The browser matrix: the browser suites again, on Firefox (docs/browsers.md), on the same Grid.
+          name: 'firefox',
+          include: FIREFOX_SUITES.map((suite) => `test/integration/${suite}.test.ts`),
+          env: { TEST_BROWSER: 'firefox' },
           globalSetup: ['test/global-setup.ts'],
         },
       },

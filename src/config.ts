@@ -62,6 +62,11 @@ export const SETTINGS = {
     help: 'prefer: open a browser on a watchable (VNC) slot while one is free; off: never (docs/live.md)',
     schema: z.enum(['prefer', 'off'], { error: 'must be "prefer" or "off"' }).default('prefer'),
   }),
+  defaultBrowser: setting({
+    env: 'DEFAULT_BROWSER',
+    help: 'the browser a new workspace opens, chrome or firefox (open_session {browser} overrides it; docs/browsers.md)',
+    schema: z.enum(['chrome', 'firefox'], { error: 'must be "chrome" or "firefox"' }).default('chrome'),
+  }),
   embeddedLiveViews: setting({
     env: 'EMBEDDED_LIVE_VIEWS',
     help: 'watchable slots of the embedded Grid, each a display of its own beside the headless ones (0-4)',

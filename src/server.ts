@@ -172,7 +172,11 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   const workspaces = new Workspaces(
     grid,
     store,
-    { browsersPerCaller: config.browsersPerCaller, slotWaitSeconds: config.gridSlotWait },
+    {
+      browsersPerCaller: config.browsersPerCaller,
+      slotWaitSeconds: config.gridSlotWait,
+      defaultBrowser: config.defaultBrowser,
+    },
     events,
   );
   const flowStore = config.dataDir ? new DirectoryFlowStore(config.dataDir) : undefined;

@@ -10,8 +10,40 @@ declare module 'vitest' {
   }
 }
 
+interface Shared {
+  gridUrl: string;
+  siteUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The projects holding the shared Grid and site; the last one to finish stops them. */
+interface Holders {
+  started: Promise<Shared>;
+  count: number;
+}
+
+// Each project runs its global setup, each in a module instance of its own: the one Grid hangs
+// on globalThis so the Chromium and Firefox passes of one run share it.
+const KEY = Symbol.for('selenium-flow.test.shared-grid');
+const registry = globalThis as { [KEY]?: Holders };
+
 // One Grid and one fixture site for the whole run: a Grid start costs seconds, a session well under one.
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const holders = (registry[KEY] ??= { started: startShared(), count: 0 });
+  holders.count += 1;
+  const shared = await holders.started;
+  project.provide('gridUrl', shared.gridUrl);
+  project.provide('siteUrl', shared.siteUrl);
+  return async () => {
+    holders.count -= 1;
+    if (holders.count === 0) {
+      delete registry[KEY];
+      await shared.stop();
+    }
+  };
+}
+
+async function startShared(): Promise<Shared> {
   const site = await startFixtureSite();
   let grid: EmbeddedGrid;
   try {
@@ -22,9 +54,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await site.close();
     throw error;
   }
-  project.provide('gridUrl', grid.url);
-  project.provide('siteUrl', site.url);
-  return async () => {
-    await Promise.all([grid.stop(), site.close()]);
+  return {
+    gridUrl: grid.url,
+    siteUrl: site.url,
+    stop: async () => {
+      await Promise.all([grid.stop(), site.close()]);
+    },
   };
 }

@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
-import { sendCommand } from './commands.js';
+import { FIREFOX_FULL_SCREENSHOT, sendCommand } from './commands.js';
+import { cropPng, scalePngToWidth } from './png.js';
 import { findElement, type Selector } from './selectors.js';
 import { documentsInReach, inPage, maskSecrets, pageSize, scrollOffset, unmaskSecrets } from './scripts.js';
 
@@ -11,7 +12,10 @@ export interface ScreenshotRequest {
   waitSeconds: number;
 }
 
-/** A PNG, base64. Full-page and scaled shots use Chrome's DevTools; WebDriver has neither. */
+/**
+ * A PNG, base64. WebDriver has no full-page or scaled shot: Chrome's come from its DevTools,
+ * Firefox's from geckodriver's full-document screenshot, cropped and scaled here.
+ */
 export async function takeScreenshot(
   driver: WebDriver,
   browserName: string,
@@ -27,9 +31,12 @@ export async function takeScreenshot(
   if (!request.fullPage && request.width === undefined) {
     return element ? element.takeScreenshot() : driver.takeScreenshot();
   }
+  if (browserName === 'firefox') {
+    return firefoxScreenshot(driver, request, rect);
+  }
   if (browserName !== 'chrome') {
     throw new BadRequest(
-      'full_page and width need a Chrome browser; take a viewport screenshot, or open_session with browser "chrome".',
+      'full_page and width need a Chrome or Firefox browser; take a viewport screenshot, or open_session with browser "chrome".',
     );
   }
   // WebDriver's element rect is in page coordinates, as DevTools clips; beyond the viewport
@@ -70,6 +77,34 @@ async function captureWithDevTools(driver: WebDriver, clip: Clip, width: number 
     },
   });
   return result.data;
+}
+
+/**
+ * geckodriver's full-document screenshot is in document coordinates, as WebDriver's element
+ * rect is: an element is cropped from it, whole even beyond the window (Firefox's own element
+ * screenshot stops at the viewport).
+ */
+async function firefoxScreenshot(
+  driver: WebDriver,
+  request: ScreenshotRequest,
+  rect: { x: number; y: number; width: number; height: number } | undefined,
+): Promise<string> {
+  let png: string;
+  if (rect || request.fullPage) {
+    png = await sendCommand<string>(driver, FIREFOX_FULL_SCREENSHOT, {});
+    if (rect) {
+      const ratio = await driver.executeScript<number>('return window.devicePixelRatio || 1');
+      png = cropPng(png, {
+        x: rect.x * ratio,
+        y: rect.y * ratio,
+        width: rect.width * ratio,
+        height: rect.height * ratio,
+      });
+    }
+  } else {
+    png = await driver.takeScreenshot();
+  }
+  return request.width === undefined ? png : scalePngToWidth(png, request.width);
 }
 
 async function scrollTop(driver: WebDriver): Promise<number> {

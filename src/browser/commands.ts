@@ -1,6 +1,9 @@
 import { Command } from 'selenium-webdriver/lib/command.js';
 import type { WebDriver } from 'selenium-webdriver';
 
+/** geckodriver's own command (the Grid forwards it): a PNG of the whole document, not just the viewport. */
+export const FIREFOX_FULL_SCREENSHOT = 'mozFullScreenshot';
+
 /**
  * Sends a raw WebDriver command. The bindings' own helpers for these are either missing
  * from the types (print) or Chrome-only classes an attached driver is not (DevTools).

@@ -1,6 +1,8 @@
 import { error as wdError } from 'selenium-webdriver';
 import { BadRequest, GridUnavailable, NotFound, TimedOut } from '../errors.js';
 
+export const NOT_A_SELECTOR = 'The selector is not valid CSS or XPath; fix its syntax, or find one with outline.';
+
 /**
  * WebDriver's page-level failures, said as what the caller should do next. Anything not
  * listed passes through unchanged (and, if nobody else knows it, becomes a 500: a bug).
@@ -30,8 +32,8 @@ export function explainWebDriverError(err: unknown): unknown {
   if (err instanceof wdError.StaleElementReferenceError) {
     return new BadRequest('The element changed while it was being used (the page re-rendered); call again.');
   }
-  if (err instanceof wdError.InvalidSelectorError) {
-    return new BadRequest('The selector is not valid CSS or XPath; fix its syntax, or find one with outline.');
+  if (err instanceof wdError.InvalidSelectorError || FIREFOX_NOT_AN_ELEMENT.test(errorMessage(err))) {
+    return new BadRequest(NOT_A_SELECTOR);
   }
   if (err instanceof wdError.NoSuchFrameError) {
     return new NotFound('No such frame; list the iframes with outline and enter one by its selector.');
@@ -54,6 +56,13 @@ export function explainWebDriverError(err: unknown): unknown {
     );
   }
   return err;
+}
+
+/** geckodriver's answer to an XPath that selects a text node or attribute: no element to return. */
+const FIREFOX_NOT_AN_ELEMENT = /findElements?: message reply cannot be cloned/;
+
+function errorMessage(err: unknown): string {
+  return err instanceof wdError.WebDriverError ? err.message : '';
 }
 
 /** chromedriver's "unknown error" for a tab or browser that died under it: the browser's failure, not ours. */

@@ -1,6 +1,7 @@
 import { error as wdError, type WebDriver } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
 import { poll } from '../poll.js';
+import { NOT_A_SELECTOR } from './errors.js';
 import { noElement, type Selector } from './selectors.js';
 import { extractValues, inPage } from './scripts.js';
 
@@ -73,7 +74,7 @@ export async function runInPage<T>(driver: WebDriver, script: string, ...args: u
     return await driver.executeScript<T>(script, ...args);
   } catch (err) {
     if (err instanceof wdError.JavascriptError || err instanceof wdError.InvalidElementStateError) {
-      throw new BadRequest('The selector is not valid CSS or XPath; fix its syntax, or find one with outline.');
+      throw new BadRequest(NOT_A_SELECTOR);
     }
     throw err;
   }

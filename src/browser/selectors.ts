@@ -1,6 +1,7 @@
 import { By, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
-import { NotFound } from '../errors.js';
+import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
+import { NOT_A_SELECTOR } from './errors.js';
 import { findField, inPage } from './scripts.js';
 
 export type Selector = { css: string } | { xpath: string };
@@ -60,7 +61,11 @@ export async function findFormField(
     const found = await driver.executeScript<[WebElement, boolean] | 'refused' | null>(FIND_FIELD, css, xpath);
     if (found === 'refused') {
       // A syntax error or a non-element match: the driver's own lookup says why, in its words.
-      return { element: await driver.findElement(toBy(selector)), empty: false };
+      // geckodriver fails a text-node match as a script error, not as an invalid selector.
+      const element = await driver.findElement(toBy(selector)).catch((err: unknown) => {
+        throw err instanceof wdError.JavascriptError ? new BadRequest(NOT_A_SELECTOR) : err;
+      });
+      return { element, empty: false };
     }
     return found === null ? undefined : { element: found[0], empty: found[1] };
   });

@@ -9,7 +9,7 @@ import { basename, delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { LIVE_VIEW_CAPABILITY } from './capabilities.js';
+import { LIVE_VIEW_CAPABILITY, type BrowserKind } from './capabilities.js';
 import {
   displayScript,
   liveChromium,
@@ -34,6 +34,10 @@ export interface EmbeddedGrid {
   liveViews: number;
   /** Why it has fewer watchable slots than asked (a missing package), for a person to read. */
   liveViewMissing?: string;
+  /** The browsers its slots offer (browserName), Chromium first. */
+  browsers: BrowserKind[];
+  /** Why it offers no Firefox (what to install), for a person to read. */
+  firefoxMissing?: string;
   stop(): Promise<void>;
 }
 
@@ -55,10 +59,17 @@ export interface EmbeddedGridOptions {
    * asking `selenium-flow:liveView: true` lands there (docs/live.md). Default 0.
    */
   liveViews?: number;
+  /** Offer Firefox too where this host can run it (default true). */
+  firefox?: boolean;
 }
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMEDRIVER = '/usr/bin/chromedriver';
+/** The binary itself, not /usr/bin's symlink: geckodriver reads the version beside what it starts. */
+const FIREFOX = '/usr/lib/firefox-esr/firefox-esr';
+/** Where `cargo install --root /usr/local geckodriver` (npm run setup) puts Mozilla's driver. */
+const GECKODRIVERS = ['/usr/local/bin/geckodriver', '/usr/bin/geckodriver'];
+const FIREFOX_POLICY = '/usr/lib/firefox-esr/distribution/policies.json';
 const SG = '/usr/bin/sg';
 const SETPRIV = '/usr/bin/setpriv';
 const NFT = '/usr/sbin/nft';
@@ -92,6 +103,15 @@ interface Launch {
   firewallTable: string | undefined;
   credentials: { username: string; password: string };
   log: RecentLines;
+  /** undefined when this host cannot run Firefox: then `firefoxMissing` says what to install */
+  geckodriver: string | undefined;
+  firefoxMissing: string | undefined;
+}
+
+function offered(launch: Launch): Pick<EmbeddedGrid, 'browsers' | 'firefoxMissing'> {
+  return launch.geckodriver === undefined
+    ? { browsers: ['chrome'], firefoxMissing: launch.firefoxMissing }
+    : { browsers: ['chrome', 'firefox'] };
 }
 
 export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Promise<EmbeddedGrid> {
@@ -99,7 +119,7 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
   const missing = (options.liveViews ?? 0) > 0 ? await missingLiveViewTools() : undefined;
   const liveCount = missing === undefined ? (options.liveViews ?? 0) : 0;
   const livePorts = await Promise.all(Array.from({ length: liveCount }, async () => livePortPair()));
-  const launch = await prepareLaunch(port, options.loopbackPorts ?? [], livePorts);
+  const launch = await prepareLaunch(port, options.loopbackPorts ?? [], livePorts, options.firefox);
   const { url, address } = gridUrls(port, launch.credentials);
   let supervised: SupervisedProcess | undefined;
   const displays: { stop(): Promise<void> }[] = [];
@@ -110,14 +130,14 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
   try {
     const workDir = await gridWorkDir('grid', launch.account);
     const configPath = join(workDir, 'grid.toml');
-    const chromium = await chromiumBinary(workDir, launch.account);
+    const browsers = await nodeBrowsers(launch, workDir);
     const views: LiveView[] = [];
     for (const ports of livePorts) {
-      const view = await startLiveView(launch, chromium, ports);
+      const view = await startLiveView(launch, browsers.chromium, ports);
       displays.push(view.process);
       views.push(view);
     }
-    const config = gridToml(options.maxSessions ?? 4, chromium, undefined, views) + routerToml(launch.credentials);
+    const config = gridToml(options.maxSessions ?? 4, browsers, undefined, views) + routerToml(launch.credentials);
     await writePrivate(configPath, config, launch.account);
     await Promise.all(views.map((v) => v.ready));
     supervised = await superviseJava(
@@ -150,6 +170,7 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
     isolated: launch.account !== undefined,
     liveViews: liveCount,
     ...(missing === undefined ? {} : { liveViewMissing: missing }),
+    ...offered(launch),
     stop: stopAll,
   };
 }
@@ -208,10 +229,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     for (let i = 0; i < nodes; i += 1) {
       const workDir = await gridWorkDir(`node${i + 1}`, launch.account);
       const configPath = join(workDir, 'node.toml');
-      await writeFile(
-        configPath,
-        gridToml(options.maxSessions ?? 4, await chromiumBinary(workDir, launch.account), address),
-      );
+      await writeFile(configPath, gridToml(options.maxSessions ?? 4, await nodeBrowsers(launch, workDir), address));
       const args = [
         'node',
         '--config',
@@ -232,7 +250,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     await removeFirewall(launch.firewallTable);
     throw error;
   }
-  return { url, address, isolated: launch.account !== undefined, liveViews: 0, stop };
+  return { url, address, isolated: launch.account !== undefined, liveViews: 0, ...offered(launch), stop };
 }
 
 async function livePortPair(): Promise<LivePorts> {
@@ -290,13 +308,20 @@ async function prepareLaunch(
   port: number,
   loopbackPorts: readonly PortRange[],
   livePorts: readonly LivePorts[] = [],
+  withFirefox = true,
 ): Promise<Launch> {
   const jarPath = findJar();
   const isRoot = process.getuid?.() === 0;
   const java = await assertSystemDependencies(jarPath, isRoot);
   const account = isRoot ? await gridAccount() : undefined;
+  const firefox = withFirefox
+    ? await firefoxSupport()
+    : { geckodriver: undefined, firefoxMissing: 'This Grid was started without Firefox.' };
   if (isRoot) {
     await writeChromiumPolicy();
+    if (firefox.geckodriver !== undefined) {
+      await writeFirefoxPolicy();
+    }
   }
   const vncPorts = livePorts.flatMap((p) => [p.rfb, p.websocket]);
   const firewallTable = account ? await fenceBrowsers(port, account, loopbackPorts, vncPorts) : undefined;
@@ -308,7 +333,39 @@ async function prepareLaunch(
     // base64url: no character that needs escaping in a URL's userinfo.
     credentials: { username: GRID_USERNAME, password: randomBytes(24).toString('base64url') },
     log: new RecentLines(LOG_LINES_KEPT),
+    ...firefox,
   };
+}
+
+/** geckodriver's path when firefox-esr and geckodriver are both here; else the sentence naming what to install. */
+async function firefoxSupport(): Promise<Pick<Launch, 'geckodriver' | 'firefoxMissing'>> {
+  const geckodriver = (
+    await Promise.all(GECKODRIVERS.map(async (p) => ((await isExecutable(p)) ? p : undefined)))
+  ).find((p) => p !== undefined);
+  const missing = [
+    ...((await isExecutable(FIREFOX)) ? [] : ['firefox-esr (apt-get install -y firefox-esr)']),
+    ...(geckodriver ? [] : ['geckodriver (cargo install --locked --root /usr/local geckodriver)']),
+  ];
+  if (missing.length === 0) {
+    return { geckodriver, firefoxMissing: undefined };
+  }
+  return {
+    geckodriver: undefined,
+    firefoxMissing: `This Grid has no Firefox: install ${missing.join(' and ')}, or run npm run setup, then restart.`,
+  };
+}
+
+/**
+ * Firefox's counterpart of the Chromium policy: file:// URLs blocked. Firefox reads policies
+ * from its installation's distribution directory, machine-wide like Chromium's.
+ */
+async function writeFirefoxPolicy(): Promise<void> {
+  const policy = `${JSON.stringify({ policies: { WebsiteFilter: { Block: ['file:///*'] } } }, null, 2)}\n`;
+  const current = await readFile(FIREFOX_POLICY, 'utf8').catch(() => undefined);
+  if (current !== policy) {
+    await mkdir(join(FIREFOX_POLICY, '..'), { recursive: true, mode: 0o755 });
+    await writeFile(FIREFOX_POLICY, policy, { mode: 0o644 });
+  }
 }
 
 /** The Grid's account and Chromium's group, created once (system account, no home, no shell). */
@@ -454,10 +511,33 @@ async function gridWorkDir(name: string, account: GridAccount | undefined): Prom
  * every quit left its Chromium running (60 of them within one test run).
  */
 async function chromiumBinary(workDir: string, account: GridAccount | undefined): Promise<string> {
-  if (!account) {
-    return CHROMIUM;
+  return account ? browserWrapper(join(workDir, 'chromium'), CHROMIUM, '--no-sandbox') : CHROMIUM;
+}
+
+/** What the node starts as Firefox: the same wrapper (the browser group, a parent-death signal). */
+async function firefoxBinary(workDir: string, account: GridAccount | undefined): Promise<string> {
+  return account ? browserWrapper(join(workDir, 'firefox'), FIREFOX) : FIREFOX;
+}
+
+/** The browsers one node offers: the binaries its driver configurations start. */
+interface NodeBrowsers {
+  chromium: string;
+  /** undefined when firefox-esr or geckodriver is missing */
+  firefox?: { binary: string; geckodriver: string };
+}
+
+async function nodeBrowsers(launch: Launch, workDir: string): Promise<NodeBrowsers> {
+  const chromium = await chromiumBinary(workDir, launch.account);
+  if (launch.geckodriver === undefined) {
+    return { chromium };
   }
-  const wrapper = join(workDir, 'chromium');
+  return {
+    chromium,
+    firefox: { binary: await firefoxBinary(workDir, launch.account), geckodriver: launch.geckodriver },
+  };
+}
+
+async function browserWrapper(wrapper: string, binary: string, dropped?: string): Promise<string> {
   // Each argument is single-quoted for sg's `sh -c`; a quote inside one becomes '"'"' (no backslash survives dash's quoting).
   const script = [
     '#!/bin/sh',
@@ -465,10 +545,10 @@ async function chromiumBinary(workDir: string, account: GridAccount | undefined)
     `dq='"'`,
     "q=''",
     'for a in "$@"; do',
-    '  [ "$a" = --no-sandbox ] && continue',
+    ...(dropped ? [`  [ "$a" = ${dropped} ] && continue`] : []),
     `  q="$q '$(printf '%s' "$a" | sed "s/$sq/$sq$dq$sq$dq$sq/g")'"`,
     'done',
-    `exec ${SG} ${BROWSER_GROUP} -c "exec ${SETPRIV} --pdeathsig KILL -- ${CHROMIUM}$q"`,
+    `exec ${SG} ${BROWSER_GROUP} -c "exec ${SETPRIV} --pdeathsig KILL -- ${binary}$q"`,
     '',
   ].join('\n');
   await writeFile(wrapper, script, { mode: 0o755 });
@@ -561,16 +641,22 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-function gridToml(maxSessions: number, chromium: string, hubUrl?: string, views: readonly LiveView[] = []): string {
+function gridToml(
+  maxSessions: number,
+  browsers: NodeBrowsers,
+  hubUrl?: string,
+  views: readonly LiveView[] = [],
+): string {
   // With watchable slots beside them, the headless ones say `liveView: false`: a request asking
   // true then matches only a watchable slot, and one asking false only a headless slot.
   const stereotype = JSON.stringify({
     browserName: 'chrome',
-    'goog:chromeOptions': { binary: chromium },
+    'goog:chromeOptions': { binary: browsers.chromium },
     ...(views.length > 0 ? { [LIVE_VIEW_CAPABILITY]: false } : {}),
   });
   // Selenium Manager and driver detection would reach for the internet or pick up a stray driver.
   // Without override-max-sessions the Grid silently caps max-sessions at the number of CPU cores.
+  // The node's own max-sessions caps both browsers together: maxSessions browsers at once, of either kind.
   return [
     '[node]',
     'detect-drivers = false',
@@ -587,8 +673,22 @@ function gridToml(maxSessions: number, chromium: string, hubUrl?: string, views:
     `max-sessions = ${maxSessions}`,
     `stereotype = '${stereotype}'`,
     '',
+    ...(browsers.firefox ? firefoxToml(maxSessions, browsers.firefox) : []),
     ...views.flatMap((view, i) => liveViewToml(view, i)),
   ].join('\n');
+}
+
+/** Headless Firefox slots; no live-view key: a Firefox request never asks one (grid.ts). */
+function firefoxToml(maxSessions: number, firefox: { binary: string; geckodriver: string }): string[] {
+  const stereotype = JSON.stringify({ browserName: 'firefox', 'moz:firefoxOptions': { binary: firefox.binary } });
+  return [
+    '[[node.driver-configuration]]',
+    'display-name = "Firefox"',
+    `webdriver-executable = "${firefox.geckodriver}"`,
+    `max-sessions = ${maxSessions}`,
+    `stereotype = '${stereotype}'`,
+    '',
+  ];
 }
 
 interface SupervisedProcess {

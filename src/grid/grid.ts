@@ -1,6 +1,7 @@
 import { Agent } from 'node:http';
 import { Capabilities, Session, WebDriver, error as wdError } from 'selenium-webdriver';
 import { Executor, HttpClient } from 'selenium-webdriver/http/index.js';
+import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
 import { gridFetch } from './fetch.js';
@@ -77,6 +78,7 @@ export class Grid {
     const client = new HttpClient(this.url, new Agent({ keepAlive: true, maxSockets: 64 }));
     this.executor = new Executor(client);
     this.executor.defineCommand('sendDevToolsCommand', 'POST', '/session/:sessionId/goog/cdp/execute');
+    this.executor.defineCommand(FIREFOX_FULL_SCREENSHOT, 'GET', '/session/:sessionId/moz/screenshot/full');
   }
 
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
@@ -113,8 +115,13 @@ export class Grid {
     const offered = offers?.browsers;
     if (offered && offered.size > 0 && !offered.has(kind)) {
       const names = [...offered].sort().join(', ');
+      // The embedded Grid offers Firefox only where firefox-esr and geckodriver are installed.
+      const install =
+        kind === 'firefox'
+          ? ' (the embedded Grid: install firefox-esr and geckodriver with npm run setup, then restart)'
+          : '';
       throw new BadRequest(
-        `This Grid has no ${kind} browser (it offers: ${names}); pass browser: "${[...offered].sort()[0] ?? 'chrome'}", or add a ${kind} node to the Grid.`,
+        `This Grid has no ${kind} browser (it offers: ${names}); pass browser: "${[...offered].sort()[0] ?? 'chrome'}", or add a ${kind} node to the Grid${install}.`,
       );
     }
     return offers;

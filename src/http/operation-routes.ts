@@ -58,6 +58,11 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
       version: context.version,
       auth: !context.tokens.open,
       features: context.features,
+      // What open_session {browser} may ask; absent while the Grid does not answer.
+      browsers: await context.deps.workspaces.grid
+        .offeredBrowsers()
+        .then((names) => [...names].sort())
+        .catch(() => undefined),
     }),
   },
 ];

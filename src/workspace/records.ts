@@ -34,8 +34,8 @@ export interface WorkspaceRecord {
 
 export const DEFAULT_WINDOW = { width: 1280, height: 900 };
 
-export function newRecord(): WorkspaceRecord {
-  return { browser: 'chrome', window: { ...DEFAULT_WINDOW }, touchedAt: new Date().toISOString() };
+export function newRecord(browser: BrowserKind = 'chrome'): WorkspaceRecord {
+  return { browser, window: { ...DEFAULT_WINDOW }, touchedAt: new Date().toISOString() };
 }
 
 /**

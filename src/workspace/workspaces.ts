@@ -22,6 +22,8 @@ export interface WorkspaceLimits {
   browsersPerCaller: number;
   /** GRID_SLOT_WAIT, in seconds */
   slotWaitSeconds: number;
+  /** DEFAULT_BROWSER: what a workspace opens before anyone chose */
+  defaultBrowser?: BrowserKind;
 }
 
 const DEFAULT_LIMITS: WorkspaceLimits = { browsersPerCaller: 4, slotWaitSeconds: 30 };
@@ -70,7 +72,8 @@ export class Workspaces {
     window: { width?: number; height?: number },
     known?: WorkspaceRecord,
   ): Promise<AttachedBrowser> {
-    const record = caller.key ? (known ?? (await this.store.get(caller.key)) ?? newRecord()) : newRecord();
+    const fresh = () => newRecord(this.limits.defaultBrowser);
+    const record = caller.key ? (known ?? (await this.store.get(caller.key)) ?? fresh()) : fresh();
     const owner = caller.owner ?? 'anonymous';
     // Before the old browser ends: a refused caller keeps the one it had.
     await this.checkCap(owner, caller.key);

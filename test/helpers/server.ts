@@ -1,3 +1,4 @@
+import type { BrowserKind } from '../../src/grid/capabilities.js';
 import { gridFetch } from '../../src/grid/grid.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -38,13 +39,26 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * The browser this run's suites drive: the browser matrix. The `firefox` project of
+ * vitest.config.ts runs the browser suites again with TEST_BROWSER=firefox.
+ */
+export function testBrowser(): BrowserKind {
+  const asked = process.env.TEST_BROWSER ?? 'chrome';
+  if (asked !== 'chrome' && asked !== 'firefox') {
+    throw new Error(`TEST_BROWSER must be chrome or firefox, not ${asked}.`);
+  }
+  return asked;
+}
+
 /** A real selenium-flow HTTP server in this process, on a free port, against the shared Grid (or gridUrl). */
 export async function startServer(
   env: Record<string, string> = {},
   gridUrl: string = inject('gridUrl'),
 ): Promise<RunningServer> {
   // LIVE_VIEW off: the shared Grid's one watchable slot is kept for the tests that watch.
-  const config = loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', LIVE_VIEW: 'off', ...env });
+  const defaults = { PORT: '0', LOG_LEVEL: 'silent', LIVE_VIEW: 'off', DEFAULT_BROWSER: testBrowser() };
+  const config = loadConfig({}, { ...defaults, ...env });
   const server = await openServer(config, gridUrl);
   const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
   return { server, url, close: () => server.close() };

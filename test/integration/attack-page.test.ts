@@ -97,11 +97,11 @@ interface Outcome {
   answer?: string;
 }
 
-async function attackFromPage(targets: Target[]): Promise<Outcome[]> {
-  await driver.get(`${siteUrl}/attack.html`);
-  await driver.executeScript('window.attack(arguments[0])', targets);
-  await driver.wait(async () => (await driver.getTitle()) === 'Attack done', 15_000);
-  const text = String(await driver.executeScript('return document.getElementById("results").textContent'));
+async function attackFromPage(targets: Target[], on: WebDriver = driver): Promise<Outcome[]> {
+  await on.get(`${siteUrl}/attack.html`);
+  await on.executeScript('window.attack(arguments[0])', targets);
+  await on.wait(async () => (await on.getTitle()) === 'Attack done', 15_000);
+  const text = String(await on.executeScript('return document.getElementById("results").textContent'));
   answers.push(text);
   return JSON.parse(text) as Outcome[];
 }
@@ -339,3 +339,144 @@ async function redisConnections(port: number): Promise<number> {
     client.disconnect();
   }
 }
+
+/** The Grid user's Firefox browser processes (not their content processes): pid, group, arguments. */
+function firefoxProcesses(): { pid: string; group: string; args: string }[] {
+  const lines = execFileSync('ps', ['-u', GRID_USER, '-o', 'pid=,egroup:40=,args=']).toString().trim().split('\n');
+  return lines
+    .map((line) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && /firefox-esr\/firefox-esr /.test(m[3] ?? ''))
+    .filter((m) => !(m[3] ?? '').includes('-contentproc'))
+    .map((m) => ({ pid: m[1] ?? '', group: m[2] ?? '', args: m[3] ?? '' }));
+}
+
+/** Every port a Firefox of the Grid listens on for its driver: geckodriver's, Marionette's, its BiDi server's. */
+async function firefoxDriverPorts(): Promise<{ geckodriver: number[]; marionette: number[]; bidi: number[] }> {
+  const lines = execFileSync('ps', ['-u', GRID_USER, '-o', 'args=']).toString().split('\n');
+  const geckodriver = lines.flatMap((line) => {
+    const port = /geckodriver --port=(\d+)/.exec(line)?.[1];
+    return port ? [Number(port)] : [];
+  });
+  const marionette: number[] = [];
+  const bidi: number[] = [];
+  for (const { args } of firefoxProcesses()) {
+    const profile = /-profile (\S+)/.exec(args)?.[1];
+    if (!profile) {
+      continue;
+    }
+    const active = await readFile(join(profile, 'MarionetteActivePort'), 'utf8').catch(() => '');
+    if (active.trim() !== '') {
+      marionette.push(Number(active.trim()));
+    }
+    const server = await readFile(join(profile, 'WebDriverBiDiServer.json'), 'utf8').catch(() => '');
+    const port = server ? (JSON.parse(server) as { ws_port?: number }).ws_port : undefined;
+    if (port) {
+      bidi.push(port);
+    }
+  }
+  return { geckodriver, marionette, bidi };
+}
+
+describe('a hostile page in Firefox on the embedded Grid', () => {
+  let firefox: OpenedBrowser;
+  let fox: WebDriver;
+
+  beforeAll(async () => {
+    firefox = await grid.open('firefox', { width: 1280, height: 900 });
+    fox = grid.attach(firefox.gridId, firefox.capabilities);
+  });
+
+  afterAll(async () => {
+    await grid.end(firefox.gridId).catch(() => undefined);
+  });
+
+  it('reaches nothing on the host: not the Grid, geckodriver, Marionette, its BiDi server, the server or Redis', async () => {
+    const id = firefox.gridId;
+    const gridWs = gridAddress.replace(/^http/, 'ws');
+    const ports = await firefoxDriverPorts();
+    expect(ports.geckodriver.length).toBeGreaterThan(0);
+    expect(ports.marionette.length).toBeGreaterThan(0);
+    expect(ports.bidi.length).toBeGreaterThan(0);
+    const bidi = JSON.stringify({ id: 1, method: 'session.status', params: {} });
+    // Marionette speaks no HTTP, so a failed fetch alone proves nothing: a listener that counts
+    // connections shows the fence, not the protocol, stops the page.
+    let controlConnections = 0;
+    const control: Server = createServer((_request, response) => response.end('control'));
+    control.on('connection', () => (controlConnections += 1));
+    await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+    const controlPort = (control.address() as { port: number }).port;
+    const targets: Target[] = [
+      { name: 'the fixture site (allowed)', kind: 'fetch', url: `${siteUrl}/table.html` },
+      { name: 'an unallowed local listener', kind: 'fetch', url: `http://127.0.0.1:${controlPort}/` },
+      { name: 'Grid /status', kind: 'fetch', url: `${gridAddress}/status` },
+      { name: 'Grid own url', kind: 'fetch', url: `${gridAddress}/session/${id}/url` },
+      { name: 'Grid se/bidi', kind: 'ws', url: `${gridWs}/session/${id}/se/bidi`, send: bidi },
+      ...ports.geckodriver.flatMap((port): Target[] => [
+        { name: `geckodriver ${port} /status`, kind: 'fetch', url: `http://127.0.0.1:${port}/status` },
+        {
+          name: `geckodriver ${port} navigate`,
+          kind: 'fetch',
+          url: `http://127.0.0.1:${port}/session/${id}/url`,
+          method: 'POST',
+          body: JSON.stringify({ url: 'about:blank' }),
+        },
+      ]),
+      ...ports.marionette.map((port): Target => ({
+        name: `Marionette ${port}`,
+        kind: 'fetch',
+        url: `http://127.0.0.1:${port}/`,
+      })),
+      ...ports.bidi.map((port): Target => ({
+        name: `Firefox BiDi ${port}`,
+        kind: 'ws',
+        url: `ws://127.0.0.1:${port}/session`,
+        send: bidi,
+      })),
+      { name: 'selenium-flow /info', kind: 'fetch', url: `${server.url}/info` },
+      { name: 'Redis', kind: 'fetch', url: `http://127.0.0.1:${redis.port}/`, method: 'POST', body: 'INFO\r\n' },
+      { name: 'the secret file', kind: 'fetch', url: `file://${secretFile}` },
+    ];
+    const before = await redisConnections(redis.port);
+    let outcomes: Outcome[];
+    try {
+      outcomes = await attackFromPage(targets, fox);
+    } finally {
+      await new Promise((resolve) => control.close(resolve));
+    }
+    const [allowed, ...forbidden] = outcomes;
+    expect(controlConnections).toBe(0);
+    expect(allowed).toMatchObject({ name: 'the fixture site (allowed)', reached: true });
+    expect(forbidden.filter((o) => o.reached)).toEqual([]);
+    expect(forbidden).toHaveLength(targets.length - 1);
+    expect(await redisConnections(redis.port)).toBe(before + 1);
+  });
+
+  it('cannot open files: the Firefox policy blocks file://', async () => {
+    for (const file of [secretFile, worldFile]) {
+      const refused = await fox.get(`file://${file}`).then(
+        () => '',
+        (error: unknown) => String(error),
+      );
+      const source = await fox.getPageSource();
+      answers.push(refused, source);
+      expect(refused).toContain('blockedByPolicy');
+      expect(source).not.toContain(canary);
+    }
+  });
+
+  it('runs as the unprivileged Grid user, in the browser group, with a minimal environment', async () => {
+    const processes = firefoxProcesses();
+    expect(processes.length).toBeGreaterThan(0);
+    for (const firefoxProcess of processes) {
+      expect(firefoxProcess.group).toBe(BROWSER_GROUP);
+      const environ = await readFile(`/proc/${firefoxProcess.pid}/environ`, 'utf8').catch(() => '');
+      answers.push(environ);
+      const names = environ
+        .split('\0')
+        .filter(Boolean)
+        .map((entry) => entry.split('=')[0] ?? '');
+      // geckodriver adds its own MOZ_* variables for the browser it starts.
+      expect(names.filter((name) => !MINIMAL_ENVIRONMENT.includes(name) && !name.startsWith('MOZ_'))).toEqual([]);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { freePort } from '../../src/grid/embedded.js';
+import { freePort, startEmbeddedGrid } from '../../src/grid/embedded.js';
+import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { connectMcp, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
 
 let running: RunningServer;
@@ -40,17 +41,30 @@ describe('expected failures are honest 4xx/5xx answers', () => {
     await rest(running.url, '/browser/end-browser', {}, ws);
   });
 
-  it('refuses within seconds a browser the Grid does not have, naming the ones it has', async () => {
-    const started = Date.now();
-    const firefox = await rest(
-      running.url,
-      '/browser/open-session',
-      { browser: 'firefox' },
-      { 'X-Workspace': 'no-firefox' },
-    );
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(firefox.status).toBe(400);
-    expect(errorOf(firefox.body).message).toContain('This Grid has no firefox browser (it offers: chrome)');
+  it('refuses within seconds a browser the Grid does not have, naming the ones it has and what to install', async () => {
+    // The shared Grid offers both browsers; this one is what a host without firefox-esr or geckodriver starts.
+    // Its fence applies to every browser of this host: it must leave the fixture site open too.
+    const chromeOnly = await startEmbeddedGrid({ maxSessions: 1, firefox: false, loopbackPorts: [FIXTURE_PORTS] });
+    const server = await startServer({}, chromeOnly.url);
+    try {
+      const started = Date.now();
+      const firefox = await rest(
+        server.url,
+        '/browser/open-session',
+        { browser: 'firefox' },
+        { 'X-Workspace': 'no-firefox' },
+      );
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(firefox.status).toBe(400);
+      const message = errorOf(firefox.body).message;
+      expect(message).toContain('This Grid has no firefox browser (it offers: chrome)');
+      expect(message).toContain('install firefox-esr and geckodriver');
+      expect((await rest(server.url, '/info')).body).toMatchObject({ browsers: ['chrome'] });
+      expect((await rest(running.url, '/info')).body).toMatchObject({ browsers: ['chrome', 'firefox'] });
+    } finally {
+      await server.close();
+      await chromeOnly.stop();
+    }
   });
 
   it('answers the router’s own refusals in the shared error shape', async () => {

@@ -9,6 +9,7 @@ import {
   gridIdOf,
   rest,
   startServer,
+  testBrowser,
   type ProtocolEra,
   type RunningServer,
 } from '../helpers/server.js';
@@ -89,7 +90,7 @@ describe('open_session and current_workspace', () => {
     expect(current).toMatchObject({
       workspace: WORKSPACE,
       mode: 'saved',
-      browser: { kind: 'chrome', alive: true },
+      browser: { kind: testBrowser(), alive: true },
       window: { width: 1024, height: 768 },
     });
     expect((current.browser as Answer).version).not.toBe('');
