@@ -5,7 +5,7 @@ import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
 import { gridFetch } from './fetch.js';
-import { fetchGridStatus, upSlots, type GridStatusSlot } from './status.js';
+import { fetchGridStatus, upNodes, upSlots, type GridStatusSlot } from './status.js';
 import { browserCapabilities, LIVE_VIEW_CAPABILITY, type BrowserKind, type WindowSize } from './capabilities.js';
 
 /** Where the Grid's URL and its credentials are handled; re-exported for the callers that came before. */
@@ -205,9 +205,17 @@ export class Grid {
   /** Free and used browser slots of the nodes that are up, from /status (which touches no session). */
   async slotCount(): Promise<SlotCount | undefined> {
     try {
-      const slots = await this.slots();
-      const used = slots.filter((slot) => slot.session).length;
-      return { free: slots.length - used, used };
+      let free = 0;
+      let used = 0;
+      // A node lists a slot per browser it offers (Chromium and Firefox each), but runs at most
+      // maxSessions at once: a node that is full has no free slot, whatever its other browser says.
+      for (const node of upNodes(await fetchGridStatus(this.url))) {
+        const slots = node.slots ?? [];
+        const busy = slots.filter((slot) => slot.session).length;
+        used += busy;
+        free += Math.max(0, Math.min(slots.length, node.maxSessions ?? slots.length) - busy);
+      }
+      return { free, used };
     } catch {
       return undefined;
     }

@@ -61,9 +61,12 @@ export async function fetchGridStatus(gridUrl: string): Promise<GridStatusAnswer
 
 /** The slots of the nodes that are up (a node that does not say is taken as up). */
 export function upSlots(status: GridStatusAnswer): GridStatusSlot[] {
-  return (status.nodes ?? [])
-    .filter((node) => node.availability === undefined || node.availability === 'UP')
-    .flatMap((node) => node.slots ?? []);
+  return upNodes(status).flatMap((node) => node.slots ?? []);
+}
+
+/** The nodes that are up (a node that does not say is taken as up). */
+export function upNodes(status: GridStatusAnswer): NonNullable<GridStatusAnswer['nodes']> {
+  return (status.nodes ?? []).filter((node) => node.availability === undefined || node.availability === 'UP');
 }
 
 /** One slot of a node, as the Grid's /status describes it; a session's id stays inside this layer's callers. */
