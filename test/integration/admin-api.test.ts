@@ -404,7 +404,8 @@ describe('the Grid', () => {
   it('answers its nodes, slots and sessions, naming the workspace that holds each, and never a Grid id', async () => {
     expect((await client.agent('adm-live', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
     const { body, text } = await client.admin('GET', '/admin/api/grid', { shape: schema.gridStatus });
-    expect(body).toMatchObject({ reachable: true, browsers: ['chrome'] });
+    expect(body).toMatchObject({ reachable: true });
+    expect(body.browsers).toContain('chrome');
     expect(body.slots).toBeGreaterThanOrEqual(1);
     expect(body.nodes[0]?.availability).toBe('UP');
     const held = body.nodes.flatMap((n) => n.slots.flatMap((s) => (s.session ? [s.session] : [])));

@@ -324,8 +324,20 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     const peek = new Redis(redis.url, { maxRetriesPerRequest: 0 });
     const records: string[] = [];
     try {
+      // Every kind of record the server keeps: strings, the audit events' list, hashes, sets.
       for (const key of await peek.keys('*')) {
-        records.push(key, (await peek.get(key)) ?? '');
+        const kind = await peek.type(key);
+        const values =
+          kind === 'list'
+            ? await peek.lrange(key, 0, -1)
+            : kind === 'hash'
+              ? Object.entries(await peek.hgetall(key)).flat()
+              : kind === 'set'
+                ? await peek.smembers(key)
+                : kind === 'zset'
+                  ? await peek.zrange(key, '0', '-1')
+                  : [(await peek.get(key)) ?? ''];
+        records.push(key, ...values);
       }
     } finally {
       peek.disconnect();

@@ -15,7 +15,7 @@ let browser: PageBrowser;
 
 beforeAll(async () => {
   // A Grid of its own with no watchable slot (the shared one has one): a real Grid without VNC.
-  plainGrid = await startEmbeddedGrid({ maxSessions: 1, liveViews: 0, loopbackPorts: [FIXTURE_PORTS] });
+  plainGrid = await startEmbeddedGrid({ maxSessions: 1, liveViews: 0, firefox: false, loopbackPorts: [FIXTURE_PORTS] });
   [shared, plain, down, browser] = await Promise.all([
     startServer({ MCP_AUTH_TOKEN: TOKEN }),
     startServer({ MCP_AUTH_TOKEN: TOKEN }, plainGrid.url),
