@@ -1,4 +1,6 @@
-import type { BrowserKind } from '../../src/grid/capabilities.js';
+import { LIVE_VIEW_CAPABILITY, type BrowserKind } from '../../src/grid/capabilities.js';
+import { fetchGridStatus, upSlots } from '../../src/grid/status.js';
+import { poll } from '../../src/poll.js';
 import { gridFetch } from '../../src/grid/grid.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -170,4 +172,23 @@ export async function connectMcp(
     },
     close: () => (client as LegacyClient).close(),
   };
+}
+
+/**
+ * Waits until the Grid has a free watchable slot. The shared Grid has one, and the files that
+ * watch a browser (integration and ui projects run at once) take turns on it: without the wait a
+ * file that opens while another holds it lands on a headless slot.
+ */
+export async function waitForWatchableSlot(gridUrl: string, withinMs = 150_000): Promise<void> {
+  const free = await poll(
+    async () => {
+      const slots = upSlots(await fetchGridStatus(gridUrl));
+      return slots.some((slot) => slot.stereotype?.[LIVE_VIEW_CAPABILITY] === true && !slot.session) || undefined;
+    },
+    withinMs,
+    500,
+  );
+  if (!free) {
+    throw new Error(`no watchable slot of the Grid came free within ${withinMs / 1000} s`);
+  }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
-import { rest, startServer, type RunningServer } from '../helpers/server.js';
+import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'live-admin-token';
 const TOKEN = 'live-bearer-token';
@@ -12,6 +12,7 @@ beforeAll(async () => {
   // LIVE_VIEW prefer: this file's browser takes the shared Grid's one watchable slot.
   running = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' });
   wsBase = running.url.replace(/^http/, 'ws');
+  await waitForWatchableSlot(inject('gridUrl'));
   const opened = await rest(
     running.url,
     '/browser/open-session',
@@ -22,7 +23,7 @@ beforeAll(async () => {
     },
   );
   expect(opened.status).toBe(200);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await rest(running.url, '/browser/end-browser', {}, { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'watched' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
 import { callHeldOpen } from '../helpers/running-call.js';
-import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { gridIdOf, rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
 import {
   accessibilityViolations,
   launchBrowser,
@@ -29,6 +29,7 @@ beforeAll(async () => {
   [running, browser] = await Promise.all([
     startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' }),
     launchBrowser(),
+    waitForWatchableSlot(gridUrl),
   ]);
   const opened = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/login.html` }, agent);
   expect(opened.status, JSON.stringify(opened.body)).toBe(200);
@@ -39,7 +40,7 @@ beforeAll(async () => {
   tab = await openTab(browser, `${running.url}/admin/#/workspaces/${WORKSPACE}/live`);
   tab.page.on('websocket', (socket) => sockets.push(socket.url()));
   await signIn(tab, ADMIN);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await fetch(`${running?.url}/admin/api/workspaces/${WORKSPACE}/control`, {
