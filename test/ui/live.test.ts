@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
+import { startEmbeddedGrid, type EmbeddedGrid } from '../../src/grid/embedded.js';
+import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { callHeldOpen } from '../helpers/running-call.js';
 import { gridIdOf, rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
 import {
@@ -17,7 +19,9 @@ const TOKEN = 'live-page-bearer-token';
 const WORKSPACE = 'ui-live';
 const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
 const siteUrl = inject('siteUrl');
-const gridUrl = inject('gridUrl');
+// Its own Grid with one watchable slot: the shared one's is taken in turn by other files.
+let grid: EmbeddedGrid;
+let gridUrl: string;
 let running: RunningServer;
 let browser: PageBrowser;
 let tab: AdminTab;
@@ -26,11 +30,13 @@ const sockets: string[] = [];
 
 beforeAll(async () => {
   // LIVE_VIEW prefer: this file's agent browser takes the Grid's watchable slot (docs/live.md).
+  grid = await startEmbeddedGrid({ maxSessions: 2, liveViews: 1, firefox: false, loopbackPorts: [FIXTURE_PORTS] });
+  gridUrl = grid.url;
   [running, browser] = await Promise.all([
-    startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' }),
+    startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' }, gridUrl),
     launchBrowser(),
-    waitForWatchableSlot(gridUrl),
   ]);
+  await waitForWatchableSlot(gridUrl);
   const opened = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/login.html` }, agent);
   expect(opened.status, JSON.stringify(opened.body)).toBe(200);
   const status = await rest(running.url, `/admin/api/workspaces/${WORKSPACE}/live`, undefined, {
@@ -53,6 +59,7 @@ afterAll(async () => {
     await rest(running.url, '/browser/end-browser', {}, agent);
     await running.close();
   }
+  await grid?.stop();
 });
 
 /** Runs a script in the agent's browser over WebDriver, beside the server: the stand-in for a person's eyes. */
