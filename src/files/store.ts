@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { link, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFound } from '../errors.js';
+import type { MadeBy } from './answers.js';
 import { candidateNames, fileName, libraryName } from './names.js';
 
 /** The two sections that live on this server's disk; Downloads are the Grid's. */
@@ -11,12 +12,6 @@ export interface StoredFile {
   name: string;
   size: number;
   created: Date;
-}
-
-/** Which flow run, and which of its steps, made a file (seed 000 §F1.10). */
-export interface MadeBy {
-  flow: string;
-  step: number | string | null;
 }
 
 /**
