@@ -144,9 +144,8 @@ function registerCapabilities(app: FastifyInstance, deps: CallDeps): void {
     app.route({
       method: capability.http.method,
       url: fastifyPath(capability.http.path),
-      handler: async (request) => {
-        return callTool(deps, capability, httpArguments(capability.http, request), callerOf(request));
-      },
+      handler: async (request) =>
+        callTool(deps, capability, httpArguments(capability.http, request), callerOf(request)),
     });
   }
 }

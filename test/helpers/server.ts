@@ -11,6 +11,7 @@ import { capabilityNamed } from '../../src/capabilities/index.js';
 import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { loadConfig } from '../../src/config.js';
 import { openServer, type HttpServer } from '../../src/server.js';
+import { callerOfWorkspace } from '../../src/workspace/caller.js';
 
 const ajv = new Ajv2020({ strict: false });
 const outputValidators = new Map<string, ValidateFunction>();
@@ -71,7 +72,7 @@ export async function startServer(
  * carries it (agents never learn a Grid id), but a test may need to ask the Grid about it.
  */
 export async function gridIdOf(running: RunningServer, workspace: string): Promise<string | undefined> {
-  return (await running.server.store.get(`named:${workspace}`))?.gridId;
+  return (await running.server.store.get(callerOfWorkspace(workspace).key))?.gridId;
 }
 
 /** The ids of every session the Grid runs now, from its /status (which touches no session). */

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { spawnReplica, type Replica } from '../helpers/replica.js';
 
 /**
  * Issue 23 §1: each attack that once stalled the whole server, against a real `serve` process.
@@ -13,33 +13,14 @@ const site = inject('siteUrl');
 const WORKSPACE = { 'X-Workspace': 'attacker' };
 const ATTACK_DEADLINE_MS = 60_000;
 
-let child: ChildProcess;
+let server: Replica;
 let base: string;
 
 beforeAll(async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'attacks-'));
-  const env = {
-    ...(process.env as Record<string, string>),
-    GRID_URL: inject('gridUrl'),
-    SE_OFFLINE: 'true',
-    FLOW_DATA_DIR: dataDir,
-  };
-  child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'warn'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  base = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output.push(chunk.toString());
-      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(output.join(''));
-      if (match?.[1]) {
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', () => reject(new Error(`the server exited before serving:\n${output.join('')}`)));
-  });
+  // Its own process group, signalled whole: no server outlives the file.
+  server = await spawnReplica({ GRID_URL: inject('gridUrl'), FLOW_DATA_DIR: dataDir });
+  base = server.url;
 });
 
 afterAll(async () => {
@@ -48,8 +29,7 @@ afterAll(async () => {
     headers: { ...WORKSPACE, 'content-type': 'application/json' },
     body: '{}',
   }).catch(() => undefined);
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  await server.kill('SIGTERM');
 });
 
 interface Answer {

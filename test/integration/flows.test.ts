@@ -278,10 +278,12 @@ describe('a flow', () => {
       join(dataDir, 'flows-broken', 'flows', 'mangled.yaml'),
       'steps:\n  - tool: navigate\n    args: {url: [oops\n',
     );
-    await new Promise((resolve) => setTimeout(resolve, 2100)); // the listing cache's lifetime
-    const listed = await rest(running.url, '/flows?everywhere=true', undefined, ws);
-    const mangled = (listed.body.flows as { name: string; problem?: string }[]).find((f) => f.name === 'mangled');
-    expect(mangled?.problem).toMatch(/not valid YAML/);
+    // A listing is cached for a moment and a hand edit on disk clears no cache: wait until it shows.
+    const mangled = async () => {
+      const listed = await rest(running.url, '/flows?everywhere=true', undefined, ws);
+      return (listed.body.flows as { name: string; problem?: string }[]).find((f) => f.name === 'mangled');
+    };
+    await expect.poll(async () => (await mangled())?.problem, { timeout: 10_000 }).toMatch(/not valid YAML/);
     const run = await rest(running.url, '/flows/mangled/run', {}, ws);
     expect(run.status).toBe(400);
     expect(JSON.stringify(run.body)).toMatch(/cannot run.*save_flow/);

@@ -8,16 +8,21 @@ import { describe, expect, it, inject } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { startGridProxy } from '../helpers/grid-proxy.js';
+import { spawnReplica } from '../helpers/replica.js';
 import { rest } from '../helpers/server.js';
 
 const env = () => ({ ...(process.env as Record<string, string>), GRID_URL: inject('gridUrl'), SE_OFFLINE: 'true' });
+/**
+ * Node itself, not `npx tsx`: closing the client signals the process it started, and a wrapper
+ * would pass away while the server it started kept running.
+ */
+const STDIO = { command: process.execPath, args: ['--import', 'tsx', 'src/cli.ts', 'stdio'] };
 
 describe('selenium-flow stdio', () => {
   it('serves MCP over stdio in saved mode: no session_id needed', async () => {
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
-      command: 'npx',
-      args: ['tsx', 'src/cli.ts', 'stdio'],
+      ...STDIO,
       env: env(),
       stderr: 'pipe',
     });
@@ -49,8 +54,7 @@ describe('selenium-flow stdio, flow tools', () => {
       wake?.();
     });
     const transport = new StdioClientTransport({
-      command: 'npx',
-      args: ['tsx', 'src/cli.ts', 'stdio'],
+      ...STDIO,
       env: { ...env(), FLOW_DATA_DIR: dataDir },
       stderr: 'pipe',
     });
@@ -86,24 +90,9 @@ describe('selenium-flow serve', () => {
   it('never logs a Grid id, a page URL, a title or typed text, even at trace level', async () => {
     // Through a pass-through proxy, to learn the Grid ids this server's browsers really had.
     const proxy = await startGridProxy(inject('gridUrl'));
-    const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0', '--log-level', 'trace'], {
-      env: { ...env(), GRID_URL: proxy.url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output: string[] = [];
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    const base = await new Promise<string>((resolve, reject) => {
-      const find = () => {
-        const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(output.join(''));
-        if (match?.[1]) {
-          child.stdout.off('data', find);
-          resolve(match[1]);
-        }
-      };
-      child.stdout.on('data', find);
-      child.once('exit', () => reject(new Error(`the server exited before serving:\n${output.join('')}`)));
-    });
+    // Its own process group, signalled whole: no server outlives the test.
+    const server = await spawnReplica({ GRID_URL: proxy.url, LOG_LEVEL: 'trace' });
+    const base = server.url;
     const secretText = 'typed-text-that-must-not-be-logged';
     const opened = await rest(base, '/browser/open-session', {});
     const sessionId = opened.body.session_id as string;
@@ -114,10 +103,9 @@ describe('selenium-flow serve', () => {
     await rest(base, '/browser/end-browser', { session_id: sessionId });
     await rest(base, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, { 'x-workspace': 'logged' });
     await rest(base, '/browser/end-browser', {}, { 'x-workspace': 'logged' });
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await server.kill('SIGTERM');
     await proxy.close();
-    const logs = output.join('\n');
+    const logs = server.output();
     expect(logs).toContain('Server listening');
     expect(proxy.created).toHaveLength(2);
     const gridPassword = new URL(inject('gridUrl')).password;
@@ -136,24 +124,10 @@ describe('selenium-flow serve', () => {
 
   it('never prints the bearer token in its banner', async () => {
     const token = 'banner-token-that-must-not-be-printed';
-    const child = spawn('npx', ['tsx', 'src/cli.ts', 'serve', '--port', '0'], {
-      env: { ...env(), MCP_AUTH_TOKEN: token, LOG_LEVEL: 'trace' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output: string[] = [];
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output.push(chunk.toString());
-        if (/Token:.*\n/.test(output.join(''))) {
-          resolve();
-        }
-      });
-      child.once('exit', () => reject(new Error(`the server exited before serving:\n${output.join('')}`)));
-    });
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    const printed = output.join('\n');
+    // The banner is one write: once its MCP line is read, its Token line is too.
+    const server = await spawnReplica({ MCP_AUTH_TOKEN: token, LOG_LEVEL: 'trace', GRID_URL: inject('gridUrl') });
+    await server.kill('SIGTERM');
+    const printed = server.output();
     expect(printed).toMatch(/Token:\s+set/);
     expect(printed).not.toContain(token);
   });

@@ -10,7 +10,17 @@ const tool = (name: string) => {
   }
   return capability;
 };
-const never = () => new Promise<never>(() => undefined);
+/**
+ * A call that hangs until it is let go: as a hung WebDriver command fails once its tab is
+ * closed. The deadline waits a moment for the stopped call to let go; these let go at once.
+ */
+function hung(): { run: () => Promise<never>; letGo: () => void } {
+  let letGo = () => undefined as void;
+  const work = new Promise<never>((_resolve, reject) => {
+    letGo = () => reject(new Error('the tab was closed'));
+  });
+  return { run: () => work, letGo: () => letGo() };
+}
 
 describe('a call’s deadline', () => {
   it('answers what the call answered in time, without recovering anything', async () => {
@@ -31,13 +41,15 @@ describe('a call’s deadline', () => {
 
   it('never outlasts the flow run it is a step of, and recovers the browser first', async () => {
     let recovered = 0;
+    const call = hung();
     const stopped = await withinDeadline(
       tool('execute_script'),
       {},
       { callTimeoutMs: 60_000, until: Date.now() + 20 },
-      never,
+      call.run,
       async () => {
         recovered++;
+        call.letGo();
         return 'tab_replaced';
       },
     ).catch((err: unknown) => err);
@@ -49,7 +61,9 @@ describe('a call’s deadline', () => {
 
   it('recovers no browser for a tool that has none, and names CALL_TIMEOUT', async () => {
     let recovered = 0;
-    const stopped = await withinDeadline(tool('list_flows'), {}, { callTimeoutMs: 20 }, never, async () => {
+    const call = hung();
+    setTimeout(call.letGo, 50);
+    const stopped = await withinDeadline(tool('list_flows'), {}, { callTimeoutMs: 20 }, call.run, async () => {
       recovered++;
       return 'tab_replaced';
     }).catch((err: unknown) => err);
