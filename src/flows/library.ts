@@ -63,7 +63,7 @@ export class FlowLibraries implements FlowsService {
         if (checked !== undefined) {
           this.refuseToolName(checked);
         }
-        const draft = draftFlow(await toolbox.recentCalls(), last, checked);
+        const draft = draftFlow(await toolbox.recentCalls(), last, checked, this.capabilities);
         return { ...draft, name: checked ?? null, document: toPlain(draft.document) };
       },
     };
