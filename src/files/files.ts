@@ -6,12 +6,12 @@ import {
   FOLDERS,
   isImage,
   isSection,
-  libraryName,
   SECTIONS,
   withExtension,
   type Folder,
   type Section,
 } from './names.js';
+import { workspaceOrStdio } from '../workspace/names.js';
 import type { Cleared, FileDeleted, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
 import { DiskFiles, type DiskSection, type StoredFile } from './store.js';
 import { FILES_URI, FOLDER_URI, parseFileUri, uriOf, type FileAddress } from './uris.js';
@@ -104,14 +104,14 @@ export class Files {
 
   /** Every section at once, for the admin page. */
   async sections(workspace: string): Promise<WorkspaceSections> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     const [downloads, stored] = await Promise.all([this.downloadEntries(owner), this.stored(owner)]);
     return { workspace: owner, browser: downloads.browser, downloads: downloads.entries, ...stored };
   }
 
   /** Screenshots and Files, from the disk alone: reading them never asks the Grid (or touches a browser). */
   async stored(workspace: string): Promise<{ screenshots: FileEntry[]; files: FileEntry[] }> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     const [screenshots, files] = await Promise.all([
       this.diskEntries(owner, 'screenshots'),
       this.diskEntries(owner, 'files'),
@@ -250,7 +250,7 @@ export class Files {
 
   /** Empties the browser's download store; only while the browser lives. Answers the names that went. */
   async clearDownloads(workspace: string): Promise<Cleared> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     const names = await this.fromBrowser(owner, async (gridId) => {
       const listed = await this.options.downloads.list(gridId);
       await this.options.downloads.clear(gridId);
@@ -260,7 +260,7 @@ export class Files {
   }
 
   async clearScreenshots(workspace: string): Promise<Cleared> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     const names = await this.requireDisk().clear(owner, 'screenshots');
     return { workspace: owner, cleared: names.length, names };
   }
@@ -272,7 +272,7 @@ export class Files {
 
   /** Deletes one file in Files; Files is never cleared wholesale. */
   async deleteFile(workspace: string, name: string): Promise<FileDeleted> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     if (!(await this.requireDisk().delete(owner, 'files', fileName(name)))) {
       throw new NotFound(`No file ${uriOf('files', name)} in workspace ${owner}; nothing was deleted.`);
     }
@@ -285,14 +285,14 @@ export class Files {
     if (!isSection(section)) {
       throw new NotFound(`No section ${JSON.stringify(section)}; the sections are ${SECTIONS.join(', ')}.`);
     }
-    return this.read(libraryName(workspace), { section, name });
+    return this.read(workspaceOrStdio(workspace), { section, name });
   }
 
   private owner(workspace: string | undefined): string {
     if (workspace === undefined) {
       throw new BadRequest(NO_WORKSPACE);
     }
-    return libraryName(workspace);
+    return workspaceOrStdio(workspace);
   }
 
   private requireDisk(): DiskFiles {
