@@ -57,6 +57,18 @@ export async function answerDialog(driver: WebDriver, action: DialogAction, text
   return message;
 }
 
+/** The message of the dialog open now, if one is: asked without waiting, and without answering it. */
+export async function openDialogMessage(driver: WebDriver): Promise<string | undefined> {
+  try {
+    return await driver.switchTo().alert().getText();
+  } catch (err) {
+    if (err instanceof wdError.NoSuchAlertError) {
+      return undefined;
+    }
+    throw err;
+  }
+}
+
 async function answerPrompt(alert: Alert, text: string): Promise<void> {
   try {
     await alert.sendKeys(text);

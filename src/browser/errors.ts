@@ -3,16 +3,20 @@ import { BadRequest, GridUnavailable, NotFound, TimedOut } from '../errors.js';
 
 export const NOT_A_SELECTOR = 'The selector is not valid CSS or XPath; fix its syntax, or find one with outline.';
 
+/** The refusal of a tool an open dialog blocks, whether WebDriver or the call path finds the dialog first. */
+export function dialogOpen(message: string | undefined): BadRequest {
+  return new BadRequest(
+    `A page dialog is open${message ? ` ("${message.slice(0, 200)}")` : ''}; answer it with the dialog tool (accept or dismiss) first.`,
+  );
+}
+
 /**
  * WebDriver's page-level failures, said as what the caller should do next. Anything not
  * listed passes through unchanged (and, if nobody else knows it, becomes a 500: a bug).
  */
 export function explainWebDriverError(err: unknown): unknown {
   if (err instanceof wdError.UnexpectedAlertOpenError) {
-    const message = err.getAlertText();
-    return new BadRequest(
-      `A page dialog is open${message ? ` ("${message.slice(0, 200)}")` : ''}; answer it with the dialog tool (accept or dismiss) first.`,
-    );
+    return dialogOpen(err.getAlertText());
   }
   if (err instanceof wdError.ElementClickInterceptedError) {
     return new BadRequest(

@@ -43,6 +43,14 @@ export interface Mirror {
   mimeType?: 'application/json' | 'text/markdown';
 }
 
+/** How draft_flow turns a recorded call into a step. */
+export interface DraftFacts {
+  /** the argument whose literal text is the caller's input: it becomes a declared parameter */
+  input?: string;
+  /** a read whose result the draft returns (it gets an id and return: true) */
+  returns?: boolean;
+}
+
 /** A fact that may depend on the call's arguments (extract moves the page only when given a url). */
 export type ByArguments<I> = boolean | ((args: I) => boolean);
 
@@ -85,6 +93,8 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   image?: (result: z.infer<O>) => { data: string; mimeType: string } | undefined;
   /** what a flow report says of a step that ran this tool (default "done") */
   summary?: (args: z.infer<I>, result: z.infer<O>) => string;
+  /** how draft_flow writes a recorded call of this tool as a step (default: as it was called) */
+  draft?: DraftFacts;
   /** why this tool takes no `secret` argument, said instead of "unknown argument" */
   secretRefusal?: string;
 }
@@ -135,6 +145,7 @@ export interface Capability {
   mirrors: readonly Mirror[];
   image?: (result: Arguments) => { data: string; mimeType: string } | undefined;
   summary: (args: Arguments, result: Arguments) => string;
+  draft: DraftFacts;
   secretRefusal?: string;
   handler: (args: Arguments, ctx: BrowserToolContext & WorkspaceToolContext) => Promise<Arguments>;
 }
@@ -203,6 +214,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     mirrors: def.mirrors === undefined ? [] : Array.isArray(def.mirrors) ? def.mirrors : [def.mirrors as Mirror],
     image: def.image as Capability['image'],
     summary: (def.summary as Capability['summary'] | undefined) ?? (() => 'done'),
+    draft: def.draft ?? {},
     secretRefusal: def.secretRefusal,
     handler: alternatives ? tryingAlternatives(handler) : handler,
   };

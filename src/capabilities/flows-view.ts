@@ -2,8 +2,6 @@ import type { Caller } from '../workspace/caller.js';
 import type { FlowDraft, FlowListing, FlowRead, FlowSaved, RunReport } from '../flows/answers.js';
 import type { RecentCall } from '../workspace/recent.js';
 
-export type { FlowDraft, FlowListing, FlowRead } from '../flows/answers.js';
-
 /** How a call runs as a step of a flow, where a direct call differs. */
 export interface AsStep {
   /** the flow and its step, for the audit of a secret the step binds */

@@ -1,4 +1,5 @@
 import { Document } from 'yaml';
+import type { Capability } from '../capabilities/capability.js';
 import { BadRequest } from '../errors.js';
 import type { RecentCall } from '../workspace/recent.js';
 import type { FlowDraft } from './answers.js';
@@ -16,7 +17,12 @@ const DATE = /^(\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
  * the parameter; a bound secret stays a `secret:` reference; a call repeating the one before it
  * is dropped. Failed calls were never recorded. Nothing is saved.
  */
-export function draftFlow(recorded: readonly RecentCall[], last: number, name: string | undefined): Draft {
+export function draftFlow(
+  recorded: readonly RecentCall[],
+  last: number,
+  name: string | undefined,
+  capabilities: readonly Capability[],
+): Draft {
   if (recorded.length === 0) {
     throw new BadRequest(
       'Nothing is recorded in this workspace yet: draft_flow drafts from the calls it made (navigate, write, interact, reads that found something); make them, then call draft_flow again.',
@@ -26,23 +32,26 @@ export function draftFlow(recorded: readonly RecentCall[], last: number, name: s
   const calls = taken.filter((call, i) => i === 0 || !sameCall(call, taken[i - 1] as RecentCall));
   const properties: Record<string, Record<string, unknown>> = {};
   const values = new Map<string, string>();
+  const facts = new Map(capabilities.map((c) => [c.name, c.draft]));
   let reads = 0;
   const steps: FlowStep[] = calls.map((call) => {
     const args = structuredClone(call.args);
     const step: FlowStep = { tool: call.tool, args };
-    if (call.tool === 'write' && typeof args.text === 'string' && args.text !== '') {
+    const { input, returns = false } = facts.get(call.tool) ?? {};
+    const typed = input === undefined ? undefined : args[input];
+    if (input !== undefined && typeof typed === 'string' && typed !== '') {
       const parameter = parameterName(args.selector, properties);
       properties[parameter] = {
         type: 'string',
-        description: describeInput(args.text, args.selector),
-        default: args.text,
+        description: describeInput(typed, args.selector),
+        default: typed,
       };
-      values.set(args.text, parameter);
-      args.text = `\${${parameter}}`;
+      values.set(typed, parameter);
+      args[input] = `\${${parameter}}`;
       return step;
     }
     Object.assign(args, withParameters(args, values));
-    if (isRead(call.tool)) {
+    if (returns) {
       reads += 1;
       step.id = `read_${reads}`;
       step.return = true;
@@ -67,12 +76,6 @@ export function draftFlow(recorded: readonly RecentCall[], last: number, name: s
 
 function sameCall(a: RecentCall, b: RecentCall): boolean {
   return a.tool === b.tool && JSON.stringify(a.args) === JSON.stringify(b.args);
-}
-
-const READS = new Set(['extract', 'outline', 'assert']);
-
-function isRead(tool: string): boolean {
-  return READS.has(tool);
 }
 
 /** `#email` → email, `[name="q"]` → q, else text, each unique. */

@@ -1,12 +1,6 @@
 import type { Capability } from '../capabilities/capability.js';
-import type {
-  FlowListing,
-  FlowRead,
-  FlowsService,
-  FlowsView,
-  FlowTool,
-  FlowToolbox,
-} from '../capabilities/flows-view.js';
+import type { FlowsService, FlowsView, FlowTool, FlowToolbox } from '../capabilities/flows-view.js';
+import type { FlowListing, FlowRead } from './answers.js';
 import { BadRequest, Forbidden, NotFound } from '../errors.js';
 import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { Caller } from '../workspace/caller.js';
@@ -63,7 +57,7 @@ export class FlowLibraries implements FlowsService {
         if (checked !== undefined) {
           this.refuseToolName(checked);
         }
-        const draft = draftFlow(await toolbox.recentCalls(), last, checked);
+        const draft = draftFlow(await toolbox.recentCalls(), last, checked, this.capabilities);
         return { ...draft, name: checked ?? null, document: toPlain(draft.document) };
       },
     };

@@ -7,8 +7,6 @@ import { MAX_REPORT_BYTES } from '../limits.js';
 import { countFlowRun } from '../ops/metrics.js';
 import { STEP_PREFIX, stepsReadBy, stepValue, substitute } from './references.js';
 
-export type { RunReport, StepReport } from './answers.js';
-
 export type StepCall = (
   tool: string,
   args: Record<string, unknown>,

@@ -23,6 +23,11 @@ export interface WorkspaceRecord {
   url?: string;
   title?: string;
   /**
+   * the last page read had a dialog open: the next call of a tool a dialog blocks asks the
+   * browser whether it still is before running (a person may have answered it in the live view)
+   */
+  dialog?: true;
+  /**
    * The secrets typed into this browser, by name and key (never a value): another replica reads
    * their values to screen its answers about this browser too.
    */

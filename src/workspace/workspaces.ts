@@ -305,9 +305,12 @@ export class Workspaces {
     if (!record) {
       return;
     }
-    if (page && !page.dialog) {
+    if (page?.dialog) {
+      record.dialog = true;
+    } else if (page) {
       record.url = page.url;
       record.title = page.title;
+      delete record.dialog;
     }
     record.touchedAt = new Date().toISOString();
     await this.store.put(key, record);
@@ -321,6 +324,7 @@ export class Workspaces {
     delete record.gridId;
     delete record.capabilities;
     delete record.browserVersion;
+    delete record.dialog;
     record.touchedAt = new Date().toISOString();
     await this.store.put(key, record);
   }

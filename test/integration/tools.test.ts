@@ -377,6 +377,17 @@ describe('dialog', () => {
     await ok('dialog', { action: 'dismiss' });
   });
 
+  it('while a dialog is open, a tool it blocks is refused before it acts', async () => {
+    await ok('interact', { action: 'click', selector: { css: '#alert' } });
+    // Reading the missing file is the handler's first step, before any WebDriver command.
+    const blocked = await call('upload_file', { selector: { css: 'input' }, file: 'workspace://files/missing.txt' });
+    expect(blocked.status).toBe(400);
+    expect((blocked.body.error as { message: string }).message).toContain('A page dialog is open ("Hello alert")');
+    await ok('dialog', { action: 'dismiss' });
+    const unblocked = await call('upload_file', { selector: { css: 'input' }, file: 'workspace://files/missing.txt' });
+    expect(unblocked.status).toBe(404);
+  });
+
   it('accepts and dismisses a confirm', async () => {
     const clicked = await ok('interact', { action: 'click', selector: { css: '#confirm' } });
     expect(clicked.dialog).toEqual({ message: 'Sure?' });

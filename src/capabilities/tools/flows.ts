@@ -71,7 +71,7 @@ export const getFlow = defineTool({
   http: { method: 'GET', path: '/flows/{name}' },
   input: z.object({ name: flowName }),
   output: flowRead,
-  handler: async (args, { flows }) => ({ ...(await flowsOf(flows).get(args.name)) }),
+  handler: async (args, { flows }) => flowsOf(flows).get(args.name),
 });
 
 export const saveFlow = defineTool({
@@ -159,7 +159,7 @@ export const draftFlowTool = defineTool({
     name: flowName.optional().describe('to save it as'),
   }),
   output: flowDraft,
-  handler: async (args, { flows }) => ({ ...(await flowsOf(flows).draft(args.last, args.name)) }),
+  handler: async (args, { flows }) => flowsOf(flows).draft(args.last, args.name),
 });
 
 export default [runFlowTool, saveFlow, deleteFlow, listFlows, getFlow, draftFlowTool];

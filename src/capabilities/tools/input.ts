@@ -60,6 +60,8 @@ export const write = defineTool({
   // submit presses Enter, which may send a form
   navigates: true,
   summary: (_args, result) => (result.secret ? `typed secret ${asText(result.secret)}` : 'typed'),
+  // what the agent typed is input: a draft asks for it as a parameter (a secret stays a reference)
+  draft: { input: 'text' },
   input: z.object({
     selector,
     text: z

@@ -25,6 +25,7 @@ export const extractTool = defineTool({
   navigates: (args) => args.url !== undefined,
   answersUnderControl: (args) => args.url === undefined,
   summary: (_args, result) => `read ${shortText(result.value ?? result.values)}`,
+  draft: { returns: true },
   input: z.object({
     selector: selector.optional(),
     what: z.enum(['text', 'html', 'value', 'attribute']).optional().describe('default text'),
@@ -71,6 +72,7 @@ export const outlineTool = defineTool({
   attach: 'existing',
   runnableInFlow: true,
   answersUnderControl: true,
+  draft: { returns: true },
   input: z.object({ selector: selector.optional(), max_chars: maxChars(10000) }),
   output: z.object({ url: z.string(), title: z.string(), outline: z.string(), truncated: z.boolean().optional() }),
   handler: async (args, { driver, secrets }) => {
@@ -98,6 +100,7 @@ export const assertTool = defineTool({
   attach: 'existing',
   runnableInFlow: true,
   summary: () => 'passed',
+  draft: { returns: true },
   input: z.object({
     script: z.string().min(1).max(MAX_SCRIPT_CHARS).optional().describe('JavaScript returning true'),
     selector: selector.optional(),
