@@ -13,6 +13,8 @@ process.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
 
 /** The suites the `firefox` project runs once more with TEST_BROWSER=firefox. */
 const FIREFOX_SUITES = ['bad-input', 'secrets-leak', 'secrets-hostile', 'flows', 'flow-steps'];
+/** …and the BiDi monitor's: network capture and the pages a person is followed to. */
+const FIREFOX_MONITOR_SUITES = ['network', 'network-capture', 'bidi-monitor', 'await-control'];
 
 export default defineConfig({
   test: {
@@ -37,7 +39,7 @@ export default defineConfig({
         test: {
           // The browser matrix: the browser suites again, on Firefox (docs/browsers.md), on the same Grid.
           name: 'firefox',
-          include: FIREFOX_SUITES.map((suite) => `test/integration/${suite}.test.ts`),
+          include: [...FIREFOX_SUITES, ...FIREFOX_MONITOR_SUITES].map((suite) => `test/integration/${suite}.test.ts`),
           env: { TEST_BROWSER: 'firefox' },
           globalSetup: ['test/global-setup.ts'],
         },

@@ -12,8 +12,17 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { capabilityNamed } from '../src/capabilities/index.js';
+import type { BrowserKind } from '../src/grid/capabilities.js';
 import { runBench, withTimeout, type Cleanup } from './lib/cleanup.js';
-import { REPO, HTTP_WORKSPACE, startBench, versions, type BenchEnv, type Versions } from './lib/env.js';
+import {
+  FIREFOX_WORKSPACE,
+  REPO,
+  HTTP_WORKSPACE,
+  startBench,
+  versions,
+  type BenchEnv,
+  type Versions,
+} from './lib/env.js';
 import { DirectToolCaller, McpToolCaller, PROTOCOL } from './lib/mcp.js';
 import {
   measureBootCosts,
@@ -27,7 +36,7 @@ import {
   type ToolsListSize,
 } from './lib/measures.js';
 import { profileMcpHttp, type ProfileReport } from './lib/profile.js';
-import { rawConfiguration } from './lib/raw.js';
+import { rawConfiguration, rawId } from './lib/raw.js';
 import { bytes, markdownTable, median, ms, ms1, ratio, summarize, triple, type Summary } from './lib/stats.js';
 import { STEPS, checkAnswers, type Configuration, type TaskRun } from './lib/task.js';
 import { CapturingCaller, toolsConfiguration, twelveCalls } from './lib/tools-task.js';
@@ -42,6 +51,10 @@ const { values: options } = parseArgs({
     json: { type: 'string' },
     // only the two configurations capture compares, then stop
     'capture-only': { type: 'boolean', default: false },
+    // the browsers timed: the raw script and 12 MCP calls (HTTP) on each; Chromium alone runs every configuration
+    browsers: { type: 'string', default: 'chrome,firefox' },
+    // only the raw script and 12 MCP calls (HTTP) on each browser, then stop
+    'browsers-only': { type: 'boolean', default: false },
     'timeout-minutes': { type: 'string', default: '30' },
   },
 });
@@ -60,6 +73,16 @@ const COLD_RUNS = positive('cold-runs', options['cold-runs']);
 const PAIRS = positive('pairs', options.pairs);
 const TIMEOUT_MINUTES = positive('timeout-minutes', options['timeout-minutes']);
 const RUN_TIMEOUT_MS = 120_000;
+const BROWSERS = browsersAsked(options.browsers);
+
+function browsersAsked(value: string | undefined): BrowserKind[] {
+  const asked = (value ?? '').split(',').map((b) => b.trim());
+  const known = asked.filter((b): b is BrowserKind => b === 'chrome' || b === 'firefox');
+  if (known.length !== asked.length || !known.includes('chrome')) {
+    throw new Error(`--browsers must be chrome or chrome,firefox (got ${value}): Chromium is every ratio's baseline`);
+  }
+  return [...new Set(known)];
+}
 
 /** The bars of performance.md. */
 const BARS = {
@@ -104,8 +127,43 @@ function configurations(env: BenchEnv): Configuration[] {
       env.siteUrl,
       (name) => readFile(join(env.dataDir, HTTP_WORKSPACE, 'screenshots', name)),
     ),
+    ...firefoxConfigurations(env),
   ];
 }
+
+/** The same task on Firefox, on the same Grid: its floor, and the 12 calls measured against it. */
+function firefoxConfigurations(env: BenchEnv): Configuration[] {
+  const client = env.firefoxClient;
+  if (!client) {
+    return [];
+  }
+  const http = new McpToolCaller(client);
+  const calls = toolsConfiguration(
+    'mcp-http-firefox',
+    '12 MCP calls, Streamable HTTP, Firefox',
+    () => http,
+    env.siteUrl,
+  );
+  return [
+    rawConfiguration(env.gridUrl, env.siteUrl, 'script', 'firefox'),
+    {
+      ...calls,
+      baseline: rawId('firefox'),
+      run: async (beforeStep) => {
+        const run = await calls.run(beforeStep);
+        // A wrong browser would be a fast wrong answer: the workspace must still be opening Firefox.
+        const record = await env.http.server.store.get(`named:${FIREFOX_WORKSPACE}`);
+        if (record?.browser !== 'firefox') {
+          throw new Error(`${calls.label} ran on ${record?.browser ?? 'nothing'}`);
+        }
+        return run;
+      },
+    },
+  ];
+}
+
+/** What --browsers-only times: the raw script and the 12 MCP calls over HTTP, on each browser. */
+const BROWSER_IDS = new Set(['raw', 'mcp-http', 'raw-firefox', 'mcp-http-firefox']);
 
 interface Results {
   /** per configuration id, the kept rounds (the warm-up round is dropped) */
@@ -183,11 +241,11 @@ interface TimingRow {
 
 function timingRows(configs: Configuration[], results: Results): TimingRow[] {
   const totals = (id: string) => (results.runs.get(id) ?? []).map((r) => r.totalMs);
-  const rawTotals = totals('raw');
-  const rawMedian = median(rawTotals);
   return configs.map((config) => {
     const runs = results.runs.get(config.id) ?? [];
     const mine = runs.map((r) => r.totalMs);
+    // Each configuration against the raw script on its own browser.
+    const rawTotals = totals(config.baseline ?? 'raw');
     return {
       config,
       total: summarize(mine),
@@ -197,7 +255,7 @@ function timingRows(configs: Configuration[], results: Results): TimingRow[] {
           .map((r) => r.stepMs.slice(1, 11).reduce((a: number, b) => a + (b ?? Number.NaN), 0))
           .filter(Number.isFinite),
       ),
-      ratio: summarize(mine).median / rawMedian,
+      ratio: summarize(mine).median / median(rawTotals),
       // Raw and this configuration ran back to back in each round: the median of the round ratios
       // is steadier than the ratio of medians on a noisy machine.
       pairedRatio: median(mine.map((t, i) => t / (rawTotals[i] ?? Number.NaN))),
@@ -236,7 +294,8 @@ function printTiming(rows: TimingRow[]): void {
     markdownTable(
       ['configuration', 'total', 'vs raw', 'paired', 'steps 2–11', 'vs raw'],
       rows.map((r) => {
-        const rawSteps = rows[0]?.steps2to11.median ?? Number.NaN;
+        const floor = rows.find((f) => f.config.id === (r.config.baseline ?? 'raw'));
+        const rawSteps = floor?.steps2to11.median ?? Number.NaN;
         return [
           r.config.informational ? `_${r.config.label}_` : r.config.label,
           triple(r.total),
@@ -250,7 +309,9 @@ function printTiming(rows: TimingRow[]): void {
     ),
   );
   out();
-  out('"vs raw": ratio of medians. "paired": median over rounds of (this run / the raw run of the same round).');
+  out(
+    '"vs raw": ratio of medians, against the raw script on the same browser. "paired": median over rounds of (this run / that raw run of the same round).',
+  );
   out('"steps 2–11": the task without opening and closing the browser (session creation dominates and varies most).');
   out();
   out('### Per step, ms: min / **median** / max');
@@ -263,6 +324,44 @@ function printTiming(rows: TimingRow[]): void {
     ),
   );
   out();
+}
+
+/** The ratio that matters per browser: 12 MCP calls over HTTP against the raw script on that browser. */
+function printBrowsers(rows: TimingRow[], env: BenchEnv): void {
+  const row = (id: string) => rows.find((r) => r.config.id === id);
+  const lines = env.browsers.flatMap((browser) => {
+    const raw = row(rawId(browser));
+    const http = row(browser === 'chrome' ? 'mcp-http' : `mcp-http-${browser}`);
+    return raw && http
+      ? [
+          [
+            browser === 'chrome' ? 'Chromium' : 'Firefox',
+            triple(raw.total),
+            triple(http.total),
+            ratio(http.ratio),
+            ratio(http.pairedRatio),
+            ratio(http.steps2to11.median / raw.steps2to11.median),
+          ],
+        ]
+      : [];
+  });
+  if (lines.length === 0) {
+    return;
+  }
+  out('### Each browser: raw selenium-webdriver vs 12 MCP calls (Streamable HTTP), same Grid, same rounds');
+  out();
+  out(
+    markdownTable(
+      ['browser', 'raw total, ms', '12 MCP calls total, ms', 'MCP ÷ raw (medians)', 'paired', 'steps 2–11 ÷ raw'],
+      lines,
+      ['l', 'r', 'r', 'r', 'r', 'r'],
+    ),
+  );
+  out();
+  if (env.firefoxMissing) {
+    out(`Firefox not timed: ${env.firefoxMissing}`);
+    out();
+  }
 }
 
 interface Tokens {
@@ -500,6 +599,7 @@ function bars(
   const row = (id: string) => rows.find((r) => r.config.id === id);
   const http = row('mcp-http');
   const stdio = row('mcp-stdio');
+  const firefox = row('mcp-http-firefox');
   const flow = row('flow');
   const flowTool = capabilityNamed('run_flow');
   const outlineOk = o.textBytes <= BARS.outlineBytes && o.badSelectors.length === 0 && o.missingControls.length === 0;
@@ -510,6 +610,16 @@ function bars(
       measured: `${ratio(http?.ratio ?? NaN)} (paired ${ratio(http?.pairedRatio ?? NaN)})`,
       met: verdict((http?.ratio ?? Infinity) <= BARS.mcpVsRaw),
     },
+    ...(firefox
+      ? [
+          {
+            measure: '12 MCP calls vs raw, median total (HTTP), Firefox',
+            bar: `≤ ${BARS.mcpVsRaw.toFixed(2)}×`,
+            measured: `${ratio(firefox.ratio)} (paired ${ratio(firefox.pairedRatio)})`,
+            met: verdict(firefox.ratio <= BARS.mcpVsRaw),
+          },
+        ]
+      : []),
     {
       measure: '12 MCP calls vs raw, median total (stdio)',
       bar: `≤ ${BARS.mcpVsRaw.toFixed(2)}×`,
@@ -576,6 +686,9 @@ function printHeader(v: Versions, env: BenchEnv): void {
       .join(' / ')} (1 / 5 / 15 min)`,
   );
   out(`- Node ${v.node}; ${v.chromium}; ${v.chromedriver}; ${v.seleniumJar} (standalone, embedded); ${v.java}`);
+  if (env.browsers.includes('firefox')) {
+    out(`- ${v.firefox}; ${v.geckodriver}`);
+  }
   out(`- selenium-webdriver ${v.seleniumWebdriver}; @modelcontextprotocol/client ${v.mcpClient} pinned to ${PROTOCOL}`);
   out(
     `- HTTP server in process (workspace \`${HTTP_WORKSPACE}\`, saved mode); stdio server: \`npx tsx src/cli.ts stdio\` (handshake after ${ms(env.stdioConnectMs)} ms)`,
@@ -611,11 +724,15 @@ function printCapture(results: Results): void {
 
 async function main(cleanup: Cleanup): Promise<void> {
   const v = versions();
-  const env = await startBench(cleanup);
+  const env = await startBench(cleanup, BROWSERS);
   printHeader(v, env);
 
   const all = configurations(env);
-  const configs = options['capture-only'] ? all.filter((c) => c.id.startsWith('mcp-http')) : all;
+  const configs = options['capture-only']
+    ? all.filter((c) => c.id === 'mcp-http' || c.id === 'mcp-http-capture')
+    : options['browsers-only']
+      ? all.filter((c) => BROWSER_IDS.has(c.id))
+      : all;
   const results = await runRounds(configs, env.siteUrl);
   if (options['capture-only']) {
     printCapture(results);
@@ -623,6 +740,10 @@ async function main(cleanup: Cleanup): Promise<void> {
   }
   const rows = timingRows(configs, results);
   printTiming(rows);
+  printBrowsers(rows, env);
+  if (options['browsers-only']) {
+    return;
+  }
   printCapture(results);
   progress(`raw script and flow head to head (${PAIRS} pairs)`);
   const h2h = await runHeadToHead(configs, env.siteUrl);

@@ -7,11 +7,12 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { loadConfig } from '../../src/config.js';
+import type { BrowserKind } from '../../src/grid/capabilities.js';
 import { startEmbeddedGrid } from '../../src/grid/embedded.js';
 import { createServer, type HttpServer } from '../../src/server.js';
 import { FIXTURE_PORTS, startFixtureSite } from '../../test/fixtures/site.js';
 import type { Cleanup } from './cleanup.js';
-import { connectHttp, connectStdio, type StdioServer } from './mcp.js';
+import { McpToolCaller, connectHttp, connectStdio, type StdioServer } from './mcp.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -25,11 +26,19 @@ export interface BenchEnv {
   stdioConnectMs: number;
   /** the HTTP server's FLOW_DATA_DIR (flows and screenshots live here) */
   dataDir: string;
+  /** the browsers this run times: Chromium, and Firefox where the Grid offers it and it was asked for */
+  browsers: BrowserKind[];
+  /** why Firefox was asked for and is not timed (the Grid has none), for the report */
+  firefoxMissing?: string;
+  /** an MCP client of the same HTTP server whose workspace opens Firefox */
+  firefoxClient?: Client;
 }
 
 export const HTTP_WORKSPACE = 'bench-http';
+/** The workspace of the Firefox runs: open_session {browser: "firefox"} once, and it keeps Firefox. */
+export const FIREFOX_WORKSPACE = 'bench-http-firefox';
 
-export async function startBench(cleanup: Cleanup): Promise<BenchEnv> {
+export async function startBench(cleanup: Cleanup, wanted: readonly BrowserKind[]): Promise<BenchEnv> {
   const site = await startFixtureSite();
   cleanup.add('fixture site', () => site.close());
   // The fixture sites' ports are the only ones of this host the browsers may open.
@@ -54,13 +63,41 @@ export async function startBench(cleanup: Cleanup): Promise<BenchEnv> {
   const stdioConnectMs = performance.now() - started;
   cleanup.add('stdio server', () => stdio.close());
 
-  return { dataDir, gridUrl: grid.url, siteUrl: site.url, http: { server, url, client }, stdio, stdioConnectMs };
+  const browsers = wanted.filter((b) => grid.browsers.includes(b));
+  const env: BenchEnv = {
+    dataDir,
+    gridUrl: grid.url,
+    siteUrl: site.url,
+    http: { server, url, client },
+    stdio,
+    stdioConnectMs,
+    browsers,
+  };
+  if (wanted.includes('firefox') && !browsers.includes('firefox')) {
+    env.firefoxMissing = grid.firefoxMissing ?? 'the Grid offers no Firefox';
+  }
+  if (browsers.includes('firefox')) {
+    const firefox = await connectHttp(url, FIREFOX_WORKSPACE, 'bench-http-firefox');
+    cleanup.add('Firefox MCP client', () => firefox.close());
+    // The workspace keeps the browser it last opened: from here on its first navigate opens Firefox.
+    const caller = new McpToolCaller(firefox);
+    await caller.call('open_session', { browser: 'firefox' });
+    await caller.call('end_browser', {});
+    const record = await server.store.get(`named:${FIREFOX_WORKSPACE}`);
+    if (record?.browser !== 'firefox') {
+      throw new Error(`the ${FIREFOX_WORKSPACE} workspace opens ${record?.browser ?? 'nothing'}, not Firefox`);
+    }
+    env.firefoxClient = firefox;
+  }
+  return env;
 }
 
 export interface Versions {
   node: string;
   chromium: string;
   chromedriver: string;
+  firefox: string;
+  geckodriver: string;
   seleniumJar: string;
   seleniumWebdriver: string;
   mcpClient: string;
@@ -100,6 +137,8 @@ export function versions(): Versions {
     node: process.version,
     chromium: versionLine('/usr/bin/chromium', ['--version']),
     chromedriver: versionLine('/usr/bin/chromedriver', ['--version']).replace(/\s*\(.*\)/, ''),
+    firefox: versionLine('/usr/lib/firefox-esr/firefox-esr', ['--version']),
+    geckodriver: versionLine('geckodriver', ['--version']).replace(/\s*\(.*\)/, ''),
     seleniumJar: basename(jar),
     seleniumWebdriver: packageVersion('selenium-webdriver'),
     mcpClient: packageVersion('@modelcontextprotocol/client'),

@@ -1,5 +1,5 @@
 import { Builder, By, type WebDriver, until } from 'selenium-webdriver';
-import { browserCapabilities } from '../../src/grid/capabilities.js';
+import { browserCapabilities, type BrowserKind } from '../../src/grid/capabilities.js';
 import {
   EMAIL,
   PASSWORD,
@@ -21,13 +21,23 @@ export type RowRead = 'script' | 'per-row';
 
 export const ROWS_SCRIPT = "return Array.from(document.querySelectorAll('#data tbody tr'), (r) => r.innerText);";
 
+/** The id of the raw script (the floor) on a browser: `raw` for Chromium, `raw-firefox`. */
+export const rawId = (browser: BrowserKind) => (browser === 'chrome' ? 'raw' : `raw-${browser}`);
+
 /** The floor: a plain selenium-webdriver script against the same Grid, with our exact capabilities. */
-export function rawConfiguration(gridUrl: string, siteUrl: string, rowRead: RowRead): Configuration {
+export function rawConfiguration(
+  gridUrl: string,
+  siteUrl: string,
+  rowRead: RowRead,
+  browser: BrowserKind = 'chrome',
+): Configuration {
   const url = pages(siteUrl);
+  const on = browser === 'chrome' ? '' : ', Firefox';
   return {
-    id: rowRead === 'script' ? 'raw' : 'raw-per-row',
-    label: rowRead === 'script' ? 'raw selenium-webdriver (floor)' : 'raw, rows read one by one',
+    id: rowRead === 'script' ? rawId(browser) : `${rawId(browser)}-per-row`,
+    label: rowRead === 'script' ? `raw selenium-webdriver${on} (floor)` : `raw, rows read one by one${on}`,
     informational: rowRead !== 'script',
+    baseline: rawId(browser),
     run: async (beforeStep?: StepObserver): Promise<TaskRun> => {
       const clock = new StepClock(beforeStep);
       let driver: WebDriver | undefined;
@@ -36,7 +46,7 @@ export function rawConfiguration(gridUrl: string, siteUrl: string, rowRead: RowR
         driver = await clock.step(async () => {
           const d = await new Builder()
             .usingServer(gridUrl)
-            .withCapabilities(browserCapabilities('chrome', WINDOW))
+            .withCapabilities(browserCapabilities(browser, WINDOW))
             .build();
           await d.get(url.login);
           return d;

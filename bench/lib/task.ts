@@ -63,6 +63,8 @@ export interface Configuration {
   label: string;
   /** shown in the tables, but not a product path (a variant of the floor, or a diagnostic) */
   informational?: boolean;
+  /** the id of the raw script it is a ratio of: the floor on the same browser (default `raw`, Chromium) */
+  baseline?: string;
   run(beforeStep?: StepObserver): Promise<TaskRun>;
 }
 

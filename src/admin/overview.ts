@@ -4,7 +4,14 @@ import { checkLibrary } from './flows.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
 import { isWorkspaceOrStdio, STDIO_WORKSPACE as STDIO_LIBRARY } from '../workspace/names.js';
 import type { FlowStore } from '../flows/store.js';
-import { readGridStatus, sessionNodes, type GridNode, type GridStatusReading } from '../grid/status.js';
+import {
+  isUp,
+  readGridStatus,
+  sessionNodes,
+  slotCapacity,
+  type GridNode,
+  type GridStatusReading,
+} from '../grid/status.js';
 import type {
   BrowserBlock,
   BrowserState,
@@ -90,17 +97,14 @@ export class WorkspaceOverview {
   async grid(): Promise<GridStatus> {
     const [status, holders] = await Promise.all([this.gridStatus(), this.holders()]);
     const slots = status.nodes.flatMap((n) => n.slots);
+    const capacity = slotCapacity(status.nodes);
     return {
       reachable: status.reachable,
       ready: status.ready,
       message: status.message,
-      browsers: [
-        ...new Set(
-          status.nodes.filter((n) => n.availability === 'UP').flatMap((n) => n.slots.flatMap((s) => s.browser ?? [])),
-        ),
-      ].sort(),
-      slots: slots.length,
-      sessions: slots.filter((s) => s.session).length,
+      browsers: [...new Set(status.nodes.filter(isUp).flatMap((n) => n.slots.flatMap((s) => s.browser ?? [])))].sort(),
+      slots: capacity.total,
+      sessions: capacity.used,
       watchable: slots.filter((s) => s.watchable).length,
       nodes: status.nodes.map((node) => ({
         id: node.id,

@@ -229,8 +229,13 @@ export const gridStatus = z.object({
   ready: z.boolean().describe("the Grid's own flag: false also while every slot is busy"),
   message: z.string().nullable(),
   browsers: z.array(z.string()).describe('the browser names its nodes that are up offer'),
-  slots: z.number().int(),
-  sessions: z.number().int(),
+  slots: z
+    .number()
+    .int()
+    .describe(
+      'browsers the nodes that are up run at most at once: each node counts its maxSessions, not one per browser it offers',
+    ),
+  sessions: z.number().int().describe('browsers the nodes that are up run now'),
   watchable: z
     .number()
     .int()

@@ -5,7 +5,7 @@ import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
 import { gridFetch } from './fetch.js';
-import { fetchGridStatus, upNodes, upSlots, type GridStatusSlot } from './status.js';
+import { fetchGridStatus, readGridStatus, slotCapacity, upSlots, type GridStatusSlot } from './status.js';
 import { browserCapabilities, LIVE_VIEW_CAPABILITY, type BrowserKind, type WindowSize } from './capabilities.js';
 
 /** Where the Grid's URL and its credentials are handled; re-exported for the callers that came before. */
@@ -204,21 +204,12 @@ export class Grid {
 
   /** Free and used browser slots of the nodes that are up, from /status (which touches no session). */
   async slotCount(): Promise<SlotCount | undefined> {
-    try {
-      let free = 0;
-      let used = 0;
-      // A node lists a slot per browser it offers (Chromium and Firefox each), but runs at most
-      // maxSessions at once: a node that is full has no free slot, whatever its other browser says.
-      for (const node of upNodes(await fetchGridStatus(this.url))) {
-        const slots = node.slots ?? [];
-        const busy = slots.filter((slot) => slot.session).length;
-        used += busy;
-        free += Math.max(0, Math.min(slots.length, node.maxSessions ?? slots.length) - busy);
-      }
-      return { free, used };
-    } catch {
+    const status = await readGridStatus(this.url);
+    if (!status.reachable) {
       return undefined;
     }
+    const { free, used } = slotCapacity(status.nodes);
+    return { free, used };
   }
 
   /** A cheap liveness probe; it also resets the node's idle timer. */

@@ -61,12 +61,9 @@ export async function fetchGridStatus(gridUrl: string): Promise<GridStatusAnswer
 
 /** The slots of the nodes that are up (a node that does not say is taken as up). */
 export function upSlots(status: GridStatusAnswer): GridStatusSlot[] {
-  return upNodes(status).flatMap((node) => node.slots ?? []);
-}
-
-/** The nodes that are up (a node that does not say is taken as up). */
-export function upNodes(status: GridStatusAnswer): NonNullable<GridStatusAnswer['nodes']> {
-  return (status.nodes ?? []).filter((node) => node.availability === undefined || node.availability === 'UP');
+  return (status.nodes ?? [])
+    .filter((node) => node.availability === undefined || node.availability === 'UP')
+    .flatMap((node) => node.slots ?? []);
 }
 
 /** One slot of a node, as the Grid's /status describes it; a session's id stays inside this layer's callers. */
@@ -94,6 +91,9 @@ export interface GridStatusReading {
   nodes: GridNode[];
 }
 
+/** The availability of a node whose Grid does not say. */
+const UNSAID = 'UNKNOWN';
+
 /** Past this many nodes the Grid's answer is cut: a status page is not an inventory. */
 export const MAX_NODES = 200;
 const MAX_SLOTS_PER_NODE = 64;
@@ -116,7 +116,7 @@ export async function readGridStatus(gridUrl: string): Promise<GridStatusReading
     message: text(value.message),
     nodes: (value.nodes ?? []).slice(0, MAX_NODES).map((node) => ({
       id: text(node.id) ?? '',
-      availability: text(node.availability) ?? 'UNKNOWN',
+      availability: text(node.availability) ?? UNSAID,
       version: text(node.version),
       os: [text(node.osInfo?.name), text(node.osInfo?.version)].filter(Boolean).join(' ') || null,
       maxSessions: node.maxSessions ?? null,
@@ -135,6 +135,36 @@ export async function readGridStatus(gridUrl: string): Promise<GridStatusReading
       })),
     })),
   };
+}
+
+/** How many browsers the nodes that are up can run at once, and how many they run. */
+export interface SlotCapacity {
+  /** browsers that can open now without waiting in the Grid's queue */
+  free: number;
+  used: number;
+  /** free + used: what the nodes that are up run at most at once */
+  total: number;
+}
+
+/**
+ * The one count of a Grid's slots (for /metrics and the admin page). A node lists a slot per
+ * browser it offers (Chromium and Firefox each) but runs at most maxSessions at once, so a
+ * one-session node offering both has one slot, not two, and none free while it runs one.
+ */
+export function slotCapacity(nodes: readonly GridNode[]): SlotCapacity {
+  let free = 0;
+  let used = 0;
+  for (const node of nodes.filter(isUp)) {
+    const busy = node.slots.filter((slot) => slot.session).length;
+    used += busy;
+    free += Math.max(0, Math.min(node.slots.length, node.maxSessions ?? node.slots.length) - busy);
+  }
+  return { free, used, total: free + used };
+}
+
+/** A node that is up, or that does not say (Grids older than 4 do not). */
+export function isUp(node: GridNode): boolean {
+  return node.availability === 'UP' || node.availability === UNSAID;
 }
 
 /** The node each running session is on, by Grid id. */

@@ -222,7 +222,13 @@ interface RequestEvent {
   request: { request: string; method: string; url: string; destination?: string; initiatorType?: string | null };
   redirectCount?: number;
   timestamp: number;
-  response?: { status: number; mimeType?: string; content?: { size?: number } };
+  response?: {
+    status: number;
+    mimeType?: string;
+    content?: { size?: number };
+    bodySize?: number | null;
+    bytesReceived?: number;
+  };
   errorText?: string;
 }
 
@@ -313,7 +319,7 @@ class CaptureReason implements Reason {
       return undefined;
     }
     const status = p.response ? p.response.status : null;
-    const size = p.response?.content?.size ?? null;
+    const size = p.response ? sizeOf(p.response) : null;
     const withheld = this.target.carries(url);
     const bodyKept =
       !withheld &&
@@ -329,7 +335,7 @@ class CaptureReason implements Reason {
       url: withheld ? originShown(url) : url.length > MAX_URL_CHARS ? `${url.slice(0, MAX_URL_CHARS)}…` : url,
       status,
       type: started?.type ?? typeOf(p.request),
-      mime_type: p.response?.mimeType || null,
+      mime_type: essenceOf(p.response?.mimeType),
       duration_ms: started ? Math.max(0, Math.round(p.timestamp - started.started)) : null,
       size,
       body: bodyKept,
@@ -351,6 +357,27 @@ class CaptureReason implements Reason {
       }
     });
   }
+}
+
+/**
+ * The body's size: the decoded size (`content.size`) where the browser fills it, as Chromium
+ * does. Firefox 153 answers 0 there and gives the body's bytes as received in `bodySize`;
+ * Chromium's `bodySize` is every byte received, headers included, so it is taken only when it
+ * is not that.
+ */
+function sizeOf(response: NonNullable<RequestEvent['response']>): number {
+  const decoded = response.content?.size ?? 0;
+  if (decoded > 0) {
+    return decoded;
+  }
+  const body = response.bodySize ?? 0;
+  return body > 0 && body !== response.bytesReceived ? body : 0;
+}
+
+/** `application/json` of `application/json;charset=utf-8`: Firefox sends the whole header, Chromium the essence. */
+function essenceOf(mimeType: string | undefined): string | null {
+  const essence = mimeType?.split(';')[0]?.trim().toLowerCase();
+  return essence ? essence : null;
 }
 
 function typeOf(request: RequestEvent['request']): string {

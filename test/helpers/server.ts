@@ -54,6 +54,14 @@ export function testBrowser(): BrowserKind {
   return asked;
 }
 
+/**
+ * How the test browser's BiDi names a request whose connection the fixture site cut
+ * (`GET /api/hangup`): each browser has its own error names (docs/network.md).
+ */
+export function hungUpError(): string {
+  return testBrowser() === 'firefox' ? 'NS_ERROR_NET_RESET' : 'net::ERR_EMPTY_RESPONSE';
+}
+
 /** A real selenium-flow HTTP server in this process, on a free port, against the shared Grid (or gridUrl). */
 export async function startServer(
   env: Record<string, string> = {},

@@ -8,7 +8,7 @@ import http from 'selenium-webdriver/http/index.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
 import { startFixtureSite } from '../fixtures/site.js';
-import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { gridIdOf, rest, startServer, testBrowser, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'await-admin-token';
 const TOKEN = 'await-bearer-token';
@@ -56,6 +56,8 @@ async function withBrowser(workspace: string, body: (agent: Record<string, strin
 async function takenAndFollowed(workspace: string): Promise<{ gridId: string; visited: () => Promise<string> }> {
   expect((await control('POST', workspace)).body.state).toBe('held');
   const gridId = (await gridIdOf(running, workspace)) ?? '';
+  // The browser matrix: this is the browser the run is for.
+  expect((await running.server.store.get(`named:${workspace}`))?.browser).toBe(testBrowser());
   const visited = async () => (await running.server.liveView.store.get(`visited:${workspace}`)) ?? '';
   await expect.poll(visited).toContain('"pages"');
   return { gridId, visited };

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Grid, type OpenedBrowser } from '../../src/grid/grid.js';
 import { connectBidi } from '../../src/live/bidi.js';
 import { BidiMonitors, BidiUnavailable, type MonitoredBrowser, type Reason } from '../../src/live/monitor.js';
+import { testBrowser } from '../helpers/server.js';
 
 /** A reason that writes down what it hears, and whether it was told the connection was lost. */
 function listening(events: string[]): Reason & { heard: string[]; lost: number } {
@@ -39,7 +40,7 @@ describe('the BiDi monitor on the real Grid', () => {
   const opened: OpenedBrowser[] = [];
 
   async function browser(): Promise<MonitoredBrowser & { opened: OpenedBrowser }> {
-    const one = await grid.open('chrome', { width: 800, height: 600 });
+    const one = await grid.open(testBrowser(), { width: 800, height: 600 });
     opened.push(one);
     return { gridId: one.gridId, bidiAddress: grid.bidiAddress(one.capabilities), opened: one };
   }

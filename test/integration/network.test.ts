@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PIXEL_PNG } from '../fixtures/site.js';
-import { connectMcp, gridHas, gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
+import {
+  connectMcp,
+  gridHas,
+  gridIdOf,
+  hungUpError,
+  rest,
+  startServer,
+  testBrowser,
+  type RunningServer,
+} from '../helpers/server.js';
 
 const site = inject('siteUrl');
 const WORKSPACE = 'net';
@@ -71,6 +80,7 @@ describe('network capture over HTTP and MCP', () => {
     expect(on.body).toMatchObject({ capturing: true, match: null });
     const gridId = (await gridIdOf(server, WORKSPACE)) ?? '';
     expect(server.server.deps.live?.monitors.state(gridId)).toEqual({ open: true, reasons: ['capture'] });
+    expect((await server.server.store.get(`named:${WORKSPACE}`))?.browser).toBe(testBrowser());
 
     await click('orders');
     await click('missing');
@@ -86,7 +96,7 @@ describe('network capture over HTTP and MCP', () => {
     expect(find('/api/orders?page=2')).toMatchObject({ status: 200, type: 'fetch', body: true });
     expect(find('/api/echo', 'POST')).toMatchObject({ status: 200, type: 'document', body: true });
     expect(find('/api/missing')).toMatchObject({ status: 404, type: 'fetch' });
-    expect(find('127.0.0.1:1/nothing')).toMatchObject({ status: null, failed: 'net::ERR_UNSAFE_PORT', body: false });
+    expect(find('/api/hangup')).toMatchObject({ status: null, failed: hungUpError(), body: false });
 
     const orders = await call('network-body', { request: find('/api/orders?page=2')?.id });
     expect(orders.status).toBe(200);
@@ -119,7 +129,7 @@ describe('network capture over HTTP and MCP', () => {
   it('filters the list by match, type and status, on the resource and its mirror alike', async () => {
     const paths = (l: Listing) => l.requests.map((r) => new URL(r.url).pathname);
     expect(paths(await list('?status=404'))).toEqual(['/api/missing']);
-    expect(paths(await list('?status=failed'))).toEqual(['/nothing']);
+    expect(paths(await list('?status=failed'))).toEqual(['/api/hangup']);
     expect(paths(await list('?type=document'))).toEqual(['/api/echo']);
     expect(paths(await list(`?match=${encodeURIComponent('*/api/orders?page=*')}`))).toEqual(['/api/orders']);
 

@@ -14,8 +14,9 @@ let plainGrid: EmbeddedGrid;
 let browser: PageBrowser;
 
 beforeAll(async () => {
-  // A Grid of its own with no watchable slot (the shared one has one): a real Grid without VNC.
-  plainGrid = await startEmbeddedGrid({ maxSessions: 1, liveViews: 0, firefox: false, loopbackPorts: [FIXTURE_PORTS] });
+  // A Grid of its own with no watchable slot (the shared one has one): a real Grid without VNC, one
+  // node running one browser at a time of the two it offers.
+  plainGrid = await startEmbeddedGrid({ maxSessions: 1, liveViews: 0, loopbackPorts: [FIXTURE_PORTS] });
   [shared, plain, down, browser] = await Promise.all([
     startServer({ MCP_AUTH_TOKEN: TOKEN }),
     startServer({ MCP_AUTH_TOKEN: TOKEN }, plainGrid.url),
@@ -80,8 +81,46 @@ describe('the Grid view', () => {
       await signIn(tab, TOKEN);
       await tab.page.getByText('No slot of this Grid offers VNC (se:vncEnabled)').waitFor();
       expect(await tab.page.getByRole('cell', { name: 'VNC', exact: true }).count()).toBe(0);
-      expect(await tab.page.getByText('0 of 1 slots in use').isVisible()).toBe(true);
       expect(await accessibilityViolations(tab.page)).toEqual([]);
+      expect(tab.problems).toEqual([]);
+    } finally {
+      await tab.page.close();
+    }
+  });
+
+  it('lists the browsers the Grid has, and counts a node by how many it runs at once', async () => {
+    expect(plainGrid.browsers).toEqual(['chrome', 'firefox']);
+    const tab = await openTab(browser, `${plain.url}/admin/#/grid`);
+    const page = tab.page;
+    try {
+      await signIn(tab, TOKEN);
+      await page.getByText('offers chrome, firefox').waitFor();
+      // The one-session node lists a slot per browser, yet has one slot in all, as /metrics says.
+      const node = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Node 1' }) });
+      expect(
+        await node
+          .getByRole('row')
+          .filter({ has: page.getByRole('cell', { name: 'free' }) })
+          .count(),
+      ).toBe(2);
+      expect(await node.getByText('runs 1 browser at once, of any kind below').isVisible()).toBe(true);
+      expect(await page.getByText('0 of 1 slots in use').isVisible()).toBe(true);
+      const metrics = await fetch(`${plain.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const text = await metrics.text();
+      expect(text).toMatch(/selenium_flow_grid_slots\{state="free"\} 1\n/);
+      expect(text).toMatch(/selenium_flow_grid_slots\{state="used"\} 0\n/);
+
+      // A Firefox browser takes the node's one slot: nothing is free, of either browser.
+      const ws = { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'ui-grid-firefox' };
+      try {
+        expect((await rest(plain.url, '/browser/open-session', { browser: 'firefox' }, ws)).status).toBe(200);
+        await page.getByText('1 of 1 slots in use').waitFor({ timeout: 15_000 });
+        const holder = node.getByRole('row').filter({ has: page.getByRole('link', { name: 'ui-grid-firefox' }) });
+        expect(await holder.getByRole('cell').nth(1).textContent()).toContain('firefox');
+      } finally {
+        await rest(plain.url, '/browser/end-browser', {}, ws);
+      }
+      expect(await accessibilityViolations(page)).toEqual([]);
       expect(tab.problems).toEqual([]);
     } finally {
       await tab.page.close();

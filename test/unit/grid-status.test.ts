@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Grid } from '../../src/grid/grid.js';
-import { readGridStatus } from '../../src/grid/status.js';
+import { readGridStatus, slotCapacity } from '../../src/grid/status.js';
 
 // A Selenium Grid 4 /status answer as the hub sends it, with the odd fields a real Grid
 // cannot be made to send on demand: a node whose version is a number, a slot that is no object.
@@ -75,6 +75,20 @@ describe("the Grid's /status, read through one schema", () => {
     expect([...(await grid.offeredBrowsers())]).toEqual(['chrome']);
     expect(await grid.hasLiveView()).toBe(true);
     expect(await grid.isReachable()).toBe(true);
+  });
+
+  it('counts a node by its maxSessions, not by a slot per browser it offers', async () => {
+    const slot = (browserName: string, sessionId?: string) => ({
+      stereotype: { browserName },
+      session: sessionId ? { sessionId, capabilities: { browserName } } : null,
+    });
+    const node = (slots: object[]) => ({ id: 'one', availability: 'UP', maxSessions: 1, slots });
+    answer = { value: { ready: true, nodes: [node([slot('chrome'), slot('firefox')])] } };
+    expect(slotCapacity((await readGridStatus(url)).nodes)).toEqual({ free: 1, used: 0, total: 1 });
+    expect(await new Grid(url).slotCount()).toEqual({ free: 1, used: 0 });
+    answer = { value: { ready: false, nodes: [node([slot('chrome'), slot('firefox', 'f1')])] } };
+    expect(slotCapacity((await readGridStatus(url)).nodes)).toEqual({ free: 0, used: 1, total: 1 });
+    expect(await new Grid(url).slotCount()).toEqual({ free: 0, used: 1 });
   });
 
   it('takes an answer that is not a status (a proxy page) as no Grid', async () => {
