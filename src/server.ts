@@ -26,6 +26,7 @@ import type * as RedisLiveStoreModule from './live/redis-live-store.js';
 import { MemoryLiveStore, type LiveStore } from './live/live-store.js';
 import { LiveService } from './live/service.js';
 import { Controls, underControl } from './live/control.js';
+import { ControlTasks } from './live/tasks.js';
 import { VisitedPages } from './live/pages.js';
 import { CLOSE } from './live/tunnel.js';
 import { attachLiveTunnel } from './http/live-tunnel.js';
@@ -226,7 +227,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     await controls.ended(workspace);
     return false;
   });
-  deps.control = { controls, capMs: config.liveAwaitCap * 1000 };
+  deps.control = { controls, capMs: config.liveAwaitCap * 1000, tasks: new ControlTasks(liveStore) };
   deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
   deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
   // A browser that ends under a person's hands ends their Control too: nothing is left to hold.
