@@ -49,7 +49,8 @@ async function control(method: 'POST' | 'DELETE', workspace: string, who = 'Kell
 /** A workspace with a browser on the welcome page, ended (and its Control released) afterwards. */
 async function withBrowser(workspace: string, body: (agent: Record<string, string>) => Promise<void>): Promise<void> {
   const agent = agentOf(workspace);
-  expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent)).status).toBe(200);
+  const opened = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent);
+  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
   try {
     await body(agent);
   } finally {
@@ -299,6 +300,18 @@ describe('await_control', () => {
       // The hand-back was said here: the next result carries no notice of it.
       const next = await rest(running.url, '/browser/extract', { selector: { css: 'h1' } }, agent);
       expect(next.body.control).toBeUndefined();
+    });
+  });
+
+  it('lists a page the person reaches the moment the grant is answered', async () => {
+    await withBrowser('await-first', async (agent) => {
+      expect((await control('POST', 'await-first')).body.state).toBe('held');
+      // No wait for the list: the recorder started before the grant was answered.
+      const gridId = (await gridIdOf(running, 'await-first')) ?? '';
+      await personAt(gridId).executeScript("history.pushState({}, '', '?first')");
+      await control('DELETE', 'await-first');
+      const answer = await rest(running.url, '/browser/await-control', {}, agent);
+      expect((answer.body.visited as { url: string }[]).map((p) => p.url)).toEqual([`${siteUrl}/welcome.html?first`]);
     });
   });
 
