@@ -213,7 +213,8 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   const controls: Controls = new Controls(liveStore, store, turns, undefined, {
     follow: (browser) => pages.follow(browser),
     unfollow: (gridId) => pages.unfollow(gridId),
-    alive: (gridId) => workspaces.isAlive(gridId),
+    // never a WebDriver command: that would count as use, and a held browser nobody uses must still idle out
+    alive: (gridId) => workspaces.isRunning(gridId),
     bidiAddress: (capabilities) => live.bidiAddress(capabilities),
   });
   // The replica that granted Control follows the pages; a browser the Grid reaped ends the episode.
@@ -221,7 +222,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     if (!(await controls.holds(workspace, gridId))) {
       return false;
     }
-    if (await workspaces.isAlive(gridId).catch(() => true)) {
+    if (await workspaces.isRunning(gridId).catch(() => true)) {
       return true;
     }
     await controls.ended(workspace);

@@ -221,6 +221,25 @@ export class Grid {
     }
   }
 
+  /**
+   * Whether the Grid still runs this browser, asked without touching it: the Grid's GraphQL
+   * session lookup is answered from the Grid's own table of sessions and never reaches the
+   * browser, so it does not count as use and a browser nobody uses still idles out on the
+   * Grid's session timeout. For watching a browser a person holds (isAlive resets that timer).
+   */
+  async isRunning(gridId: string): Promise<boolean> {
+    const response = await gridFetch(`${this.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ query: 'query ($id: String!) { session(id: $id) { id } }', variables: { id: gridId } }),
+    });
+    if (!response.ok) {
+      throw new GridUnavailable(`The Grid's session lookup answered HTTP ${response.status}.`);
+    }
+    const body = (await response.json()) as { data?: { session?: { id?: string } | null } };
+    return body.data?.session?.id === gridId;
+  }
+
   /** A cheap liveness probe; it also resets the node's idle timer. */
   async isAlive(gridId: string): Promise<boolean> {
     const response = await gridFetch(`${this.url}/session/${encodeURIComponent(gridId)}/window`, { method: 'GET' });

@@ -14,6 +14,7 @@ import http from 'selenium-webdriver/http/index.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
 import { startFixtureSite } from '../fixtures/site.js';
+import { startGridProxy } from '../helpers/grid-proxy.js';
 import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'await-admin-token';
@@ -155,6 +156,44 @@ async function taskSession(workspace: string) {
     },
   };
 }
+
+describe('watching a held browser', () => {
+  it('asks the Grid whether it runs it, never the browser (so nobody using it still idles it out)', async () => {
+    const proxy = await startGridProxy(gridUrl);
+    const watched = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN }, proxy.url);
+    const agent = agentOf('await-idle');
+    try {
+      expect((await rest(watched.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent)).status).toBe(
+        200,
+      );
+      const taken = await fetch(`${watched.url}/admin/api/workspaces/await-idle/control`, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ who: 'Kelly' }),
+      });
+      expect(((await taken.json()) as { state: string }).state).toBe('held');
+      const gridId = (await gridIdOf(watched, 'await-idle')) ?? '';
+      const mark = proxy.requests.length;
+      const waiting = rest(watched.url, '/browser/await-control', {}, agent);
+      // The wait asks at once and every 5 s: two asks, and not one of them to the browser.
+      const asks = () => proxy.requests.slice(mark).filter((r) => r === 'POST /graphql').length;
+      await expect.poll(asks, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+      const during = proxy.requests.slice(mark);
+      expect(during.filter((r) => r.includes(gridId))).toEqual([]);
+      const back = await fetch(`${watched.url}/admin/api/workspaces/await-idle/control`, {
+        method: 'DELETE',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ who: 'Kelly' }),
+      });
+      expect(back.status).toBe(200);
+      expect((await waiting).body).toMatchObject({ handed_back: true, who: 'Kelly' });
+    } finally {
+      await rest(watched.url, '/browser/end-browser', {}, agent).catch(() => undefined);
+      await watched.close();
+      await proxy.close();
+    }
+  });
+});
 
 describe('await_control as an MCP task (2026-07-28 Tasks extension)', () => {
   it('is a task while Kelly holds the browser, working until the hand-back, then the hand-back', async () => {
