@@ -69,7 +69,7 @@ export const SETTINGS = {
   }),
   embeddedLiveViews: setting({
     env: 'EMBEDDED_LIVE_VIEWS',
-    help: 'watchable slots of the embedded Grid, each a display of its own beside the headless ones (0-4)',
+    help: 'watchable slots of the embedded Grid per browser (Chromium, and Firefox where present), each a display of its own (0-4)',
     schema: z.coerce.number().int().min(0).max(4).default(1),
   }),
   liveAwaitCap: setting({
