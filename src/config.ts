@@ -77,6 +77,11 @@ export const SETTINGS = {
     help: 'seconds await_control waits for a person to hand back before it answers "call again" (at least 30)',
     schema: seconds(30).max(600).default(90),
   }),
+  eventsHeartbeat: setting({
+    env: 'EVENTS_HEARTBEAT',
+    help: 'seconds between the keep-alive comments of the admin events stream (at least 1; docs/admin.md)',
+    schema: seconds(1).max(300).default(15),
+  }),
   browserLoopbackPorts: setting({
     env: 'BROWSER_LOOPBACK_PORTS',
     usedBy: ['serve', 'stdio', 'grid'],

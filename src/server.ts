@@ -169,7 +169,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   });
   guardPrivateDirectories(config, stderrLogger(config.logLevel).child({ component: 'boot' }));
   const { store, turns, network, liveStore = new MemoryLiveStore(), events: bus } = backends ?? memoryBackends(config);
-  const events = new EventLog(bus);
+  const events = new EventLog(bus, config.eventsHeartbeat * 1000);
   const workspaces = new Workspaces(
     grid,
     store,
