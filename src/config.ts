@@ -69,13 +69,18 @@ export const SETTINGS = {
   }),
   embeddedLiveViews: setting({
     env: 'EMBEDDED_LIVE_VIEWS',
-    help: 'watchable slots of the embedded Grid, each a display of its own beside the headless ones (0-4)',
+    help: 'watchable slots of the embedded Grid per browser (Chromium, and Firefox where present), each a display of its own (0-4)',
     schema: z.coerce.number().int().min(0).max(4).default(1),
   }),
   liveAwaitCap: setting({
     env: 'LIVE_AWAIT_CAP',
     help: 'seconds await_control waits for a person to hand back before it answers "call again" (at least 30)',
     schema: seconds(30).max(600).default(90),
+  }),
+  eventsHeartbeat: setting({
+    env: 'EVENTS_HEARTBEAT',
+    help: 'seconds between the keep-alive comments of the admin events stream (at least 1; docs/admin.md)',
+    schema: seconds(1).max(300).default(15),
   }),
   browserLoopbackPorts: setting({
     env: 'BROWSER_LOOPBACK_PORTS',

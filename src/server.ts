@@ -26,6 +26,7 @@ import type * as RedisLiveStoreModule from './live/redis-live-store.js';
 import { MemoryLiveStore, type LiveStore } from './live/live-store.js';
 import { LiveService } from './live/service.js';
 import { Controls, underControl } from './live/control.js';
+import { ControlTasks } from './live/tasks.js';
 import { VisitedPages } from './live/pages.js';
 import { CLOSE } from './live/tunnel.js';
 import { attachLiveTunnel } from './http/live-tunnel.js';
@@ -168,7 +169,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   });
   guardPrivateDirectories(config, stderrLogger(config.logLevel).child({ component: 'boot' }));
   const { store, turns, network, liveStore = new MemoryLiveStore(), events: bus } = backends ?? memoryBackends(config);
-  const events = new EventLog(bus);
+  const events = new EventLog(bus, config.eventsHeartbeat * 1000);
   const workspaces = new Workspaces(
     grid,
     store,
@@ -212,7 +213,8 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   const controls: Controls = new Controls(liveStore, store, turns, undefined, {
     follow: (browser) => pages.follow(browser),
     unfollow: (gridId) => pages.unfollow(gridId),
-    alive: (gridId) => workspaces.isAlive(gridId),
+    // never a WebDriver command: that would count as use, and a held browser nobody uses must still idle out
+    alive: (gridId) => workspaces.isRunning(gridId),
     bidiAddress: (capabilities) => live.bidiAddress(capabilities),
   });
   // The replica that granted Control follows the pages; a browser the Grid reaped ends the episode.
@@ -220,13 +222,13 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     if (!(await controls.holds(workspace, gridId))) {
       return false;
     }
-    if (await workspaces.isAlive(gridId).catch(() => true)) {
+    if (await workspaces.isRunning(gridId).catch(() => true)) {
       return true;
     }
     await controls.ended(workspace);
     return false;
   });
-  deps.control = { controls, capMs: config.liveAwaitCap * 1000 };
+  deps.control = { controls, capMs: config.liveAwaitCap * 1000, tasks: new ControlTasks(liveStore) };
   deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
   deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
   // A browser that ends under a person's hands ends their Control too: nothing is left to hold.

@@ -48,7 +48,8 @@ async function startShared(): Promise<Shared> {
   let grid: EmbeddedGrid;
   try {
     // The fixture sites' ports are the only ones of this host the browsers may open. The 4
-    // headless slots serve every test; the one watchable slot only the live tests (docs/live.md).
+    // headless slots serve every test; the watchable slots (one Chromium, one Firefox, each on its
+    // own display) only the live tests (docs/live.md).
     grid = await startEmbeddedGrid({ maxSessions: 4, liveViews: 1, loopbackPorts: [FIXTURE_PORTS] });
   } catch (error) {
     await site.close();

@@ -1,5 +1,5 @@
 import { NotFound, SeleniumFlowError } from '../errors.js';
-import type { Files, WorkspaceSections } from '../files/files.js';
+import type { FileEntry, Files, WorkspaceSections } from '../files/files.js';
 import { checkLibrary } from './flows.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
 import { isWorkspaceOrStdio, STDIO_WORKSPACE as STDIO_LIBRARY } from '../workspace/names.js';
@@ -33,6 +33,8 @@ const ROW_CONCURRENCY = 8;
  * asks the browser's node on every read; after it, once more, and then not until the next call.
  */
 export const DOWNLOADS_SETTLE_MS = 30_000;
+/** A download list read this long ago is read again: its signed links must not expire on the page. */
+const DOWNLOADS_RELIST_MS = 10 * 60 * 1000;
 
 export interface OverviewParts {
   workspaces: Workspaces;
@@ -54,7 +56,47 @@ export class WorkspaceOverview {
    */
   private readonly downloadCounts = new Map<string, { touchedAt: string; countedAt: number; count: number }>();
 
+  /**
+   * A live browser's downloads as the Files tab and a workspace's page last read them, by Grid
+   * id: the same rule as the count (ask the node only near the workspace's last call), since
+   * those pages poll every few seconds while open.
+   */
+  private readonly downloadLists = new Map<string, { touchedAt: string; countedAt: number; entries: FileEntry[] }>();
+
   constructor(private readonly parts: OverviewParts) {}
+
+  /**
+   * A workspace's downloads, screenshots and Files, for the admin page: screenshots and Files
+   * from the disk on every read; downloads from the browser's node while they may still land
+   * (DOWNLOADS_SETTLE_MS after its last call), once more after, and then as last read — until
+   * the next call, the browser ending, or the list's links nearing their expiry.
+   */
+  async sections(rawName: string): Promise<WorkspaceSections> {
+    const name = checkLibrary(rawName);
+    const record = await this.recordOf(name);
+    const gridId = record?.gridId;
+    const known = gridId ? this.downloadLists.get(gridId) : undefined;
+    if (
+      record &&
+      known &&
+      known.touchedAt === record.touchedAt &&
+      known.countedAt - Date.parse(record.touchedAt) > DOWNLOADS_SETTLE_MS &&
+      Date.now() - known.countedAt < DOWNLOADS_RELIST_MS
+    ) {
+      // Still running? The Grid's status says so without touching the browser.
+      if (stateOf(record, await this.gridStatus()) === 'live') {
+        const stored = await this.parts.files.stored(name);
+        return { workspace: name, browser: true, downloads: known.entries, ...stored };
+      }
+    }
+    const files = await this.parts.files.sections(name);
+    if (gridId && files.browser) {
+      this.downloadLists.set(gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), entries: files.downloads });
+    } else if (gridId) {
+      this.downloadLists.delete(gridId);
+    }
+    return files;
+  }
 
   async list(): Promise<WorkspaceList> {
     const [status, names] = await Promise.all([this.gridStatus(), this.names()]);
@@ -83,7 +125,7 @@ export class WorkspaceOverview {
         `No workspace named ${name} (no record and no library directory); GET /admin/api/workspaces lists them.`,
       );
     }
-    const files = await this.parts.files.sections(name);
+    const files = await this.sections(name);
     const state = stateOf(record, status);
     const downloads = state === 'live' && files.browser ? files.downloads.length : null;
     if (record?.gridId && downloads !== null) {
@@ -197,9 +239,10 @@ export class WorkspaceOverview {
       return;
     }
     const live = sessionNodes(status);
-    for (const gridId of this.downloadCounts.keys()) {
+    for (const gridId of [...this.downloadCounts.keys(), ...this.downloadLists.keys()]) {
       if (!live.has(gridId)) {
         this.downloadCounts.delete(gridId);
+        this.downloadLists.delete(gridId);
       }
     }
   }

@@ -119,7 +119,11 @@ export class EventLog implements EventSink {
   private counter = 0;
   private readonly streams = new Set<{ end: () => void }>();
 
-  constructor(readonly bus: EventBus = new LocalEventBus()) {}
+  constructor(
+    readonly bus: EventBus = new LocalEventBus(),
+    /** how often each stream sends its keep-alive comment (EVENTS_HEARTBEAT) */
+    readonly heartbeatMs: number = 15_000,
+  ) {}
 
   emit(event: NewEvent): void {
     const stamped = bounded({

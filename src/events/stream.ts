@@ -2,8 +2,6 @@ import type { ServerResponse } from 'node:http';
 import { TooManyRequests } from '../errors.js';
 import { MAX_HISTORY, MAX_STREAMS, type AuditEvent, type EventLog } from './events.js';
 
-/** A comment this often keeps proxies (which drop a quiet connection after a minute or so) from closing it. */
-export const HEARTBEAT_MS = 15_000;
 /** A client this far behind is let go: it reconnects with Last-Event-ID and loses nothing kept. */
 const MAX_UNSENT_BYTES = 1024 * 1024;
 /** What a browser's EventSource (or the page's reader) waits before reconnecting. */
@@ -50,7 +48,8 @@ export async function serveEvents(
   }
   // Nothing is written once finished: a write after end would be an error nobody listens for.
   const write = (text: string) => finished || response.write(text);
-  const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
+  // A comment this often keeps proxies (which drop a quiet connection after a minute or so) from closing it.
+  const heartbeat = setInterval(() => write(': keep-alive\n\n'), log.heartbeatMs);
   function finish() {
     if (finished) {
       return;

@@ -18,10 +18,14 @@ export interface LivePorts {
 }
 
 export interface LiveView {
+  /** the one browser this display shows (one VNC server shows one screen, so one browser each) */
+  browser: 'chrome' | 'firefox';
   /** the display's own directory: its Xauthority cookie, its number once Xvfb picked one, its scripts */
   dir: string;
-  /** what the slot starts as Chromium: the display's wrapper */
+  /** what the slot starts as its browser: the display's wrapper */
   binary: string;
+  /** the slot's driver (chromedriver, or geckodriver) */
+  driver: string;
   ports: LivePorts;
   process: { stop(): Promise<void> };
   /** settles once websockify accepts connections; rejects when the display could not start */
@@ -102,27 +106,33 @@ export function displayScript(dir: string, ports: LivePorts): string {
 }
 
 /**
- * The watchable slot's Chromium: on its display, and headed whatever the request says (a
- * headless browser draws nothing to watch). It hands over to `chromium` (the sandboxed wrapper
- * under the Grid's account) with every other argument unchanged.
+ * The watchable slot's browser: on its display, and headed whatever the request says (a
+ * headless browser draws nothing to watch: Chromium's --headless…, Firefox's -headless and
+ * MOZ_HEADLESS). It hands over to `browser` (the sandboxed wrapper under the Grid's account)
+ * with every other argument unchanged.
  */
-export function liveChromium(dir: string, chromium: string): string {
+export function liveBrowser(dir: string, browser: string): string {
   return [
     '#!/bin/sh',
     `DISPLAY=":$(cat '${dir}/display')"`,
     `XAUTHORITY='${dir}/xauth'`,
     'export DISPLAY XAUTHORITY',
-    'for a in "$@"; do shift; case "$a" in --headless*) ;; *) set -- "$@" "$a" ;; esac; done',
-    `exec ${chromium} "$@"`,
+    'unset MOZ_HEADLESS',
+    'for a in "$@"; do shift; case "$a" in --headless*|-headless) ;; *) set -- "$@" "$a" ;; esac; done',
+    `exec ${browser} "$@"`,
     '',
   ].join('\n');
 }
 
 /** A slot only a request asking `selenium-flow:liveView: true` matches, with the node's VNC proxy on. */
 export function liveViewToml(view: LiveView, index: number): string[] {
+  const options =
+    view.browser === 'firefox'
+      ? { 'moz:firefoxOptions': { binary: view.binary } }
+      : { 'goog:chromeOptions': { binary: view.binary } };
   const stereotype = JSON.stringify({
-    browserName: 'chrome',
-    'goog:chromeOptions': { binary: view.binary },
+    browserName: view.browser,
+    ...options,
     [LIVE_VIEW_CAPABILITY]: true,
     'se:vncEnabled': true,
     // Without a local address the node dials a non-loopback one; noVncPort is required beside it.
@@ -131,8 +141,8 @@ export function liveViewToml(view: LiveView, index: number): string[] {
   });
   return [
     '[[node.driver-configuration]]',
-    `display-name = "Chromium (watchable ${index + 1})"`,
-    'webdriver-executable = "/usr/bin/chromedriver"',
+    `display-name = "${view.browser === 'firefox' ? 'Firefox' : 'Chromium'} (watchable ${index + 1})"`,
+    `webdriver-executable = "${view.driver}"`,
     'max-sessions = 1',
     `stereotype = '${stereotype}'`,
     '',

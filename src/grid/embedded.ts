@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { LIVE_VIEW_CAPABILITY, type BrowserKind } from './capabilities.js';
 import {
   displayScript,
-  liveChromium,
+  liveBrowser,
   liveViewToml,
   missingLiveViewTools,
   untilDisplayReady,
@@ -118,7 +118,9 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
   const port = options.port ?? (await freePort());
   const missing = (options.liveViews ?? 0) > 0 ? await missingLiveViewTools() : undefined;
   const liveCount = missing === undefined ? (options.liveViews ?? 0) : 0;
-  const livePorts = await Promise.all(Array.from({ length: liveCount }, async () => livePortPair()));
+  // Ports for a Firefox display beside each Chromium one, fenced before it is known whether this host runs Firefox.
+  const perView = options.firefox === false ? 1 : 2;
+  const livePorts = await Promise.all(Array.from({ length: liveCount * perView }, async () => livePortPair()));
   const launch = await prepareLaunch(port, options.loopbackPorts ?? [], livePorts, options.firefox);
   const { url, address } = gridUrls(port, launch.credentials);
   let supervised: SupervisedProcess | undefined;
@@ -131,9 +133,18 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
     const workDir = await gridWorkDir('grid', launch.account);
     const configPath = join(workDir, 'grid.toml');
     const browsers = await nodeBrowsers(launch, workDir);
+    // One display per watchable browser: each live view is a Chromium, and a Firefox beside it
+    // where this host runs Firefox (docs/live.md).
+    const kinds: { browser: LiveView['browser']; binary: string; driver: string }[] = [
+      { browser: 'chrome', binary: browsers.chromium, driver: CHROMEDRIVER },
+      ...(browsers.firefox
+        ? [{ browser: 'firefox' as const, binary: browsers.firefox.binary, driver: browsers.firefox.geckodriver }]
+        : []),
+    ];
     const views: LiveView[] = [];
-    for (const ports of livePorts) {
-      const view = await startLiveView(launch, browsers.chromium, ports);
+    for (const [i, ports] of livePorts.slice(0, liveCount * kinds.length).entries()) {
+      const kind = kinds[i % kinds.length] ?? kinds[0];
+      const view = await startLiveView(launch, kind as (typeof kinds)[number], ports);
       displays.push(view.process);
       views.push(view);
     }
@@ -258,7 +269,11 @@ async function livePortPair(): Promise<LivePorts> {
 }
 
 /** One watchable slot's display: Xvfb, x11vnc and websockify in one supervised process group. */
-async function startLiveView(launch: Launch, chromium: string, ports: LivePorts): Promise<LiveView> {
+async function startLiveView(
+  launch: Launch,
+  kind: { browser: LiveView['browser']; binary: string; driver: string },
+  ports: LivePorts,
+): Promise<LiveView> {
   const dir = await gridWorkDir('display', launch.account);
   if (launch.account) {
     // As root Xvfb would make it; as the Grid's account it cannot, and then listens on no socket file.
@@ -267,16 +282,18 @@ async function startLiveView(launch: Launch, chromium: string, ports: LivePorts)
   await writeXauthority(join(dir, 'xauth'), launch.account);
   const script = join(dir, 'display.sh');
   await writeFile(script, displayScript(dir, ports), { mode: 0o755 });
-  const binary = join(dir, 'chromium');
-  await writeFile(binary, liveChromium(dir, chromium), { mode: 0o755 });
+  const binary = join(dir, kind.browser === 'firefox' ? 'firefox' : 'chromium');
+  await writeFile(binary, liveBrowser(dir, kind.binary), { mode: 0o755 });
   if (launch.account) {
     await chown(script, launch.account.uid, launch.account.gid);
     await chown(binary, launch.account.uid, launch.account.gid);
   }
   const supervised = superviseCommand(launch, dir, '/bin/sh', [script], undefined);
   return {
+    browser: kind.browser,
     dir,
     binary,
+    driver: kind.driver,
     ports,
     process: supervised,
     ready: untilDisplayReady(dir, ports, () => hasExited(supervised.child), launch.log.text.bind(launch.log)),
@@ -673,14 +690,28 @@ function gridToml(
     `max-sessions = ${maxSessions}`,
     `stereotype = '${stereotype}'`,
     '',
-    ...(browsers.firefox ? firefoxToml(maxSessions, browsers.firefox) : []),
+    ...(browsers.firefox
+      ? firefoxToml(
+          maxSessions,
+          browsers.firefox,
+          views.some((v) => v.browser === 'firefox'),
+        )
+      : []),
     ...views.flatMap((view, i) => liveViewToml(view, i)),
   ].join('\n');
 }
 
-/** Headless Firefox slots; no live-view key: a Firefox request never asks one (grid.ts). */
-function firefoxToml(maxSessions: number, firefox: { binary: string; geckodriver: string }): string[] {
-  const stereotype = JSON.stringify({ browserName: 'firefox', 'moz:firefoxOptions': { binary: firefox.binary } });
+/** Headless Firefox slots; `liveView: false` beside a watchable Firefox, as the headless Chromium ones. */
+function firefoxToml(
+  maxSessions: number,
+  firefox: { binary: string; geckodriver: string },
+  steered: boolean,
+): string[] {
+  const stereotype = JSON.stringify({
+    browserName: 'firefox',
+    'moz:firefoxOptions': { binary: firefox.binary },
+    ...(steered ? { [LIVE_VIEW_CAPABILITY]: false } : {}),
+  });
   return [
     '[[node.driver-configuration]]',
     'display-name = "Firefox"',

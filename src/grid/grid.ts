@@ -48,10 +48,10 @@ export type LiveViewChoice = 'prefer' | 'off';
 /** What the Grid's /status says about its slots, read once per browser opened. */
 interface Offers {
   browsers: Set<string>;
-  /** some slot's stereotype names the live-view capability (ours: an embedded Grid's) */
-  steered: boolean;
-  /** a watchable slot is free now */
-  watchableFree: boolean;
+  /** the browsers some slot of which names the live-view capability (ours: an embedded Grid's) */
+  steered: Set<string>;
+  /** the browsers with a watchable slot free now */
+  watchableFree: Set<string>;
 }
 
 /**
@@ -133,10 +133,10 @@ export class Grid {
    * ordinary work never waits for the one display. Other Grids get nothing extra.
    */
   private liveViewAsked(kind: BrowserKind, offers: Offers | undefined): Record<string, boolean> {
-    if (kind !== 'chrome' || !offers?.steered) {
+    if (!offers?.steered.has(kind)) {
       return {};
     }
-    return { [LIVE_VIEW_CAPABILITY]: this.liveView === 'prefer' && offers.watchableFree };
+    return { [LIVE_VIEW_CAPABILITY]: this.liveView === 'prefer' && offers.watchableFree.has(kind) };
   }
 
   /** The browser names the Grid's nodes that are up offer (their slots' stereotypes). */
@@ -152,16 +152,21 @@ export class Grid {
 
   private async offers(): Promise<Offers> {
     const browsers = new Set<string>();
-    let steered = false;
-    let watchableFree = false;
+    const steered = new Set<string>();
+    const watchableFree = new Set<string>();
     for (const slot of await this.slots()) {
       const name = slot.stereotype?.browserName;
-      if (name) {
-        browsers.add(name);
+      if (!name) {
+        continue;
       }
+      browsers.add(name);
       const live = slot.stereotype?.[LIVE_VIEW_CAPABILITY];
-      steered ||= typeof live === 'boolean';
-      watchableFree ||= live === true && !slot.session;
+      if (typeof live === 'boolean') {
+        steered.add(name);
+      }
+      if (live === true && !slot.session) {
+        watchableFree.add(name);
+      }
     }
     return { browsers, steered, watchableFree };
   }
@@ -210,6 +215,25 @@ export class Grid {
     }
     const { free, used } = slotCapacity(status.nodes);
     return { free, used };
+  }
+
+  /**
+   * Whether the Grid still runs this browser, asked without touching it: the Grid's GraphQL
+   * session lookup is answered from the Grid's own table of sessions and never reaches the
+   * browser, so it does not count as use and a browser nobody uses still idles out on the
+   * Grid's session timeout. For watching a browser a person holds (isAlive resets that timer).
+   */
+  async isRunning(gridId: string): Promise<boolean> {
+    const response = await gridFetch(`${this.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ query: 'query ($id: String!) { session(id: $id) { id } }', variables: { id: gridId } }),
+    });
+    if (!response.ok) {
+      throw new GridUnavailable(`The Grid's session lookup answered HTTP ${response.status}.`);
+    }
+    const body = (await response.json()) as { data?: { session?: { id?: string } | null } };
+    return body.data?.session?.id === gridId;
   }
 
   /** A cheap liveness probe; it also resets the node's idle timer. */

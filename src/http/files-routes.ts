@@ -9,7 +9,7 @@ import type { FileBytes } from '../files/files.js';
 import { SIGNED_PREFIX } from '../files/links.js';
 import { FOLDERS, isFolder, servedInline, type Folder, type Section } from '../files/names.js';
 import { uriOf } from '../files/uris.js';
-import { answerOf, WORKSPACE_PATH } from './admin/routes.js';
+import { answerOf, services, WORKSPACE_PATH } from './admin/routes.js';
 import * as adminSchema from './admin/schemas.js';
 import { callerOf } from './caller.js';
 import { pathParams, type PlainRoute } from './routes.js';
@@ -105,7 +105,8 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     path: ADMIN_BASE,
     summary: "A workspace's downloads, screenshots and Files",
     answers: answerOf(adminSchema.fileSections),
-    handler: async (request, _reply, { deps }) => deps.files.sections(param(request, 'workspace')),
+    // the admin page polls it while open: downloads are asked of the node only near the last call
+    handler: async (request, _reply, context) => services(context).overview.sections(param(request, 'workspace')),
   },
   {
     ...admin,

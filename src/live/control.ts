@@ -100,6 +100,17 @@ const POLL_MS = 500;
 const PROGRESS_MS = 10_000;
 /** How often a wait asks the Grid whether the browser is still there. */
 const ALIVE_MS = 5_000;
+/** How long a grant waits for the pages to be followed before it is held all the same. */
+const FOLLOW_MS = 5_000;
+
+function bounded(work: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 export class Controls {
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -289,17 +300,32 @@ export class Controls {
    */
   private async grant(workspace: string): Promise<void> {
     const key = `workspace:${callerOfWorkspace(workspace).key}`;
+    let turnTaken = false;
     const granting = this.turns.run(key, async () => {
+      turnTaken = true;
       const current = await this.episode(workspace);
-      if (current?.state === 'requested') {
-        await this.save(workspace, { ...current, state: 'held', granted: this.now().toISOString() });
-        // Not awaited: the BiDi handshake is no reason to hold the browser's turn.
-        void this.follow(workspace, current).catch(() => undefined);
+      if (current?.state !== 'requested') {
+        return;
+      }
+      // The pages are followed before the grant is seen: the person's hands reach the browser
+      // only once it is held, so a page they reach in its first moment is listed too. A BiDi
+      // handshake that hangs delays the grant by FOLLOW_MS at most (the list may then miss pages).
+      await bounded(
+        this.follow(workspace, current).catch(() => undefined),
+        FOLLOW_MS,
+      );
+      const now = await this.episode(workspace);
+      if (now?.state === 'requested' && now.since === current.since) {
+        await this.save(workspace, { ...now, state: 'held', granted: this.now().toISOString() });
       }
     });
-    // The grant is the turn's, not the asker's: the POST answers "requested" when a call runs.
-    await Promise.race([granting, new Promise((resolve) => setTimeout(resolve, 200).unref())]);
     granting.catch(() => undefined);
+    // The grant is the turn's, not the asker's: the POST answers "requested" while a call runs,
+    // and "held" when the turn was free (after following, which is quick).
+    await Promise.race([granting, new Promise((resolve) => setTimeout(resolve, 200).unref())]);
+    if (turnTaken) {
+      await granting.catch(() => undefined);
+    }
   }
 
   private async release(workspace: string, episode: Episode, ended: boolean): Promise<void> {

@@ -10,6 +10,7 @@ import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flo
 import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
 import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
+import { TASKS_EXTENSION, declaresTasks, serveControlTasks, startControlTask } from './tasks.js';
 
 export interface McpOptions {
   version: string;
@@ -45,7 +46,13 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   const server = new Server(
     { name: 'selenium-flow', version: options.version },
     {
-      capabilities: { tools: listChanged ? { listChanged: true } : {}, resources: {}, completions: {} },
+      capabilities: {
+        tools: listChanged ? { listChanged: true } : {},
+        resources: {},
+        completions: {},
+        // await_control answers as a task to a client that declares the extension (tasks.ts)
+        ...(deps.control?.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
       instructions: INSTRUCTIONS,
     },
   );
@@ -57,6 +64,18 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     });
     server.onclose = () => stop?.();
   }
+  /** One tool call through the call path, answered as a tool result (a refusal is isError, not a protocol error). */
+  const runTool = async (capability: Capability, args: unknown, as: Caller, asStep?: { progress?: StepProgress }) => {
+    try {
+      return toolResult(capability, await callTool(deps, capability, args, as, asStep));
+    } catch (err) {
+      const { status, body } = errorBody(err);
+      if (status === 500) {
+        options.log(err);
+      }
+      return errorResult(body.error.message);
+    }
+  };
   server.setRequestHandler('tools/list', async () => {
     const flows = await flowToolsFor(deps, caller, flowTools);
     return {
@@ -75,28 +94,25 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
         `Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`,
       );
     }
-    try {
-      // A flow tool is run_flow with its params: the same call, the same report.
-      // notifications/cancelled ends a wait (await_control) as the HTTP exchange closing does.
-      const abandoned = caller.abandoned ? AbortSignal.any([caller.abandoned, ctx.mcpReq.signal]) : ctx.mcpReq.signal;
-      const result = await callTool(
-        deps,
-        capability,
-        flowCall ?? args,
-        { ...caller, abandoned },
-        {
-          progress: progressOf(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
-        },
-      );
-      return toolResult(capability, result);
-    } catch (err) {
-      const { status, body } = errorBody(err);
-      if (status === 500) {
-        options.log(err);
+    if (!flowCall && declaresTasks(ctx)) {
+      const task = await startControlTask(deps, capability, caller);
+      if (task) {
+        return task;
       }
-      return errorResult(body.error.message);
     }
+    // A flow tool is run_flow with its params: the same call, the same report.
+    // notifications/cancelled ends a wait (await_control) as the HTTP exchange closing does.
+    const abandoned = caller.abandoned ? AbortSignal.any([caller.abandoned, ctx.mcpReq.signal]) : ctx.mcpReq.signal;
+    return runTool(
+      capability,
+      flowCall ?? args,
+      { ...caller, abandoned },
+      {
+        progress: progressOf(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
+      },
+    );
   });
+  serveControlTasks(server, deps, caller, runTool);
   server.setRequestHandler('resources/list', () => ({ resources: listResources() }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates() }));
   server.setRequestHandler('resources/read', async (request) => {

@@ -358,6 +358,11 @@ export class Workspaces {
   async isAlive(gridId: string): Promise<boolean> {
     return gridCall(() => this.grid.isAlive(gridId));
   }
+
+  /** Whether the Grid still runs it, asked without counting as use (a held browser still idles out). */
+  async isRunning(gridId: string): Promise<boolean> {
+    return gridCall(() => this.grid.isRunning(gridId));
+  }
 }
 
 function browserNameOf(capabilities: Record<string, unknown>): string {

@@ -188,11 +188,22 @@ export async function connectMcp(
  * watch a browser (integration and ui projects run at once) take turns on it: without the wait a
  * file that opens while another holds it lands on a headless slot.
  */
-export async function waitForWatchableSlot(gridUrl: string, withinMs = 150_000): Promise<void> {
+export async function waitForWatchableSlot(
+  gridUrl: string,
+  withinMs = 150_000,
+  browser: BrowserKind = 'chrome',
+): Promise<void> {
   const free = await poll(
     async () => {
       const slots = upSlots(await fetchGridStatus(gridUrl));
-      return slots.some((slot) => slot.stereotype?.[LIVE_VIEW_CAPABILITY] === true && !slot.session) || undefined;
+      return (
+        slots.some(
+          (slot) =>
+            slot.stereotype?.[LIVE_VIEW_CAPABILITY] === true &&
+            slot.stereotype.browserName === browser &&
+            !slot.session,
+        ) || undefined
+      );
     },
     withinMs,
     500,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import * as schema from '../../src/http/admin/schemas.js';
 import { adminClient, messageOf, type AdminClient } from '../helpers/admin.js';
 import { plantedLoginFlow, secretsDir } from '../helpers/secrets.js';
+import { startGridProxy } from '../helpers/grid-proxy.js';
 import { gridHas, gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
 
 const site = inject('siteUrl');
@@ -413,5 +414,52 @@ describe('the Grid', () => {
     expect(body.sessions).toBe(held.length);
     expect(text).not.toContain((await gridIdOf(server, 'adm-live')) ?? 'no id');
     expect(text).not.toMatch(/127\.0\.0\.1:\d+/);
+  });
+});
+
+describe("a workspace's Files, polled by the admin page", () => {
+  it('asks the browser’s node for downloads only near the last call, then answers what it read', async () => {
+    const proxy = await startGridProxy(inject('gridUrl'));
+    const dir = await mkdtemp(join(tmpdir(), 'selenium-flow-files-idle-'));
+    const quiet = await startServer(
+      { FLOW_DATA_DIR: dir, MCP_AUTH_TOKEN: 'files-idle-token', ADMIN_TOKEN: 'files-idle-admin' },
+      proxy.url,
+    );
+    const admin = adminClient(quiet.url, 'files-idle-admin', 'files-idle-token');
+    const site = inject('siteUrl');
+    try {
+      expect((await admin.agent('files-idle', '/browser/navigate', { url: `${site}/welcome.html` })).status).toBe(200);
+      const gridId = (await gridIdOf(quiet, 'files-idle')) ?? '';
+      const asked = () => proxy.requests.filter((r) => r === `GET /session/${gridId}/se/files`).length;
+      const read = async () => {
+        const answer = await admin.admin('GET', '/admin/api/workspaces/files-idle/files');
+        expect(answer.status).toBe(200);
+        expect(answer.body).toMatchObject({ browser: true, downloads: [] });
+      };
+      await read();
+      const near = asked();
+      expect(near).toBeGreaterThan(0);
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        // Past DOWNLOADS_SETTLE_MS after the last call: asked once more, then never while nothing is called.
+        vi.setSystemTime(Date.now() + 31_000);
+        await read();
+        expect(asked()).toBe(near + 1);
+        await read();
+        expect((await admin.admin('GET', '/admin/api/workspaces/files-idle')).status).toBe(200);
+        expect(asked()).toBe(near + 1);
+      } finally {
+        vi.useRealTimers();
+      }
+      // The next call may start a download: the node is asked again.
+      expect((await admin.agent('files-idle', '/browser/extract', { selector: { css: 'h1' } })).status).toBe(200);
+      await read();
+      expect(asked()).toBe(near + 2);
+    } finally {
+      await admin.agent('files-idle', '/browser/end-browser').catch(() => undefined);
+      await quiet.close();
+      await proxy.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,12 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import {
+  createTaskSessionFromClient,
+  resultFromTaskOutcome,
+  type RawClientDispatch,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Capabilities, Session, WebDriver } from 'selenium-webdriver';
@@ -8,6 +14,7 @@ import http from 'selenium-webdriver/http/index.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
 import { startFixtureSite } from '../fixtures/site.js';
+import { startGridProxy } from '../helpers/grid-proxy.js';
 import { gridIdOf, rest, startServer, testBrowser, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'await-admin-token';
@@ -43,7 +50,8 @@ async function control(method: 'POST' | 'DELETE', workspace: string, who = 'Kell
 /** A workspace with a browser on the welcome page, ended (and its Control released) afterwards. */
 async function withBrowser(workspace: string, body: (agent: Record<string, string>) => Promise<void>): Promise<void> {
   const agent = agentOf(workspace);
-  expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent)).status).toBe(200);
+  const opened = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent);
+  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
   try {
     await body(agent);
   } finally {
@@ -77,6 +85,216 @@ async function mcpClient(workspace: string): Promise<Client> {
   );
   return client;
 }
+
+/** What one JSON-RPC exchange answered, as JSON or as the last message of an event stream. */
+function rpcAnswer(text: string): { result?: unknown; error?: { code: number; message: string } } {
+  const lines = text.split('\n').filter((line) => line.startsWith('data:'));
+  return JSON.parse(lines.length > 0 ? (lines.at(-1) ?? '').slice(5) : text) as { result?: unknown };
+}
+
+/**
+ * A client of the 2026-07-28 Tasks extension: the SDK Client (discover, capabilities) with
+ * ext-tasks' own requester session on it. The session frames tools/call and tasks/* itself and
+ * sends them through rawDispatch, a plain Streamable HTTP POST with the standard headers.
+ */
+async function taskSession(workspace: string) {
+  const url = new URL(`${running.url}/mcp`);
+  url.searchParams.set('workspace', workspace);
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const clientInfo = { name: 'await-task', version: '1.0.0' };
+  const client = new ModernClient(clientInfo, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new ModernTransport(url, { requestInit: { headers } }));
+  const sent: string[] = [];
+  let id = 0;
+  const rawDispatch: RawClientDispatch = async (request, options) => {
+    const { method, params } = request as { method: string; params?: Record<string, unknown> };
+    sent.push(method);
+    const name = method === 'tools/call' ? params?.name : params?.taskId;
+    const response = await fetch(url, {
+      method: 'POST',
+      signal: options?.signal,
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, ...(request as object) }),
+    });
+    const answer = rpcAnswer(await response.text());
+    return answer.error
+      ? { kind: 'error', error: answer.error }
+      : { kind: 'result', result: answer.result as Record<string, never> };
+  };
+  const session = createTaskSessionFromClient(client, {
+    endpointId: `await-task-${workspace}`,
+    rawDispatch,
+    v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: {} },
+  });
+  /** One request outside the session, with the 2026-07-28 envelope (and the extension, unless told not to). */
+  const framed = (method: string, params: Record<string, unknown>, declare = true) =>
+    rawDispatch({
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': clientInfo,
+          'io.modelcontextprotocol/clientCapabilities': declare
+            ? { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+            : {},
+        },
+      },
+    });
+  return {
+    session,
+    sent,
+    framed,
+    close: async () => {
+      await session.close();
+      await client.close();
+    },
+  };
+}
+
+describe('watching a held browser', () => {
+  it('asks the Grid whether it runs it, never the browser (so nobody using it still idles it out)', async () => {
+    const proxy = await startGridProxy(gridUrl);
+    const watched = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN }, proxy.url);
+    const agent = agentOf('await-idle');
+    try {
+      expect((await rest(watched.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent)).status).toBe(
+        200,
+      );
+      const taken = await fetch(`${watched.url}/admin/api/workspaces/await-idle/control`, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ who: 'Kelly' }),
+      });
+      expect(((await taken.json()) as { state: string }).state).toBe('held');
+      const gridId = (await gridIdOf(watched, 'await-idle')) ?? '';
+      const mark = proxy.requests.length;
+      const waiting = rest(watched.url, '/browser/await-control', {}, agent);
+      // The wait asks at once and every 5 s: two asks, and not one of them to the browser.
+      const asks = () => proxy.requests.slice(mark).filter((r) => r === 'POST /graphql').length;
+      await expect.poll(asks, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+      const during = proxy.requests.slice(mark);
+      expect(during.filter((r) => r.includes(gridId))).toEqual([]);
+      const back = await fetch(`${watched.url}/admin/api/workspaces/await-idle/control`, {
+        method: 'DELETE',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ who: 'Kelly' }),
+      });
+      expect(back.status).toBe(200);
+      expect((await waiting).body).toMatchObject({ handed_back: true, who: 'Kelly' });
+    } finally {
+      await rest(watched.url, '/browser/end-browser', {}, agent).catch(() => undefined);
+      await watched.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe('await_control as an MCP task (2026-07-28 Tasks extension)', () => {
+  it('is a task while Kelly holds the browser, working until the hand-back, then the hand-back', async () => {
+    await withBrowser('await-task', async () => {
+      const { gridId, visited } = await takenAndFollowed('await-task');
+      const tasks = await taskSession('await-task');
+      try {
+        const execution = await tasks.session.callTool('await_control', {});
+        expect(execution.kind).toBe('task');
+        const seen: string[] = [];
+        const settled = execution.settle({
+          onEvent: (event) => {
+            if (event.type === 'task') {
+              seen.push(`${event.task.status}:${event.task.statusMessage ?? ''}`);
+            }
+          },
+        });
+        // Polled, and still working while the person holds on (and navigates).
+        await expect
+          .poll(() => tasks.sent.filter((m) => m === 'tasks/get').length, { timeout: 10_000 })
+          .toBeGreaterThan(1);
+        await personAt(gridId).get(`${siteUrl}/table.html`);
+        await expect.poll(visited).toContain('Data table');
+        expect(seen.every((s) => s === 'working:waiting for Kelly to hand back')).toBe(true);
+        expect(seen.length).toBeGreaterThan(0);
+
+        expect((await control('DELETE', 'await-task')).body).toEqual({ state: 'released' });
+        const { outcome } = await settled;
+        const result = resultFromTaskOutcome(outcome) as { structuredContent?: Record<string, unknown> };
+        expect(result.structuredContent).toMatchObject({
+          handed_back: true,
+          who: 'Kelly',
+          url: `${siteUrl}/table.html`,
+          visited: [{ url: `${siteUrl}/table.html`, title: 'Data table' }],
+        });
+        // A settled task answers the same result to every later poll, through any replica.
+        const again = await tasks.framed('tasks/get', { taskId: execution.handle?.taskId });
+        expect(again).toMatchObject({ kind: 'result', result: { status: 'completed', result } });
+      } finally {
+        await tasks.close();
+      }
+    });
+  });
+
+  it('answers at once, no task, when nobody has control', async () => {
+    await withBrowser('await-task-nobody', async () => {
+      const tasks = await taskSession('await-task-nobody');
+      try {
+        const execution = await tasks.session.callTool('await_control', {});
+        expect(execution.kind).toBe('immediate');
+        const result = resultFromTaskOutcome((await execution.settle()).outcome) as {
+          structuredContent?: Record<string, unknown>;
+        };
+        expect(result.structuredContent).toMatchObject({ handed_back: false });
+      } finally {
+        await tasks.close();
+      }
+    });
+  });
+
+  it('cancelled, ends the task and leaves the episode held', async () => {
+    await withBrowser('await-task-cancel', async (agent) => {
+      expect((await control('POST', 'await-task-cancel')).body.state).toBe('held');
+      const tasks = await taskSession('await-task-cancel');
+      try {
+        const execution = await tasks.session.callTool('await_control', {});
+        expect(execution.kind).toBe('task');
+        await execution.cancel();
+        expect(tasks.sent).toContain('tasks/cancel');
+        const after = await tasks.framed('tasks/get', { taskId: execution.handle?.taskId });
+        expect(after).toMatchObject({ kind: 'result', result: { status: 'cancelled' } });
+        expect((await running.server.liveView.controls.episode('await-task-cancel'))?.state).toBe('held');
+        expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, agent)).status).toBe(
+          409,
+        );
+        // Someone else's task id is unknown to this caller; an unknown id is -32602.
+        const stranger = await taskSession('await-task-other');
+        try {
+          const foreign = await stranger.framed('tasks/get', { taskId: execution.handle?.taskId });
+          expect(foreign).toMatchObject({ kind: 'error', error: { code: -32602 } });
+        } finally {
+          await stranger.close();
+        }
+      } finally {
+        await tasks.close();
+      }
+    });
+  });
+
+  it('refuses tasks/get from a request that does not declare the extension (-32021)', async () => {
+    const tasks = await taskSession('await-task-plain');
+    try {
+      const refused = await tasks.framed('tasks/get', { taskId: 'x' }, false);
+      expect(refused).toMatchObject({ kind: 'error', error: { code: -32021 } });
+    } finally {
+      await tasks.close();
+    }
+  });
+});
 
 describe('await_control', () => {
   it('answers at once when nobody has control', async () => {
@@ -123,6 +341,18 @@ describe('await_control', () => {
       // The hand-back was said here: the next result carries no notice of it.
       const next = await rest(running.url, '/browser/extract', { selector: { css: 'h1' } }, agent);
       expect(next.body.control).toBeUndefined();
+    });
+  });
+
+  it('lists a page the person reaches the moment the grant is answered', async () => {
+    await withBrowser('await-first', async (agent) => {
+      expect((await control('POST', 'await-first')).body.state).toBe('held');
+      // No wait for the list: the recorder started before the grant was answered.
+      const gridId = (await gridIdOf(running, 'await-first')) ?? '';
+      await personAt(gridId).executeScript("history.pushState({}, '', '?first')");
+      await control('DELETE', 'await-first');
+      const answer = await rest(running.url, '/browser/await-control', {}, agent);
+      expect((answer.body.visited as { url: string }[]).map((p) => p.url)).toEqual([`${siteUrl}/welcome.html?first`]);
     });
   });
 

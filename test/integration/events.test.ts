@@ -236,6 +236,21 @@ describe('the stream', () => {
     }
   });
 
+  it('sends a keep-alive comment every EVENTS_HEARTBEAT seconds while nothing happens', async () => {
+    const quiet = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, EVENTS_HEARTBEAT: '1' });
+    const reader = await readEvents(quiet.url, ADMIN);
+    try {
+      expect(reader.status).toBe(200);
+      await expect
+        .poll(() => reader.comments.filter((c) => c === 'keep-alive').length, { timeout: 5_000 })
+        .toBeGreaterThanOrEqual(2);
+      expect(reader.events).toEqual([]);
+    } finally {
+      reader.close();
+      await quiet.close();
+    }
+  });
+
   it('ends when the server shuts down, so the close is not held by it', async () => {
     const own = await startServer({ ADMIN_TOKEN: ADMIN });
     const reader = await readEvents(own.url, ADMIN);

@@ -28,14 +28,20 @@ function firstMessage(url: string): Promise<string> {
   });
 }
 
-describe('the shared Grid: four headless slots and one watchable', () => {
-  it('advertises one slot with se:vncEnabled beside four that steer away from it', async () => {
+describe('the shared Grid: four headless slots and one watchable, of each browser', () => {
+  it('advertises one slot with se:vncEnabled per browser beside four that steer away from it', async () => {
     const status = (await (await gridFetch(`${gridUrl}/status`, { method: 'GET' })).json()) as {
       value: { nodes: { slots: { stereotype: Record<string, unknown> }[] }[] };
     };
     const slots = status.value.nodes.flatMap((n) => n.slots);
-    expect(slots.filter((s) => s.stereotype['se:vncEnabled'] === true)).toHaveLength(1);
-    expect(slots.filter((s) => s.stereotype[LIVE_VIEW_CAPABILITY] === false)).toHaveLength(4);
+    for (const browser of ['chrome', 'firefox']) {
+      const of = slots.filter((s) => s.stereotype.browserName === browser);
+      expect(of.filter((s) => s.stereotype['se:vncEnabled'] === true)).toHaveLength(1);
+      expect(of.filter((s) => s.stereotype[LIVE_VIEW_CAPABILITY] === false)).toHaveLength(4);
+    }
+    // each on a display of its own: one VNC server shows one screen
+    const addresses = slots.map((s) => s.stereotype['se:vncLocalAddress']).filter(Boolean);
+    expect(new Set(addresses).size).toBe(2);
     expect(await new Grid(gridUrl).hasLiveView()).toBe(true);
   });
 

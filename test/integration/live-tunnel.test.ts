@@ -70,6 +70,30 @@ function refusedWith(path: string, headers: Record<string, string> = {}): Promis
   });
 }
 
+describe('a watchable Firefox', () => {
+  it('is headed on a display of its own, and its VNC greets through the tunnel', async () => {
+    const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'watched-firefox' };
+    await waitForWatchableSlot(inject('gridUrl'), 150_000, 'firefox');
+    try {
+      const opened = await rest(running.url, '/browser/open-session', { browser: 'firefox' }, agent);
+      expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+      const status = await rest(running.url, '/admin/api/workspaces/watched-firefox/live', undefined, admin);
+      expect(status.body).toEqual({ browser: true, watchable: true, gridLiveView: true });
+      const minted = await ticket('watched-firefox');
+      expect(minted.status).toBe(200);
+      const viewer = connect(String(minted.body.path));
+      expect(await viewer.first).toBe('RFB 003.008\n');
+      viewer.ws.close();
+      await viewer.closed;
+      // Headed on the display (1920×1080): headless Firefox reports a screen of its own, 1366×768.
+      const screen = await rest(running.url, '/browser/execute-script', { script: 'return screen.width' }, agent);
+      expect(screen.body).toMatchObject({ result: 1920 });
+    } finally {
+      await rest(running.url, '/browser/end-browser', {}, agent);
+    }
+  });
+});
+
 describe('the live tunnel /admin/live/<workspace>', () => {
   it('says whether the browser can be watched', async () => {
     const status = await rest(running.url, '/admin/api/workspaces/watched/live', undefined, admin);

@@ -45,9 +45,9 @@ describe('the Grid view', () => {
       expect(await holder.getByRole('cell').nth(1).textContent()).toContain('chrome');
       expect(await page.getByText(/^\d+ of \d+ slots in use$/).isVisible()).toBe(true);
       expect(await page.getByRole('heading', { name: 'Node 1', level: 2 }).isVisible()).toBe(true);
-      // The shared Grid has one watchable slot beside the headless ones, and says so.
-      await page.getByText('1 slot offers VNC: a browser there can be watched in the Live tab.').waitFor();
-      expect(await page.getByRole('cell', { name: 'VNC', exact: true }).count()).toBe(1);
+      // The shared Grid has a watchable slot of each browser beside the headless ones, and says so.
+      await page.getByText('2 slots offer VNC: a browser there can be watched in the Live tab.').waitFor();
+      expect(await page.getByRole('cell', { name: 'VNC', exact: true }).count()).toBe(2);
       // A Grid id is for one workspace's own page; the Grid view never shows one.
       const html = await page.content();
       const gridId = (await shared.server.store.get(`named:${WORKSPACE}`))?.gridId;

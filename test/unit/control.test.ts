@@ -17,6 +17,32 @@ async function controlsWithBrowser(alive = true) {
   return controls;
 }
 
+describe('the grant', () => {
+  it('is held only once the pages are followed, so nothing the person reaches after it is missed', async () => {
+    const records = new MemoryRecordStore(3600);
+    await records.put('named:w', { ...newRecord(), gridId: 'g1' });
+    let followed: () => void = () => undefined;
+    const states: (string | undefined)[] = [];
+    const controls: Controls = new Controls(new MemoryLiveStore(), records, new LocalTurns(), undefined, {
+      follow: async () => {
+        // what a person would see at the moment the recorder starts
+        states.push((await controls.episode('w'))?.state);
+        await new Promise<void>((resolve) => {
+          followed = resolve;
+        });
+      },
+      unfollow: async () => undefined,
+      alive: async () => true,
+      bidiAddress: () => undefined,
+    });
+    const asked = controls.ask('w', 'Kelly');
+    await expect.poll(() => states).toEqual(['requested']);
+    expect((await controls.episode('w'))?.state).toBe('requested');
+    followed();
+    expect((await asked).state).toBe('held');
+  });
+});
+
 describe('await_control’s wait', () => {
   it('answers "still in their control" at the cap, and leaves the episode held', async () => {
     const controls = await controlsWithBrowser();

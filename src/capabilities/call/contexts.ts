@@ -11,6 +11,7 @@ import type { Turns } from '../../workspace/turns.js';
 import type { Workspaces } from '../../workspace/workspaces.js';
 import type { Live } from '../../live/live.js';
 import type { Controls } from '../../live/control.js';
+import type { ControlTasks } from '../../live/tasks.js';
 import type { Capability } from '../capability.js';
 import type { FlowsService } from '../flows-view.js';
 import type { Precondition } from './preconditions.js';
@@ -37,7 +38,7 @@ export interface CallDeps {
   /** what a result carries beside its answer while a person's Control applies (docs/live.md) */
   controlNotice?: (caller: Caller) => Promise<Record<string, unknown> | undefined>;
   /** a person's Control episodes, and how long await_control waits (LIVE_AWAIT_CAP) */
-  control?: { controls: Controls; capMs: number };
+  control?: { controls: Controls; capMs: number; tasks?: ControlTasks };
 }
 
 export type ToolResult = Record<string, unknown>;

@@ -1,0 +1,129 @@
+import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { said } from '../live/control.js';
+import { TASK_POLL_MS, TASK_TTL_MS, type ControlTask } from '../live/tasks.js';
+import { capabilityNamed } from '../capabilities/index.js';
+import type { Capability } from '../capabilities/capability.js';
+import type { CallDeps } from '../capabilities/call/contexts.js';
+import type { Caller } from '../workspace/caller.js';
+
+/** The 2026-07-28 Tasks extension (SEP-2663), as a client declares it in a request's capabilities. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+type ToolAnswer = { content: unknown[]; structuredContent?: unknown; isError?: boolean };
+type RunTool = (capability: Capability, args: unknown, caller: Caller) => Promise<ToolAnswer>;
+
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+interface RequestContext {
+  mcpReq: { envelope?: { [CLIENT_CAPABILITIES]?: { extensions?: Record<string, unknown> } } };
+}
+
+/**
+ * Whether this request's client takes a task for an answer: it named the extension in the
+ * request's own capabilities (2026-07-28 carries them on every request). A 2025-11-25 client
+ * has no such envelope and keeps the blocking call with progress.
+ */
+export function declaresTasks(ctx: RequestContext): boolean {
+  const extensions = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES]?.extensions;
+  return extensions !== undefined && Object.hasOwn(extensions, TASKS_EXTENSION);
+}
+
+/**
+ * await_control, for a client that declares tasks, while a person's Control applies: a task
+ * handle at once instead of a held request. Undefined (the call goes on as ever) for any other
+ * tool, with nobody in control (it answers at once), or without a workspace.
+ */
+export async function startControlTask(
+  deps: CallDeps,
+  capability: Capability,
+  caller: Caller,
+): Promise<{ content: []; resultType: 'task' } | undefined> {
+  const control = deps.control;
+  if (capability.name !== 'await_control' || !control?.tasks || caller.workspace === undefined) {
+    return undefined;
+  }
+  const episode = await control.controls.episode(caller.workspace);
+  if (!episode) {
+    return undefined;
+  }
+  const task = await control.tasks.create(caller.workspace, caller.owner ?? '');
+  // The SDK checks every tools/call result as a CallToolResult, content and all: the handle
+  // carries an empty content list beside it, which a client of the extension reads past.
+  return { content: [], resultType: 'task', ...wireTask(task, waiting(episode.who)) };
+}
+
+/** tasks/get and tasks/cancel for await_control's tasks (the SDK lets a server own these two on 2026-07-28). */
+export function serveControlTasks(server: Server, deps: CallDeps, caller: Caller, runTool: RunTool): void {
+  const params = z.object({ taskId: z.string() });
+  const found = async (taskId: string, ctx: RequestContext): Promise<ControlTask> => {
+    if (!declaresTasks(ctx)) {
+      throw new ProtocolError(
+        ProtocolErrorCode.MissingRequiredClientCapability,
+        `Declare the ${TASKS_EXTENSION} extension in the request's client capabilities to use tasks.`,
+        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      );
+    }
+    const task = await deps.control?.tasks?.get(taskId, caller.workspace, caller.owner ?? '');
+    if (!task) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+    }
+    return task;
+  };
+  server.setRequestHandler('tasks/get', { params }, async ({ taskId }, ctx) => {
+    const task = await found(taskId, ctx);
+    return { resultType: 'complete', ...(await current(deps, task, caller, runTool)) };
+  });
+  server.setRequestHandler('tasks/cancel', { params }, async ({ taskId }, ctx) => {
+    const task = await found(taskId, ctx);
+    // The task ends, not the episode: the person keeps the browser until they hand back.
+    await deps.control?.tasks?.cancel(task);
+    return { resultType: 'complete' };
+  });
+}
+
+/**
+ * The task as it stands: working while the person holds on; after the hand-back, settled by
+ * the first poll that claims it, which runs await_control itself (nobody is in control now, so
+ * it answers at once with who, how long, the pages and the page now).
+ */
+async function current(deps: CallDeps, task: ControlTask, caller: Caller, runTool: RunTool) {
+  const control = deps.control;
+  if (task.status !== 'working' || !control?.tasks) {
+    return wireTask(task);
+  }
+  const episode = await control.controls.episode(task.workspace);
+  if (episode) {
+    return wireTask(task, waiting(episode.who));
+  }
+  if (!(await control.tasks.claim(task.taskId))) {
+    // another poll is settling it this moment: the next poll reads its result
+    return wireTask(task, 'handed back; reading the page');
+  }
+  try {
+    const answer = await runTool(capabilityNamed('await_control') as Capability, {}, caller);
+    // inlined as the 2026-07-28 wire has a tools/call result: with its resultType
+    return wireTask(await control.tasks.complete(task, { ...answer, resultType: 'complete' }));
+  } catch (err) {
+    await control.tasks.unclaim(task.taskId);
+    throw err;
+  }
+}
+
+function waiting(who: string): string {
+  return `waiting for ${said(who)} to hand back`;
+}
+
+/** A Task as the extension's wire has it (DetailedTask: the result inlined once completed). */
+function wireTask(task: ControlTask, statusMessage?: string) {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(statusMessage ? { statusMessage } : {}),
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: TASK_TTL_MS,
+    pollIntervalMs: TASK_POLL_MS,
+    ...(task.status === 'completed' && task.result ? { result: task.result } : {}),
+  };
+}
