@@ -12,7 +12,16 @@ process.env.XDG_DATA_HOME = dataHome;
 process.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
 
 /** The suites the `firefox` project runs once more with TEST_BROWSER=firefox. */
-const FIREFOX_SUITES = ['bad-input', 'secrets-leak', 'secrets-hostile', 'flows', 'flow-steps'];
+const FIREFOX_SUITES = [
+  'tools',
+  'files',
+  'bad-input',
+  'secrets',
+  'secrets-leak',
+  'secrets-hostile',
+  'flows',
+  'flow-steps',
+];
 /** …and the BiDi monitor's: network capture and the pages a person is followed to. */
 const FIREFOX_MONITOR_SUITES = ['network', 'network-capture', 'bidi-monitor', 'await-control'];
 

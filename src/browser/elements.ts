@@ -1,5 +1,6 @@
 import { Key, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
+import { pressAndSettle } from './navigation.js';
 import { describeSelector, findElement, findFormField, type Selector } from './selectors.js';
 import { findOption, focusHeld, inPage, readBack, scrollIntoView, topPage } from './scripts.js';
 
@@ -102,7 +103,7 @@ export async function typeText(
     ? await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element)
     : undefined;
   if (options.submit) {
-    await element.sendKeys(Key.ENTER);
+    await pressAndSettle(driver, () => element.sendKeys(Key.ENTER));
   }
   if (!read) {
     return { value: null };
@@ -179,5 +180,6 @@ export async function pressKey(
   for (const m of [...modifierCodes].reverse()) {
     actions = actions.keyUp(m);
   }
-  await actions.perform();
+  // Any key may send a form or follow a link (Enter, Space on a button).
+  await pressAndSettle(driver, () => actions.perform());
 }

@@ -1,5 +1,6 @@
 import { Key, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
+import { pressAndSettle } from './navigation.js';
 import { frameAddress, inPage, setSecret } from './scripts.js';
 
 /**
@@ -128,7 +129,7 @@ export async function fillSecret(
   return movedTo === undefined ? { typed: true, field: detail } : { typed: true, field: detail, movedTo };
 }
 
-/** Enter on the field a secret was just typed into: one key with no value in it. */
-export async function submitField(element: WebElement): Promise<void> {
-  await element.sendKeys(Key.ENTER);
+/** Enter on the field a secret was just typed into (one key with no value in it), and the page it leads to loaded. */
+export async function submitField(driver: WebDriver, element: WebElement): Promise<void> {
+  await pressAndSettle(driver, () => element.sendKeys(Key.ENTER));
 }

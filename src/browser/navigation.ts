@@ -1,5 +1,7 @@
-import type { WebDriver } from 'selenium-webdriver';
+import { error as wdError, type WebDriver } from 'selenium-webdriver';
 import { PageUnreachable } from '../errors.js';
+import { poll } from '../poll.js';
+import { inPage, navigationSettled, watchNavigations } from './scripts.js';
 
 export type HistoryAction = 'back' | 'forward' | 'refresh';
 
@@ -23,6 +25,51 @@ export async function moveThroughHistory(driver: WebDriver, action: HistoryActio
     }
   } catch (err) {
     throw unreachable(err, 'The page') ?? err;
+  }
+}
+
+const WATCH_NAVIGATIONS = inPage(watchNavigations);
+const NAVIGATION_SETTLED = inPage(navigationSettled);
+/**
+ * How long a key's navigation may take to commit and load before the page is read as it is. A
+ * form whose answer is a download or a 204 starts a navigation that never leaves the page, and
+ * nothing in the page says so: on Firefox such a submit answers after this long.
+ */
+const SETTLE_MS = 10_000;
+const SETTLE_EVERY_MS = 50;
+
+/**
+ * Presses a key that may send a form (Enter in a field), then waits until the navigation it
+ * started, if any, has loaded: the page state read next is where the browser went. chromedriver
+ * waits for a pending navigation after every command; geckodriver waits only after a click, so
+ * on Firefox the page read right after Enter was the page left behind, a passing about:blank or
+ * nothing: the answer named a page the browser was leaving, not the one the form led to (whose
+ * address may carry what was typed, and is screened as such once it is the one read).
+ */
+export async function pressAndSettle(driver: WebDriver, press: () => Promise<void>): Promise<void> {
+  // chromedriver's own wait also ends when a navigation turns into a download, which no page
+  // event tells: watching there would only add round trips, and SETTLE_MS after such a submit.
+  if ((await driver.getCapabilities()).getBrowserName() === 'chrome') {
+    await press();
+    return;
+  }
+  await driver.executeScript(WATCH_NAVIGATIONS);
+  await press();
+  await poll(async () => ((await settledNow(driver)) ? true : undefined), SETTLE_MS, SETTLE_EVERY_MS);
+}
+
+async function settledNow(driver: WebDriver): Promise<boolean> {
+  try {
+    // A script that a navigation interrupts answers null (Firefox) or fails: not yet.
+    return (await driver.executeScript<unknown>(NAVIGATION_SETTLED)) === true;
+  } catch (err) {
+    if (err instanceof wdError.UnexpectedAlertOpenError) {
+      return true; // the page opened a dialog: that is the page state now
+    }
+    if (err instanceof wdError.JavascriptError || err instanceof wdError.NoSuchFrameError) {
+      return false;
+    }
+    throw err;
   }
 }
 

@@ -275,3 +275,44 @@ export function setSecret(
   el.dispatchEvent(new Event('change', { bubbles: true }));
   return ['typed', type];
 }
+
+/**
+ * Watches this document for a navigation a key press may start: every `navigate` event (the
+ * Navigation API, in Chromium and Firefox) and whether it finished within the document.
+ * Installed once per document; a second call starts a fresh list. The list hangs on a
+ * symbol of the window, so a new document has none.
+ */
+export function watchNavigations(): void {
+  const key = Symbol.for('selenium-flow.navigations');
+  const w = window as unknown as Record<symbol, { started: NavigateEvent[]; finished: number } | undefined>;
+  const existing = w[key];
+  if (existing) {
+    existing.started = [];
+    existing.finished = 0;
+    return;
+  }
+  const seen = { started: [] as NavigateEvent[], finished: 0 };
+  w[key] = seen;
+  const navigation = (window as { navigation?: Navigation }).navigation;
+  navigation?.addEventListener('navigate', (e) => seen.started.push(e));
+  // A navigation the page took over (intercept) or a fragment: it ends within this document.
+  navigation?.addEventListener('navigatesuccess', () => (seen.finished += 1));
+  navigation?.addEventListener('navigateerror', () => (seen.finished += 1));
+}
+
+/**
+ * Whether a navigation watched by watchNavigations is over: no navigation left the document
+ * (none started, the page cancelled it, or it ended within the document), or another document
+ * is here now and has loaded. Firefox shows a passing about:blank while one document replaces
+ * another.
+ */
+export function navigationSettled(): boolean {
+  const seen = (window as unknown as Record<symbol, { started: NavigateEvent[]; finished: number } | undefined>)[
+    Symbol.for('selenium-flow.navigations')
+  ];
+  if (seen === undefined) {
+    return document.readyState === 'complete' && location.href !== 'about:blank';
+  }
+  const leaving = seen.started.filter((e) => !e.defaultPrevented).length;
+  return leaving <= seen.finished;
+}

@@ -46,6 +46,10 @@ export class GridDownloads {
       if (/cannot find file/i.test(text)) {
         return undefined;
       }
+      // Read just after the browser ended, the node answers for a session it no longer has.
+      if (await this.endedJustNow(gridId, text)) {
+        throw new BrowserGone();
+      }
       throw new GridUnavailable(`The Grid failed to read a download (HTTP 500); retry.`);
     }
     await this.check(response, gridId, 'read a download');
@@ -66,7 +70,8 @@ export class GridDownloads {
 
   /**
    * Asked in the moment after a session ended, the router may still route to the node, which
-   * answers 500 "Cannot find downloads file system" (seen in 7 of 16 tries). A node without
+   * answers 500 "Cannot find downloads file system" (seen in 7 of 16 tries; a read right after a
+   * Firefox session ended, 3 of 6). A node without
    * managed downloads says the same of a live session, so the session decides which it is.
    */
   private async endedJustNow(gridId: string, answer: string): Promise<boolean> {

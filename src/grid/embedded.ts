@@ -277,7 +277,9 @@ async function startLiveView(
   const dir = await gridWorkDir('display', launch.account);
   if (launch.account) {
     // As root Xvfb would make it; as the Grid's account it cannot, and then listens on no socket file.
-    await mkdir('/tmp/.X11-unix', { recursive: true, mode: 0o1777 });
+    // mkdir's mode passes through the umask (0022 leaves 1755), and the directory may already exist so.
+    await mkdir('/tmp/.X11-unix', { recursive: true });
+    await chmod('/tmp/.X11-unix', 0o1777);
   }
   await writeXauthority(join(dir, 'xauth'), launch.account);
   const script = join(dir, 'display.sh');

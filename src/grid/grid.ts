@@ -89,11 +89,14 @@ export class Grid {
       ...(timeouts ? { timeouts } : {}),
       ...this.liveViewAsked(kind, offers),
     });
-    const driver = await gridCall(
-      () => WebDriver.createSession(this.executor, caps) as unknown as Promise<WebDriver>,
-      true,
-    );
-    const session = await driver.getSession();
+    let session: Session;
+    try {
+      // The new session's answer, or the Grid's refusal, arrives with the session (createSession
+      // answers at once, a driver whose session is still a promise).
+      session = await WebDriver.createSession(this.executor, caps).getSession();
+    } catch (err) {
+      throw browserNotStarted(err, kind, offers?.browsers) ?? translateGridError(err, true);
+    }
     countBrowser('opened');
     const answered = session.getCapabilities();
     const kept: Record<string, unknown> = {};
@@ -266,6 +269,45 @@ function isUnreachable(err: unknown): boolean {
   }
   const code = (err as { code?: unknown }).code;
   return (typeof code === 'string' && UNREACHABLE.has(code)) || UNREACHABLE.has(err.message.split(/[\s:]/)[0] ?? '');
+}
+
+const BROWSER_NAMES: Record<BrowserKind, string> = { chrome: 'Chrome', firefox: 'Firefox' };
+const DRIVERS: Record<BrowserKind, { name: string; setup: string }> = {
+  chrome: { name: 'chromedriver', setup: 'npm run setup installs chromium-driver' },
+  firefox: { name: 'geckodriver', setup: 'npm run setup builds it with cargo' },
+};
+
+/**
+ * A node that has the browser but cannot start it answers "session not created" at once; said
+ * as what it is, naming the browser, not as a busy Grid. The node's words are the driver
+ * service's: "Driver server process died prematurely" when the driver itself did not start,
+ * else the driver's own one-line reason after "Message:" (geckodriver: "binary is not a
+ * Firefox executable"). Only that line is quoted, never the Grid's host and build lines.
+ */
+export function browserNotStarted(
+  err: unknown,
+  kind: BrowserKind,
+  offered?: ReadonlySet<string>,
+): GridUnavailable | undefined {
+  if (!(err instanceof wdError.SessionNotCreatedError)) {
+    return undefined;
+  }
+  const name = BROWSER_NAMES[kind];
+  const driver = DRIVERS[kind];
+  const other: BrowserKind = kind === 'firefox' ? 'chrome' : 'firefox';
+  const instead = offered?.has(other) ? `, or pass browser: "${other}"` : '';
+  if (/driver server process died prematurely|timed out waiting for driver server/i.test(err.message)) {
+    return new GridUnavailable(
+      `The Grid's node could not start ${name}: its ${driver.name} failed to start. Repair ${driver.name} on the node (the embedded Grid: ${driver.setup}, then restart)${instead}.`,
+    );
+  }
+  if (/error while creating session with the driver service/i.test(err.message)) {
+    const said = /Message: ([^\n]{1,200})/.exec(err.message)?.[1]?.trim();
+    return new GridUnavailable(
+      `The Grid's node could not start ${name}: ${driver.name} started but ${name} did not${said ? ` ("${said}")` : ''}. Check ${name} on the node${instead}.`,
+    );
+  }
+  return undefined;
 }
 
 /**

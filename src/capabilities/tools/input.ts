@@ -107,7 +107,7 @@ export const write = defineTool({
       });
       // Enter is one key with no value in it, and only on the page the secret was typed into.
       if (options.submit && outcome.typed && outcome.movedTo === undefined) {
-        await submitField(element);
+        await submitField(driver, element);
       }
       return {
         value: null,
