@@ -1,4 +1,5 @@
-import { Key, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
+import type { WebDriver, WebElement } from 'selenium-webdriver';
+import { selenium, wdError } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { frameAddress, inPage, setSecret } from './scripts.js';
 
@@ -80,7 +81,7 @@ export async function fillSecret(
     if (err instanceof Error && err.message.includes(value)) {
       throw new BadRequest('The field refused the typed text; check the selector with outline.');
     }
-    if (!(err instanceof wdError.UnexpectedAlertOpenError)) {
+    if (!(err instanceof wdError().UnexpectedAlertOpenError)) {
       throw err;
     }
     answer = null;
@@ -130,5 +131,5 @@ export async function fillSecret(
 
 /** Enter on the field a secret was just typed into: one key with no value in it. */
 export async function submitField(element: WebElement): Promise<void> {
-  await element.sendKeys(Key.ENTER);
+  await element.sendKeys(selenium().Key.ENTER);
 }

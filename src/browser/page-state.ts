@@ -1,4 +1,5 @@
-import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import type { WebDriver } from 'selenium-webdriver';
+import { wdError } from './webdriver.js';
 import { inPage, topPage } from './scripts.js';
 
 export interface OpenDialog {
@@ -27,7 +28,7 @@ export async function readPageState(driver: WebDriver): Promise<PageState> {
     const [url, title] = await Promise.all([driver.getCurrentUrl(), driver.getTitle()]);
     return { url, title };
   } catch (err) {
-    if (err instanceof wdError.UnexpectedAlertOpenError) {
+    if (err instanceof wdError().UnexpectedAlertOpenError) {
       const message = err.getAlertText() ?? (await driver.switchTo().alert().getText());
       return { url: '', title: '', dialog: { message } };
     }
