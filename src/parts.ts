@@ -15,7 +15,7 @@ import { LinkSigner } from './files/links.js';
 import { GridDownloads } from './grid/downloads.js';
 import { Grid } from './grid/grid.js';
 import { StoreUnavailable } from './errors.js';
-import { stderrLogger } from './ops/log.js';
+import { stderrLines } from './ops/log.js';
 import { createSecrets } from './secrets/index.js';
 import { MemoryRecordStore, type RecordStore } from './workspace/records.js';
 import { LocalTurns, type Turns } from './workspace/turns.js';
@@ -164,7 +164,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     liveView: config.liveView,
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
   });
-  guardPrivateDirectories(config, stderrLogger(config.logLevel).child({ component: 'boot' }));
+  guardPrivateDirectories(config, stderrLines(config.logLevel, 'boot'));
   const { store, turns, network, liveStore = new MemoryLiveStore(), events: bus } = backends ?? memoryBackends(config);
   const events = new EventLog(bus);
   const workspaces = new Workspaces(
@@ -191,7 +191,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     turns,
     callTimeoutMs: config.callTimeout * 1000,
     // stderr until an HTTP server lends its logger (stdout is stdio's protocol channel).
-    log: stderrLogger(config.logLevel).child({ component: 'calls' }),
+    log: stderrLines(config.logLevel, 'calls'),
     flows: flowStore ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000, events) : undefined,
     // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
     secrets: createSecrets(
@@ -203,7 +203,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
         kubernetesPort: config.kubernetesPort,
         ttlSeconds: config.secretsTtl,
       },
-      stderrLogger(config.logLevel).child({ component: 'secrets' }),
+      stderrLines(config.logLevel, 'secrets'),
       events,
     ),
   };
