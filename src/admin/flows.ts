@@ -1,7 +1,7 @@
 import { yaml } from '../lazy.js';
 import type { Capability } from '../capabilities/capability.js';
 import { BadRequest, Conflict, NotFound, SeleniumFlowError } from '../errors.js';
-import { libraryName } from '../files/names.js';
+import { workspaceOrStdio } from '../workspace/names.js';
 import { parseFlow, toYamlText, type FlowDocument } from '../flows/document.js';
 import { checkFlowName, GLOBAL_LIBRARY } from '../flows/names.js';
 import { validatorOf } from '../flows/parameters.js';
@@ -200,7 +200,7 @@ export class OperatorFlows {
 
 /** A library the operator names: `global`, or a workspace under the one name rule. */
 export function checkLibrary(name: string): string {
-  return name === GLOBAL_LIBRARY ? name : libraryName(name);
+  return name === GLOBAL_LIBRARY ? name : workspaceOrStdio(name);
 }
 
 function staleTag(name: string, given: string, now: string | undefined): Conflict {

@@ -2,7 +2,7 @@ import { NotFound, SeleniumFlowError } from '../errors.js';
 import type { Files, WorkspaceSections } from '../files/files.js';
 import { checkLibrary } from './flows.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
-import { STDIO_WORKSPACE as STDIO_LIBRARY } from '../workspace/names.js';
+import { isWorkspaceOrStdio, STDIO_WORKSPACE as STDIO_LIBRARY } from '../workspace/names.js';
 import type { FlowStore } from '../flows/store.js';
 import { readGridStatus, sessionNodes, type GridNode, type GridStatusReading } from '../grid/status.js';
 import type {
@@ -13,8 +13,7 @@ import type {
   WorkspaceList,
   WorkspaceRow,
 } from './schemas.js';
-import { callerOfWorkspace } from '../workspace/caller.js';
-import { workspaceName } from '../workspace/names.js';
+import { callerOfWorkspace, workspaceOfKey } from '../workspace/caller.js';
 import type { WorkspaceRecord } from '../workspace/records.js';
 import type { Workspaces } from '../workspace/workspaces.js';
 
@@ -145,17 +144,16 @@ export class WorkspaceOverview {
     ]);
     const names = new Set(directories);
     for (const key of keys) {
-      if (key.startsWith('named:')) {
-        names.add(key.slice('named:'.length));
-      } else if (key === callerOfWorkspace(STDIO_LIBRARY).key) {
-        names.add(STDIO_LIBRARY);
+      const name = workspaceOfKey(key);
+      if (name !== undefined) {
+        names.add(name);
       }
     }
     return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   }
 
   private async row(name: string, status: GridStatusReading): Promise<WorkspaceRow> {
-    if (!isWorkspaceName(name)) {
+    if (!isWorkspaceOrStdio(name)) {
       return problemRow(
         name,
         'This directory under FLOW_DATA_DIR is not a valid workspace name, so no caller can reach it; rename or remove it.',
@@ -233,10 +231,6 @@ export class WorkspaceOverview {
   private gridStatus(): Promise<GridStatusReading> {
     return readGridStatus(this.parts.workspaces.grid.url);
   }
-}
-
-export function isWorkspaceName(name: string): boolean {
-  return name === STDIO_LIBRARY || workspaceName.safeParse(name).success;
 }
 
 /** global first, then stdio, then the rest by name */

@@ -5,7 +5,7 @@ import { GLOBAL_LIBRARY } from '../flows/names.js';
 import type { FlowStore } from '../flows/store.js';
 import type { SecretEntry, Secrets } from '../secrets/index.js';
 import type { SecretCard, SecretsAnswer, SecretUse } from './schemas.js';
-import { isWorkspaceName } from './overview.js';
+import { isWorkspaceOrStdio } from '../workspace/names.js';
 
 /** The scan of stored flows is bounded: past this many flow files the rest are not read. */
 export const MAX_SCANNED_FLOWS = 5000;
@@ -46,7 +46,7 @@ export class SecretsOverview {
       return found;
     }
     const libraries = (await this.files.directories().catch(() => [] as string[]))
-      .filter((name) => name !== GLOBAL_LIBRARY && isWorkspaceName(name))
+      .filter((name) => name !== GLOBAL_LIBRARY && isWorkspaceOrStdio(name))
       .sort();
     let scanned = 0;
     for (const library of [...libraries, GLOBAL_LIBRARY]) {

@@ -3,7 +3,7 @@ import { turnKeyOf } from '../capabilities/call/contexts.js';
 import { BadRequest } from '../errors.js';
 import type { EventLog } from '../events/events.js';
 import type { FlowStore } from '../flows/store.js';
-import { libraryName } from '../files/names.js';
+import { workspaceOrStdio } from '../workspace/names.js';
 import type { BrowserEnded } from './schemas.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import { CAPABILITIES } from '../capabilities/index.js';
@@ -29,7 +29,7 @@ export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined, ev
     flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES, (library) => deps.flows?.changed(library)),
     secrets: new SecretsOverview(deps.secrets, deps.files, flowStore, CAPABILITIES),
     endBrowser: async (rawName) => {
-      const name = libraryName(rawName);
+      const name = workspaceOrStdio(rawName);
       const caller = callerOfWorkspace(name);
       const turnKey = turnKeyOf(caller, undefined) ?? '';
       const ended = await deps.turns.run(turnKey, async () => {

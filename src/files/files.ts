@@ -6,66 +6,17 @@ import {
   FOLDERS,
   isImage,
   isSection,
-  libraryName,
   SECTIONS,
   withExtension,
   type Folder,
   type Section,
 } from './names.js';
-import { DiskFiles, type DiskSection, type MadeBy, type StoredFile } from './store.js';
-
-export type { MadeBy } from './store.js';
+import { workspaceOrStdio } from '../workspace/names.js';
+import type { Cleared, FileDeleted, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
+import { DiskFiles, type DiskSection, type StoredFile } from './store.js';
 import { FILES_URI, FOLDER_URI, parseFileUri, uriOf, type FileAddress } from './uris.js';
 
-export interface FileEntry {
-  name: string;
-  uri: string;
-  size: number;
-  /** ISO 8601 */
-  created: string;
-  content_type: string;
-  image: boolean;
-  /** a signed link that opens the file without the bearer token until it expires */
-  url: string;
-  /** the flow run step that made it (a screenshot, a print, a kept download) */
-  made_by?: MadeBy;
-}
-
-export interface FolderSummary {
-  name: Folder;
-  uri: string;
-  count: number;
-  /** downloads only: whether the workspace has a live browser (downloads die with it) */
-  browser?: boolean;
-}
-
-export interface Listing {
-  workspace: string;
-  uri: string;
-  /** the folder listed; absent for Files itself */
-  folder?: Folder;
-  count: number;
-  files: FileEntry[];
-  /** Files only: its two folders, with counts */
-  folders?: FolderSummary[];
-  /** downloads only */
-  browser?: boolean;
-}
-
-export interface KeepResult {
-  from: string;
-  uri: string;
-  name: string;
-  size: number;
-  url: string;
-}
-
-/** What an operator's clear removed, by name, so the page can say so. */
-export interface Cleared {
-  workspace: string;
-  cleared: number;
-  names: string[];
-}
+export type { Cleared, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
 
 export interface FileBytes {
   name: string;
@@ -100,15 +51,6 @@ const NO_DATA_DIR =
  * Screenshots (until kept or cleared) and Files (until a person deletes one). Every surface —
  * tools, resources, REST, the admin API — goes through here, so a rule is written once.
  */
-/** A workspace's three sections, for the admin page. */
-export interface WorkspaceSections {
-  workspace: string;
-  browser: boolean;
-  downloads: FileEntry[];
-  screenshots: FileEntry[];
-  files: FileEntry[];
-}
-
 export class Files {
   private readonly disk: DiskFiles | undefined;
   private readonly base: string;
@@ -162,14 +104,14 @@ export class Files {
 
   /** Every section at once, for the admin page. */
   async sections(workspace: string): Promise<WorkspaceSections> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     const [downloads, stored] = await Promise.all([this.downloadEntries(owner), this.stored(owner)]);
     return { workspace: owner, browser: downloads.browser, downloads: downloads.entries, ...stored };
   }
 
   /** Screenshots and Files, from the disk alone: reading them never asks the Grid (or touches a browser). */
   async stored(workspace: string): Promise<{ screenshots: FileEntry[]; files: FileEntry[] }> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     const [screenshots, files] = await Promise.all([
       this.diskEntries(owner, 'screenshots'),
       this.diskEntries(owner, 'files'),
@@ -308,7 +250,7 @@ export class Files {
 
   /** Empties the browser's download store; only while the browser lives. Answers the names that went. */
   async clearDownloads(workspace: string): Promise<Cleared> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     const names = await this.fromBrowser(owner, async (gridId) => {
       const listed = await this.options.downloads.list(gridId);
       await this.options.downloads.clear(gridId);
@@ -318,7 +260,7 @@ export class Files {
   }
 
   async clearScreenshots(workspace: string): Promise<Cleared> {
-    const owner = libraryName(workspace);
+    const owner = workspaceOrStdio(workspace);
     const names = await this.requireDisk().clear(owner, 'screenshots');
     return { workspace: owner, cleared: names.length, names };
   }
@@ -329,8 +271,8 @@ export class Files {
   }
 
   /** Deletes one file in Files; Files is never cleared wholesale. */
-  async deleteFile(workspace: string, name: string): Promise<{ workspace: string; deleted: string }> {
-    const owner = libraryName(workspace);
+  async deleteFile(workspace: string, name: string): Promise<FileDeleted> {
+    const owner = workspaceOrStdio(workspace);
     if (!(await this.requireDisk().delete(owner, 'files', fileName(name)))) {
       throw new NotFound(`No file ${uriOf('files', name)} in workspace ${owner}; nothing was deleted.`);
     }
@@ -343,14 +285,14 @@ export class Files {
     if (!isSection(section)) {
       throw new NotFound(`No section ${JSON.stringify(section)}; the sections are ${SECTIONS.join(', ')}.`);
     }
-    return this.read(libraryName(workspace), { section, name });
+    return this.read(workspaceOrStdio(workspace), { section, name });
   }
 
   private owner(workspace: string | undefined): string {
     if (workspace === undefined) {
       throw new BadRequest(NO_WORKSPACE);
     }
-    return libraryName(workspace);
+    return workspaceOrStdio(workspace);
   }
 
   private requireDisk(): DiskFiles {

@@ -1,5 +1,4 @@
 import { BadRequest } from '../errors.js';
-import { checkWorkspaceName, STDIO_WORKSPACE } from '../workspace/names.js';
 
 /** The three sections of a workspace's files, in the order a person sees them. */
 export const SECTIONS = ['downloads', 'screenshots', 'files'] as const;
@@ -103,9 +102,4 @@ const SHOWN_IN_PLACE = new Set([
 
 export function servedInline(contentType: string): boolean {
   return SHOWN_IN_PLACE.has(contentType);
-}
-
-/** Whose files: a workspace's name, or the stdio client's. */
-export function libraryName(name: string): string {
-  return name === STDIO_WORKSPACE ? name : checkWorkspaceName(name);
 }

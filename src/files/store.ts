@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { link, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFound } from '../errors.js';
-import { candidateNames, fileName, libraryName } from './names.js';
+import type { MadeBy } from './answers.js';
+import { candidateNames, fileName } from './names.js';
+import { workspaceOrStdio } from '../workspace/names.js';
 
 /** The two sections that live on this server's disk; Downloads are the Grid's. */
 export type DiskSection = 'screenshots' | 'files';
@@ -11,12 +13,6 @@ export interface StoredFile {
   name: string;
   size: number;
   created: Date;
-}
-
-/** Which flow run, and which of its steps, made a file (seed 000 §F1.10). */
-export interface MadeBy {
-  flow: string;
-  step: number | string | null;
 }
 
 /**
@@ -133,7 +129,7 @@ export class DiskFiles {
       await rm(path, { force: true });
       return;
     }
-    await mkdir(join(this.root, libraryName(workspace), MARKS, section), { recursive: true });
+    await mkdir(join(this.root, workspaceOrStdio(workspace), MARKS, section), { recursive: true });
     await writeFile(path, JSON.stringify({ flow: madeBy.flow, step: madeBy.step }), { mode: 0o600 });
   }
 
@@ -147,7 +143,7 @@ export class DiskFiles {
 
   /** The marks of a section, by file name. */
   async marks(workspace: string, section: DiskSection): Promise<Map<string, MadeBy>> {
-    const dir = join(this.root, libraryName(workspace), MARKS, section);
+    const dir = join(this.root, workspaceOrStdio(workspace), MARKS, section);
     const found = new Map<string, MadeBy>();
     let names: string[];
     try {
@@ -224,7 +220,7 @@ export class DiskFiles {
   }
 
   private async temp(workspace: string, bytes: Uint8Array): Promise<string> {
-    const dir = join(this.root, libraryName(workspace), '.incoming');
+    const dir = join(this.root, workspaceOrStdio(workspace), '.incoming');
     await mkdir(dir, { recursive: true });
     const path = join(dir, randomUUID());
     await writeFile(path, bytes, { flag: 'wx', mode: 0o600 });
@@ -232,11 +228,11 @@ export class DiskFiles {
   }
 
   private markPath(workspace: string, section: DiskSection, name: string): string {
-    return join(this.root, libraryName(workspace), MARKS, section, `${fileName(name)}.json`);
+    return join(this.root, workspaceOrStdio(workspace), MARKS, section, `${fileName(name)}.json`);
   }
 
   private folder(workspace: string, section: DiskSection): string {
-    return join(this.root, libraryName(workspace), section);
+    return join(this.root, workspaceOrStdio(workspace), section);
   }
 
   private path(workspace: string, section: DiskSection, name: string): string {

@@ -1,11 +1,11 @@
 import { BadRequest } from '../errors.js';
-import { WORKSPACE_NAME_RULE, workspaceName } from '../workspace/names.js';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../workspace/names.js';
 
 export const GLOBAL_LIBRARY = 'global';
 
 /** Flow names follow the workspace-name rule, validated and never slugged. */
 export function checkFlowName(name: string): string {
-  if (!workspaceName.safeParse(name).success) {
+  if (!isWorkspaceName(name)) {
     throw new BadRequest(
       `Invalid flow name "${name.slice(0, 80)}": ${WORKSPACE_NAME_RULE.replace('A workspace name', 'a flow name')}.`,
     );

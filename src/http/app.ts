@@ -12,14 +12,15 @@ import { buildMcpServer } from '../mcp/server.js';
 import type { FlowToolOptions } from '../mcp/flow-tools.js';
 import { WorkspaceEventBus } from '../mcp/list-changed.js';
 import { listedTools } from '../mcp/tools.js';
-import { resolveCaller, type Caller } from '../workspace/caller.js';
+import type { Caller } from '../workspace/caller.js';
 import type { TokenBook } from '../workspace/tokens.js';
 import type { RequestGuard } from './guard.js';
 import type { LiveService } from '../live/service.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
 import { PROBE_ROUTES } from './operation-routes.js';
-import { callerOfRequest, fastifyPath, registerPlainRoutes, type RouteContext } from './routes.js';
+import { callerOf, registerCallerHook } from './caller.js';
+import { fastifyPath, registerPlainRoutes, type RouteContext } from './routes.js';
 import { prettyInTerminal } from '../ops/log.js';
 
 export interface AppOptions {
@@ -101,6 +102,8 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
       request.principal = principal;
     }
   });
+  // After the token check: who is asking, decided once for every route that serves a caller.
+  registerCallerHook(app);
   // A flow document may be PUT as YAML text, the form people write it in.
   app.addContentTypeParser(
     ['application/yaml', 'text/yaml', 'application/x-yaml', 'text/plain'],
@@ -141,9 +144,8 @@ function registerCapabilities(app: FastifyInstance, deps: CallDeps): void {
     app.route({
       method: capability.http.method,
       url: fastifyPath(capability.http.path),
-      handler: async (request, reply) => {
-        const caller = { ...callerOfRequest(request), abandoned: abandonment(reply) };
-        return callTool(deps, capability, httpArguments(capability.http, request), caller);
+      handler: async (request) => {
+        return callTool(deps, capability, httpArguments(capability.http, request), callerOf(request));
       },
     });
   }
@@ -187,8 +189,8 @@ function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions):
   );
   const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes });
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
-    // Resolved before the SDK takes the socket, so a bad or forbidden workspace is a plain 4xx.
-    const caller = callerOfNodeRequest(request);
+    // The caller hook resolved it before the SDK takes the socket: a bad or forbidden workspace is a plain 4xx.
+    const caller = callerOf(request);
     // The SDK hands authInfo through to the server factory untouched; the token itself stays here.
     (request.raw as { auth?: AuthInfo }).auth = {
       token: '',
@@ -199,22 +201,12 @@ function registerMcp(app: FastifyInstance, deps: CallDeps, options: AppOptions):
     reply.hijack();
     await bus.asCaller(caller, () => node(request.raw, reply.raw, request.body));
   };
-  app.post('/mcp', serve);
-  app.get('/mcp', serve);
-  app.delete('/mcp', serve);
+  for (const method of ['POST', 'GET', 'DELETE'] as const) {
+    app.route({ method, url: '/mcp', config: { mcp: true }, handler: serve });
+  }
 }
 
 type AuthInfo = { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> };
-
-function callerOfNodeRequest(request: FastifyRequest): Caller {
-  const query = (request.query as Record<string, unknown>).workspace;
-  return resolveCaller({
-    header: request.headers['x-workspace'],
-    query: typeof query === 'string' ? query : null,
-    mcpSessionId: request.headers['mcp-session-id'],
-    principal: request.principal,
-  });
-}
 
 /** The caller serve() resolved, and the signal the SDK aborts when the HTTP exchange closes early. */
 function callerOfMcpRequest(ctx: { authInfo?: { extra?: Record<string, unknown> }; requestInfo?: Request }): Caller {
@@ -223,17 +215,6 @@ function callerOfMcpRequest(ctx: { authInfo?: { extra?: Record<string, unknown> 
     throw new Error('An MCP request reached the server factory without the caller serve() resolved.');
   }
   return { ...caller, abandoned: ctx.requestInfo?.signal };
-}
-
-/** Aborted when the client goes away before its answer is sent. */
-function abandonment(reply: FastifyReply): AbortSignal {
-  const abort = new AbortController();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) {
-      abort.abort();
-    }
-  });
-  return abort.signal;
 }
 
 /** Probes and scrapes come every few seconds from machines: a person reading the log wants the rest. */

@@ -1,7 +1,8 @@
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callTool } from '../capabilities/call/call.js';
-import { fileListing, keepFile } from '../capabilities/tools/files.js';
+import { keepFile } from '../capabilities/tools/files.js';
+import { fileListing } from '../files/answers.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { BadRequest } from '../errors.js';
 import type { FileBytes } from '../files/files.js';
@@ -10,9 +11,10 @@ import { FOLDERS, isFolder, servedInline, type Folder, type Section } from '../f
 import { uriOf } from '../files/uris.js';
 import { answerOf, WORKSPACE_PATH } from './admin/routes.js';
 import * as adminSchema from './admin/schemas.js';
-import { callerOfRequest, pathParams, type PlainRoute } from './routes.js';
+import { callerOf } from './caller.js';
+import { pathParams, type PlainRoute } from './routes.js';
 
-const workspaceOf = (request: FastifyRequest) => callerOfRequest(request).workspace;
+const workspaceOf = (request: FastifyRequest) => callerOf(request).workspace;
 const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
 const listing = { json: jsonSchemaOf(fileListing, 'output') };
 const agent = { tag: 'files', access: 'bearer' } as const;
@@ -69,15 +71,13 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     path: '/files/{folder}/{name}/kept',
     summary: 'Keep a screenshot (moved) or a download (copied) in Files',
     answers: { json: jsonSchemaOf(keepFile.output, 'output') },
-    handler: async (request, _reply, { deps }) => {
-      const caller = callerOfRequest(request);
-      return callTool(
+    handler: async (request, _reply, { deps }) =>
+      callTool(
         deps,
         keepFile,
         { uri: uriOf(keptFolder(param(request, 'folder')), param(request, 'name')) },
-        caller,
-      );
-    },
+        callerOf(request),
+      ),
   },
   {
     method: 'GET',

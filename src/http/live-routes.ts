@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
-import { workspaceName, WORKSPACE_NAME_RULE } from '../workspace/names.js';
+import { checkWorkspaceName } from '../workspace/names.js';
 import { copy, said, viewerId } from '../live/control.js';
 import type { LiveService } from '../live/service.js';
 import { pathParams, type PlainRoute, type RouteContext } from './routes.js';
@@ -27,11 +27,7 @@ export function liveOf(context: RouteContext): LiveService {
 }
 
 export function workspaceOfPath(params: Record<string, string>): string {
-  const parsed = workspaceName.safeParse(params.workspace);
-  if (!parsed.success) {
-    throw new BadRequest(`Invalid workspace name: ${WORKSPACE_NAME_RULE}; fix the path and call again.`);
-  }
-  return parsed.data;
+  return checkWorkspaceName(params.workspace ?? '', 'fix the path and call again');
 }
 
 export function viewerOf(body: unknown): { who: string; viewer: string } {

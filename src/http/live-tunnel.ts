@@ -5,7 +5,7 @@ import { WebSocketServer } from 'ws';
 import { BadRequest, errorBody, NotFound, Unauthorized } from '../errors.js';
 import { Tunnel } from '../live/tunnel.js';
 import type { LiveService } from '../live/service.js';
-import { workspaceName } from '../workspace/names.js';
+import { isWorkspaceName } from '../workspace/names.js';
 import type { RequestGuard } from './guard.js';
 
 const PATH = /^\/admin\/live\/([^/?]+)$/;
@@ -34,23 +34,23 @@ export function attachLiveTunnel(
       throw new NotFound(`No websocket at ${url.pathname.slice(0, 100)}; the live view is at /admin/live/<workspace>.`);
     }
     options.guard.check(request as unknown as FastifyRequest, false);
-    const name = workspaceName.safeParse(decodeURIComponent(match[1] ?? ''));
-    if (!name.success) {
+    const workspace = decodeURIComponent(match[1] ?? '');
+    if (!isWorkspaceName(workspace)) {
       throw new BadRequest('The live view needs a valid workspace name in its path: /admin/live/<workspace>.');
     }
     const ticket = await options.live.tickets.take(url.searchParams.get('ticket') ?? '');
-    if (!ticket || ticket.workspace !== name.data) {
+    if (!ticket || ticket.workspace !== workspace) {
       throw new Unauthorized(
         'Missing, used or expired live-view ticket; mint one with POST /admin/api/workspaces/{workspace}/live-ticket (admin token) and connect within 30 s.',
       );
     }
-    const vnc = await options.live.vncOf(name.data);
+    const vnc = await options.live.vncOf(workspace);
     sockets.handleUpgrade(request, socket, head, (viewer) => {
-      const tunnel = new Tunnel(name.data, ticket.who, viewer);
+      const tunnel = new Tunnel(workspace, ticket.who, viewer);
       options.live.tunnels.add(tunnel);
       // Closing the tab withdraws: a person who left holds nothing.
       tunnel.onEnded(
-        () => void options.live.controls.withdraw(name.data, undefined, ticket.viewer).catch(() => undefined),
+        () => void options.live.controls.withdraw(workspace, undefined, ticket.viewer).catch(() => undefined),
       );
       tunnel.connect(vnc.url, vnc.authorization);
     });

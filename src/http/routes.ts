@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminServices } from '../admin/services.js';
 import type { CallDeps } from '../capabilities/call/call.js';
-import { resolveCaller, type Caller } from '../workspace/caller.js';
 import type { Principal, TokenBook } from '../workspace/tokens.js';
 import type { LiveService } from '../live/service.js';
 
@@ -90,9 +89,4 @@ export function fastifyPath(path: string): string {
 /** A route's path parameters, which Fastify always sets (as strings) for a matched route. */
 export function pathParams(request: FastifyRequest): Record<string, string> {
   return request.params as Record<string, string>;
-}
-
-/** The caller of a REST request: its X-Workspace header, under what its bearer token allows. */
-export function callerOfRequest(request: FastifyRequest): Caller {
-  return resolveCaller({ header: request.headers['x-workspace'], principal: request.principal });
 }

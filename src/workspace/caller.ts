@@ -16,18 +16,19 @@ export interface Caller {
   abandoned?: AbortSignal;
 }
 
-export const STDIO_CALLER: Caller = { key: 'stdio', workspace: STDIO_WORKSPACE };
+const STDIO_KEY = 'stdio';
+const NAMED = 'named:';
+
+export const STDIO_CALLER: Caller = { key: STDIO_KEY, workspace: STDIO_WORKSPACE };
 
 /** The caller a workspace name stands for (the admin API and signed links address workspaces by name). */
 export function callerOfWorkspace(name: string): Caller & { key: string } {
-  return name === STDIO_CALLER.workspace
-    ? { key: 'stdio', workspace: name }
-    : { key: `named:${name}`, workspace: name };
+  return { key: name === STDIO_WORKSPACE ? STDIO_KEY : `${NAMED}${name}`, workspace: name };
 }
 
 /** The workspace name a saved workspace's store key stands for; undefined for any other key. */
 export function workspaceOfKey(key: string): string | undefined {
-  return key === STDIO_CALLER.key ? STDIO_CALLER.workspace : key.startsWith('named:') ? key.slice(6) : undefined;
+  return key === STDIO_KEY ? STDIO_WORKSPACE : key.startsWith(NAMED) ? key.slice(NAMED.length) : undefined;
 }
 
 export interface CallerSources {
@@ -44,7 +45,7 @@ export function resolveCaller(sources: CallerSources): Caller {
   if (named !== undefined) {
     const name = checkWorkspaceName(named);
     checkWorkspaceAllowed(sources.principal, name);
-    return { key: `named:${name}`, workspace: name, owner };
+    return { ...callerOfWorkspace(name), owner };
   }
   const mcpSession = first(sources.mcpSessionId);
   if (mcpSession) {

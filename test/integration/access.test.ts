@@ -8,6 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startGridProxy, type GridProxy } from '../helpers/grid-proxy.js';
 import { connectMcp, gridHas, gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { toolClient } from '../helpers/tools.js';
 
 const site = inject('siteUrl');
 
@@ -436,11 +437,7 @@ describe('agents never see a Grid id', () => {
         ['execute_script', { script: 'return location.href' }],
         ['extract', { selector: { css: 'h1' } }],
       ] as const) {
-        seen.push(
-          JSON.stringify(
-            (await rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, { ...args, session_id: handle })).body,
-          ),
-        );
+        seen.push(JSON.stringify((await toolClient(running.url).call(tool, { ...args, session_id: handle })).body));
       }
       seen.push(
         JSON.stringify(stateless.body),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectMcp, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { toolClient, type ToolClient } from '../helpers/tools.js';
 
 const site = inject('siteUrl');
 const WORKSPACE = 'bad-input';
@@ -12,11 +13,8 @@ const statuses: number[] = [];
 
 type Answer = Record<string, unknown>;
 
-async function call(tool: string, body: unknown, headers: Record<string, string> = HEADERS) {
-  const answer = await rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, body, headers);
-  statuses.push(answer.status);
-  return answer;
-}
+const tools = toolClient(() => running.url, { workspace: WORKSPACE, onAnswer: ({ status }) => statuses.push(status) });
+const { call } = tools;
 
 /** A raw request, for bodies rest() would not send (bad JSON, wrong content type). */
 async function raw(base: string, path: string, init: RequestInit): Promise<{ status: number; body: Answer }> {
@@ -31,14 +29,8 @@ function messageOf(body: Answer): string {
 }
 
 /** The refusal a caller should see: the status, and a message that says the fix. */
-async function refused(
-  tool: string,
-  body: unknown,
-  status: number,
-  says: RegExp | string,
-  headers: Record<string, string> = HEADERS,
-) {
-  const answer = await call(tool, body, headers);
+async function refused(tool: string, body: unknown, status: number, says: RegExp | string, client: ToolClient = tools) {
+  const answer = await client.call(tool, body);
   expect(answer.status, `${tool} ${JSON.stringify(body)} -> ${JSON.stringify(answer.body)}`).toBe(status);
   expect((answer.body.error as Answer).code).toEqual(expect.any(String));
   if (typeof says === 'string') {
@@ -50,9 +42,7 @@ async function refused(
 }
 
 async function workspaceRecord(): Promise<Answer> {
-  const answer = await rest(running.url, '/workspace', undefined, HEADERS);
-  expect(answer.status).toBe(200);
-  return answer.body;
+  return tools.ok('current_workspace');
 }
 
 async function pageUrl(): Promise<string> {
@@ -226,7 +216,7 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
 
 describe('stateless callers', () => {
   it('without session_id: a 400 naming both remedies', async () => {
-    const message = await refused('navigate', { url: `${site}/table.html` }, 400, 'session_id', {});
+    const message = await refused('navigate', { url: `${site}/table.html` }, 400, 'session_id', tools.in(undefined));
     expect(message).toMatch(/X-Workspace|workspace=/);
   });
 
@@ -236,9 +226,15 @@ describe('stateless callers', () => {
       { url: `${site}/table.html`, session_id: randomBytes(16).toString('hex') },
       404,
       'open_session',
-      {},
+      tools.in(undefined),
     );
-    await refused('extract', { selector: { css: 'h1' }, session_id: 'no-such-browser' }, 404, 'open_session', {});
+    await refused(
+      'extract',
+      { selector: { css: 'h1' }, session_id: 'no-such-browser' },
+      404,
+      'open_session',
+      tools.in(undefined),
+    );
   });
 });
 
@@ -247,15 +243,17 @@ describe('invalid workspace names', () => {
 
   it('are refused with the rule, as X-Workspace on REST', async () => {
     for (const name of INVALID) {
-      await refused('navigate', { url: `${site}/table.html` }, 400, 'workspace name is 1-64 characters', {
-        'X-Workspace': name,
-      });
-      const current = await rest(running.url, '/workspace', undefined, { 'X-Workspace': name });
-      statuses.push(current.status);
-      expect(current.status, name).toBe(400);
+      await refused(
+        'navigate',
+        { url: `${site}/table.html` },
+        400,
+        'workspace name is 1-64 characters',
+        tools.in(name),
+      );
+      expect((await tools.in(name).call('current_workspace')).status, name).toBe(400);
     }
     // The longest valid name is fine, and reading it opens nothing.
-    const longest = await rest(running.url, '/workspace', undefined, { 'X-Workspace': 'a'.repeat(64) });
+    const longest = await tools.in('a'.repeat(64)).call('current_workspace');
     expect(longest.status).toBe(200);
     expect(longest.body).toMatchObject({ workspace: 'a'.repeat(64), browser: null });
   });

@@ -9,6 +9,7 @@ import type { FileEntry } from '../../src/files/files.js';
 import { gridFetch } from '../../src/grid/grid.js';
 import { REPORT_CSV } from '../fixtures/site.js';
 import { gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
+import { toolClient } from '../helpers/tools.js';
 
 const site = inject('siteUrl');
 const TOKEN = 'files-test-bearer-token';
@@ -66,18 +67,7 @@ async function json(
   return { status: response.status, body: (await response.json()) as Answer };
 }
 
-async function call(workspace: string, tool: string, args: Answer = {}) {
-  return json('POST', tool === 'keep_file' ? '/files/kept' : `/browser/${tool.replace(/_/g, '-')}`, {
-    workspace,
-    body: args,
-  });
-}
-
-async function ok(workspace: string, tool: string, args: Answer = {}): Promise<Answer> {
-  const answer = await call(workspace, tool, args);
-  expect(answer.status, `${tool} ${JSON.stringify(answer.body)}`).toBe(200);
-  return answer.body;
-}
+const tools = toolClient(() => server.url, { headers: BEARER });
 
 async function listing(workspace: string, path = '/files'): Promise<Listing> {
   const answer = await json('GET', path, { workspace });
@@ -95,8 +85,8 @@ async function bytes(
 
 /** Clicks the fixture's download link and waits until the Grid lists the file. */
 async function download(workspace: string): Promise<Listing> {
-  await ok(workspace, 'navigate', { url: `${site}/download.html` });
-  await ok(workspace, 'interact', { action: 'click', selector: { css: '#download' } });
+  await tools.in(workspace).ok('navigate', { url: `${site}/download.html` });
+  await tools.in(workspace).ok('interact', { action: 'click', selector: { css: '#download' } });
   const deadline = Date.now() + 10_000;
   for (;;) {
     const downloads = await listing(workspace, '/files/downloads');
@@ -122,7 +112,7 @@ function errorOf(answer: { body: Answer }): string {
 describe('downloads', () => {
   const ws = 'files-downloads';
   afterAll(async () => {
-    await call(ws, 'end_browser');
+    await tools.in(ws).call('end_browser');
   });
 
   it('shows a real download in GET /files/downloads and workspace://files/downloads while the browser lives', async () => {
@@ -164,7 +154,7 @@ describe('downloads', () => {
   });
 
   it('keeps a download as a copy in Files, and the kept file survives the browser', async () => {
-    const kept = await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    const kept = await tools.in(ws).ok('keep_file', { uri: 'workspace://files/downloads/report.csv' });
     expect(kept).toMatchObject({
       from: 'workspace://files/downloads/report.csv',
       uri: 'workspace://files/report.csv',
@@ -172,11 +162,11 @@ describe('downloads', () => {
     });
     expect((await listing(ws, '/files/downloads')).count).toBe(1); // a copy: the Grid cannot delete one file
     // Keeping a download again replaces the same-named file rather than adding "report (1).csv".
-    expect(await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' })).toMatchObject({
+    expect(await tools.in(ws).ok('keep_file', { uri: 'workspace://files/downloads/report.csv' })).toMatchObject({
       name: 'report.csv',
     });
 
-    await ok(ws, 'end_browser');
+    await tools.in(ws).ok('end_browser');
     const root = await listing(ws);
     expect(root.files.map((f) => f.name)).toEqual(['report.csv']);
     expect(root.folders?.[1]).toEqual({
@@ -187,7 +177,7 @@ describe('downloads', () => {
     });
     expect((await bytes('/files/report.csv', { workspace: ws })).body.toString()).toBe(REPORT_CSV);
 
-    const gone = await call(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    const gone = await tools.in(ws).call('keep_file', { uri: 'workspace://files/downloads/report.csv' });
     expect(gone.status).toBe(404);
     expect(errorOf(gone)).toContain('no live browser');
   });
@@ -196,10 +186,10 @@ describe('downloads', () => {
 describe('a browser the Grid has reaped', () => {
   it('has no downloads, and keeping one says why', async () => {
     const ws = 'files-reaped';
-    await ok(ws, 'open_session');
+    await tools.in(ws).ok('open_session');
     await gridFetch(`${inject('gridUrl')}/session/${(await gridIdOf(server, ws)) ?? ''}`, { method: 'DELETE' });
     expect(await listing(ws, '/files/downloads')).toMatchObject({ browser: false, count: 0, files: [] });
-    const kept = await call(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    const kept = await tools.in(ws).call('keep_file', { uri: 'workspace://files/downloads/report.csv' });
     expect(kept.status).toBe(404);
     expect(errorOf(kept)).toContain('no live browser');
   });
@@ -208,14 +198,14 @@ describe('a browser the Grid has reaped', () => {
 describe('screenshots and prints', () => {
   const ws = 'files-shots';
   beforeAll(async () => {
-    await ok(ws, 'navigate', { url: `${site}/table.html` });
+    await tools.in(ws).ok('navigate', { url: `${site}/table.html` });
   });
   afterAll(async () => {
-    await call(ws, 'end_browser');
+    await tools.in(ws).call('end_browser');
   });
 
   it('saves a screenshot in Screenshots, still answers the image, and names a clash "name (1)"', async () => {
-    const shot = await ok(ws, 'screenshot', { save: true, filename: 'table' });
+    const shot = await tools.in(ws).ok('screenshot', { save: true, filename: 'table' });
     expect(shot).toMatchObject({
       name: 'table.png',
       uri: 'workspace://files/screenshots/table.png',
@@ -226,7 +216,7 @@ describe('screenshots and prints', () => {
         .subarray(1, 4)
         .toString('latin1'),
     ).toBe('PNG');
-    const again = await ok(ws, 'screenshot', { save: true, filename: 'table.png' });
+    const again = await tools.in(ws).ok('screenshot', { save: true, filename: 'table.png' });
     expect(again.name).toBe('table (1).png');
 
     const screenshots = await listing(ws, '/files/screenshots');
@@ -253,8 +243,8 @@ describe('screenshots and prints', () => {
   });
 
   it('keeping a screenshot moves it into Files; a clash lands as "name (1)"', async () => {
-    await ok(ws, 'screenshot', { save: true, filename: 'moved' });
-    const kept = await ok(ws, 'keep_file', { uri: 'workspace://files/screenshots/moved.png' });
+    await tools.in(ws).ok('screenshot', { save: true, filename: 'moved' });
+    const kept = await tools.in(ws).ok('keep_file', { uri: 'workspace://files/screenshots/moved.png' });
     expect(kept).toMatchObject({
       from: 'workspace://files/screenshots/moved.png',
       uri: 'workspace://files/moved.png',
@@ -263,21 +253,21 @@ describe('screenshots and prints', () => {
     expect((await listing(ws, '/files/screenshots')).files.map((f) => f.name)).not.toContain('moved.png');
     expect((await listing(ws)).files.map((f) => f.name)).toContain('moved.png');
 
-    await ok(ws, 'screenshot', { save: true, filename: 'moved' });
-    const second = await ok(ws, 'keep_file', { uri: 'workspace://files/screenshots/moved.png' });
+    await tools.in(ws).ok('screenshot', { save: true, filename: 'moved' });
+    const second = await tools.in(ws).ok('keep_file', { uri: 'workspace://files/screenshots/moved.png' });
     expect(second).toMatchObject({ uri: 'workspace://files/moved%20(1).png', name: 'moved (1).png' });
     // Over HTTP by path: the mirror of keep_file(uri).
-    await ok(ws, 'screenshot', { save: true, filename: 'moved' });
+    await tools.in(ws).ok('screenshot', { save: true, filename: 'moved' });
     const byPath = await json('PUT', '/files/screenshots/moved.png/kept', { workspace: ws });
     expect(byPath.body).toMatchObject({ name: 'moved (2).png' });
     // A Files URI answers with that file.
-    expect(await ok(ws, 'keep_file', { uri: 'workspace://files/moved.png' })).toMatchObject({
+    expect(await tools.in(ws).ok('keep_file', { uri: 'workspace://files/moved.png' })).toMatchObject({
       uri: 'workspace://files/moved.png',
     });
   });
 
   it('prints into Files and answers the uri, not the bytes', async () => {
-    const printed = await ok(ws, 'print', { filename: 'orders' });
+    const printed = await tools.in(ws).ok('print', { filename: 'orders' });
     expect(printed).toMatchObject({
       name: 'orders.pdf',
       uri: 'workspace://files/orders.pdf',
@@ -287,22 +277,22 @@ describe('screenshots and prints', () => {
     const pdf = await bytes('/files/orders.pdf', { workspace: ws });
     expect(pdf.body.subarray(0, 4).toString('latin1')).toBe('%PDF');
     expect(pdf.body.byteLength).toBe(printed.bytes);
-    expect((await ok(ws, 'print', { filename: 'orders.pdf' })).name).toBe('orders (1).pdf');
+    expect((await tools.in(ws).ok('print', { filename: 'orders.pdf' })).name).toBe('orders (1).pdf');
   });
 });
 
 describe('upload_file by uri', () => {
   const ws = 'files-upload';
   afterAll(async () => {
-    await call(ws, 'end_browser');
+    await tools.in(ws).call('end_browser');
   });
 
   async function uploaded(): Promise<{ name: string; size: number; content: string }> {
-    await ok(ws, 'assert', {
+    await tools.in(ws).ok('assert', {
       script: "return document.getElementById('file-name').textContent !== ''",
       message: 'no file arrived',
     });
-    const read = await ok(ws, 'execute_script', {
+    const read = await tools.in(ws).ok('execute_script', {
       script:
         "const f = document.getElementById('file').files[0]; return {name: f.name, size: f.size, content: document.getElementById('file-content').textContent}",
     });
@@ -311,35 +301,37 @@ describe('upload_file by uri', () => {
 
   it('puts a download, a file in Files and a screenshot into the page', async () => {
     await download(ws);
-    await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
-    const shot = await ok(ws, 'screenshot', { save: true, filename: 'page' });
+    await tools.in(ws).ok('keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    const shot = await tools.in(ws).ok('screenshot', { save: true, filename: 'page' });
 
     for (const [uri, name] of [
       ['workspace://files/downloads/report.csv', 'report.csv'],
       ['workspace://files/report.csv', 'report.csv'],
     ]) {
-      await ok(ws, 'navigate', { url: `${site}/upload.html` });
-      expect(await ok(ws, 'upload_file', { selector: { css: '#file' }, file: uri })).toMatchObject({
+      await tools.in(ws).ok('navigate', { url: `${site}/upload.html` });
+      expect(await tools.in(ws).ok('upload_file', { selector: { css: '#file' }, file: uri })).toMatchObject({
         uploaded: name,
         bytes: Buffer.byteLength(REPORT_CSV),
       });
       expect(await uploaded()).toEqual({ name, size: Buffer.byteLength(REPORT_CSV), content: REPORT_CSV });
     }
 
-    await ok(ws, 'navigate', { url: `${site}/upload.html` });
-    await ok(ws, 'upload_file', { selector: { css: '#file' }, file: shot.uri, filename: 'renamed.png' });
+    await tools.in(ws).ok('navigate', { url: `${site}/upload.html` });
+    await tools.in(ws).ok('upload_file', { selector: { css: '#file' }, file: shot.uri, filename: 'renamed.png' });
     expect(await uploaded()).toMatchObject({ name: 'renamed.png', size: shot.bytes });
   });
 
   it('refuses two sources at once, and a uri that names no file', async () => {
-    const both = await call(ws, 'upload_file', {
+    const both = await tools.in(ws).call('upload_file', {
       selector: { css: '#file' },
       text: 'x',
       file: 'workspace://files/report.csv',
     });
     expect(both.status).toBe(400);
     expect(errorOf(both)).toContain('exactly one of text, content (base64) or file');
-    const none = await call(ws, 'upload_file', { selector: { css: '#file' }, file: 'workspace://files/nope.csv' });
+    const none = await tools
+      .in(ws)
+      .call('upload_file', { selector: { css: '#file' }, file: 'workspace://files/nope.csv' });
     expect(none.status).toBe(404);
     expect(errorOf(none)).toContain('workspace://files lists');
   });
@@ -349,13 +341,13 @@ describe('signed links', () => {
   const ws = 'files-links';
   let entry: Entry;
   beforeAll(async () => {
-    await ok(ws, 'navigate', { url: `${site}/table.html` });
-    await ok(ws, 'screenshot', { save: true, filename: 'Q4 "final" 😀' });
-    await ok(ws, 'screenshot', { save: true, filename: 'other' });
+    await tools.in(ws).ok('navigate', { url: `${site}/table.html` });
+    await tools.in(ws).ok('screenshot', { save: true, filename: 'Q4 "final" 😀' });
+    await tools.in(ws).ok('screenshot', { save: true, filename: 'other' });
     entry = (await listing(ws, '/files/screenshots')).files.find((f) => f.name.startsWith('Q4')) as Entry;
   });
   afterAll(async () => {
-    await call(ws, 'end_browser');
+    await tools.in(ws).call('end_browser');
   });
 
   it('opens a file without the bearer token, named per RFC 6266 even with a quote and an emoji', async () => {
@@ -398,7 +390,7 @@ describe('signed links', () => {
 
   it('works for all three sections', async () => {
     await download(ws);
-    await ok(ws, 'keep_file', { uri: 'workspace://files/downloads/report.csv' });
+    await tools.in(ws).ok('keep_file', { uri: 'workspace://files/downloads/report.csv' });
     const downloads = await listing(ws, '/files/downloads');
     const files = await listing(ws);
     for (const item of [downloads.files[0], files.files[0]]) {
@@ -430,7 +422,7 @@ describe('bad input', () => {
       [{ uri: 'workspace://files/downloads/report.csv' }, 404, 'no live browser'],
     ];
     for (const [args, status, says] of cases) {
-      const answer = await call(ws, 'keep_file', args);
+      const answer = await tools.in(ws).call('keep_file', args);
       expect(answer.status, JSON.stringify(args)).toBe(status);
       expect(errorOf(answer), JSON.stringify(args)).toContain(says);
     }
@@ -448,14 +440,14 @@ describe('bad input', () => {
     const resolved = await fetch(`${server.url}/files/%2E%2E`, { headers: BEARER, redirect: 'manual' });
     expect(resolved.status).toBe(302);
     expect(resolved.headers.get('location')).toMatch(/\/admin\/$/);
-    await ok(ws, 'navigate', { url: `${site}/table.html` });
-    const named = await call(ws, 'screenshot', { save: true, filename: '../escape' });
+    await tools.in(ws).ok('navigate', { url: `${site}/table.html` });
+    const named = await tools.in(ws).call('screenshot', { save: true, filename: '../escape' });
     expect(named.status).toBe(400);
     expect(errorOf(named)).toContain('without "/"');
-    const unsaved = await call(ws, 'screenshot', { filename: 'x' });
+    const unsaved = await tools.in(ws).call('screenshot', { filename: 'x' });
     expect(unsaved.status).toBe(400);
     expect(errorOf(unsaved)).toContain('save: true');
-    await call(ws, 'end_browser');
+    await tools.in(ws).call('end_browser');
   });
 
   it('keeps only from the two folders over HTTP, and needs a named workspace', async () => {
@@ -470,35 +462,27 @@ describe('bad input', () => {
 
 describe('a server without FLOW_DATA_DIR', () => {
   let bare: RunningServer;
+  const noData = toolClient(() => bare.url, { workspace: 'no-data' });
   beforeAll(async () => {
     bare = await startServer();
   });
   afterAll(async () => {
-    await fetch(`${bare.url}/browser/end-browser`, {
-      method: 'POST',
-      headers: { 'x-workspace': 'no-data', 'content-type': 'application/json' },
-      body: '{}',
-    });
+    await noData.call('end_browser');
     await bare.close();
   });
 
   it('answers save, print and keep with a 400 that says to set it', async () => {
-    const headers = { 'x-workspace': 'no-data', 'content-type': 'application/json' };
-    const post = async (path: string, body: Answer) => {
-      const response = await fetch(bare.url + path, { method: 'POST', headers, body: JSON.stringify(body) });
-      return { status: response.status, body: (await response.json()) as Answer };
-    };
-    await post('/browser/navigate', { url: `${site}/table.html` });
-    for (const [path, body] of [
-      ['/browser/screenshot', { save: true }],
-      ['/browser/print', {}],
-      ['/files/kept', { uri: 'workspace://files/screenshots/a.png' }],
+    await noData.ok('navigate', { url: `${site}/table.html` });
+    for (const [tool, args] of [
+      ['screenshot', { save: true }],
+      ['print', {}],
+      ['keep_file', { uri: 'workspace://files/screenshots/a.png' }],
     ] as const) {
-      const answer = await post(path, body);
-      expect(answer.status, path).toBe(400);
-      expect(errorOf(answer), path).toContain('FLOW_DATA_DIR');
+      const answer = await noData.call(tool, args);
+      expect(answer.status, tool).toBe(400);
+      expect(errorOf(answer), tool).toContain('FLOW_DATA_DIR');
     }
-    expect((await post('/browser/screenshot', {})).status).toBe(200);
+    expect((await noData.call('screenshot', {})).status).toBe(200);
   });
 });
 
@@ -507,7 +491,7 @@ describe('operator actions (admin API)', () => {
   const admin = { authorization: `Bearer ${ADMIN}` };
   const base = `/admin/api/workspaces/${ws}/files`;
   afterAll(async () => {
-    await call(ws, 'end_browser');
+    await tools.in(ws).call('end_browser');
   });
 
   it('needs the admin token, not the bearer token', async () => {
@@ -521,11 +505,11 @@ describe('operator actions (admin API)', () => {
   });
 
   it('clears screenshots, deletes one file in Files, and clears downloads only while the browser lives', async () => {
-    await ok(ws, 'navigate', { url: `${site}/table.html` });
-    await ok(ws, 'screenshot', { save: true, filename: 'a' });
-    await ok(ws, 'screenshot', { save: true, filename: 'b' });
-    await ok(ws, 'print', { filename: 'keep-me' });
-    await ok(ws, 'print', { filename: 'delete-me' });
+    await tools.in(ws).ok('navigate', { url: `${site}/table.html` });
+    await tools.in(ws).ok('screenshot', { save: true, filename: 'a' });
+    await tools.in(ws).ok('screenshot', { save: true, filename: 'b' });
+    await tools.in(ws).ok('print', { filename: 'keep-me' });
+    await tools.in(ws).ok('print', { filename: 'delete-me' });
     await download(ws);
 
     const sections = (await (await fetch(server.url + base, { headers: admin })).json()) as Record<
@@ -548,7 +532,7 @@ describe('operator actions (admin API)', () => {
     expect(await downloads.json()).toMatchObject({ workspace: ws, cleared: 1, names: [expect.any(String)] });
     expect((await listing(ws, '/files/downloads')).count).toBe(0);
 
-    await ok(ws, 'end_browser');
+    await tools.in(ws).ok('end_browser');
     const noBrowser = await fetch(server.url + `${base}/downloads`, { method: 'DELETE', headers: admin });
     expect(noBrowser.status).toBe(404);
     expect((await listing(ws)).files.map((f) => f.name)).toEqual(['keep-me.pdf']);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { printedSelectors } from '../../src/browser/outline.js';
-import { connectMcp, rest, startServer, type McpCaller, type RunningServer } from '../helpers/server.js';
+import { connectMcp, startServer, type McpCaller, type RunningServer } from '../helpers/server.js';
+import { toolClient } from '../helpers/tools.js';
 import { expectFieldsInText } from '../helpers/answer-text.js';
 
 const site = inject('siteUrl');
@@ -10,11 +11,7 @@ let running: RunningServer;
 
 type Answer = Record<string, unknown>;
 
-async function ok(tool: string, body: Answer = {}): Promise<Answer> {
-  const answer = await rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, body, { 'X-Workspace': WORKSPACE });
-  expect(answer.status, `${tool} ${JSON.stringify(answer.body)}`).toBe(200);
-  return answer.body;
-}
+const { call, ok } = toolClient(() => running.url, { workspace: WORKSPACE });
 
 /**
  * What the page says of the printed selectors: those that do not match exactly one element,
@@ -47,7 +44,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rest(running.url, '/browser/end-browser', {}, { 'X-Workspace': WORKSPACE });
+  await call('end_browser');
   await running.close();
 });
 
@@ -151,12 +148,7 @@ describe('MCP text blocks are plain lines for a model', () => {
   });
 
   it('keeps REST answers JSON', async () => {
-    const answer = await rest(
-      running.url,
-      '/browser/navigate',
-      { url: `${site}/login.html` },
-      { 'X-Workspace': WORKSPACE },
-    );
+    const answer = await call('navigate', { url: `${site}/login.html` });
     expect(answer.body).toEqual({ url: `${site}/login.html`, title: 'Login' });
   });
 });

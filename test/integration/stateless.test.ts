@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectMcp, rest, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
+import { connectMcp, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
+import { toolClient } from '../helpers/tools.js';
 
 const site = inject('siteUrl');
 
@@ -10,16 +11,9 @@ const opened = new Set<string>();
 
 type Answer = Record<string, unknown>;
 
-/** A stateless HTTP call: no X-Workspace header. */
-async function call(tool: string, body: Answer = {}) {
-  return rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, body);
-}
-
-async function ok(tool: string, body: Answer = {}): Promise<Answer> {
-  const answer = await call(tool, body);
-  expect(answer.status, `${tool} ${JSON.stringify(answer.body)}`).toBe(200);
-  return answer.body;
-}
+/** Stateless HTTP calls: no X-Workspace header. */
+const tools = toolClient(() => running.url);
+const { call, ok } = tools;
 
 async function openBrowser(): Promise<string> {
   const answer = await ok('open_session');
@@ -82,7 +76,7 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
     expect(await ok('extract', { selector: { css: '#email' }, what: 'value', session_id: id })).toEqual({
       value: 'stateless@example.com',
     });
-    const current = await rest(running.url, `/workspace?session_id=${id}`);
+    const current = await call('current_workspace', { session_id: id });
     expect(current.status).toBe(200);
     expect(current.body).toMatchObject({
       workspace: null,
@@ -93,7 +87,7 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
   });
 
   it('every browser tool without session_id is a 400 naming both remedies, and opens nothing', async () => {
-    const before = await rest(running.url, '/workspace');
+    const before = await call('current_workspace');
     for (const [tool, args] of BROWSER_CALLS) {
       const refused = await call(tool, args);
       expect(refused.status, tool).toBe(400);
@@ -101,7 +95,7 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
       expect(message, tool).toContain('session_id');
       expect(message, tool).toMatch(/X-Workspace|workspace=/);
     }
-    expect(await rest(running.url, '/workspace')).toEqual(before);
+    expect(await call('current_workspace')).toEqual(before);
     expect(before.body).toMatchObject({ mode: 'stateless', browser: null });
   });
 
@@ -112,7 +106,7 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
       expect(messageOf(missing.body), tool).toContain('open_session');
     }
     expect(await ok('end_browser', { session_id: unknownId() })).toEqual({ ended: false });
-    expect((await rest(running.url, `/workspace?session_id=${unknownId()}`)).body).toMatchObject({
+    expect(await ok('current_workspace', { session_id: unknownId() })).toMatchObject({
       mode: 'stateless',
       browser: null,
     });
@@ -142,33 +136,28 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
   });
 
   it('a saved workspace refuses session_id with a 400 that says to drop it, and keeps its browser', async () => {
-    const headers = { 'X-Workspace': 'stateless-saved' };
-    const saved = await rest(running.url, '/browser/open-session', {}, headers);
+    const named = tools.in('stateless-saved');
+    const saved = await named.call('open_session');
     expect(saved.status).toBe(200);
     // A named workspace remembers its browser: it is handed no handle at all.
     expect(saved.body).not.toHaveProperty('session_id');
     const handle = await openBrowser();
-    await rest(running.url, '/browser/navigate', { url: `${site}/login.html` }, headers);
-    const before = await rest(running.url, '/workspace', undefined, headers);
+    await named.ok('navigate', { url: `${site}/login.html` });
+    const before = await named.call('current_workspace');
 
     for (const [tool, args] of [...BROWSER_CALLS, ['navigate', { url: `${site}/table.html` }] as [string, Answer]]) {
-      const refused = await rest(
-        running.url,
-        `/browser/${tool.replace(/_/g, '-')}`,
-        { ...args, session_id: handle },
-        headers,
-      );
+      const refused = await named.call(tool, { ...args, session_id: handle });
       expect(refused.status, tool).toBe(400);
       expect(messageOf(refused.body), tool).toContain('drop session_id');
     }
-    const current = await rest(running.url, `/workspace?session_id=${handle}`, undefined, headers);
+    const current = await named.call('current_workspace', { session_id: handle });
     expect(current.status).toBe(400);
     expect(messageOf(current.body)).toContain('drop session_id');
 
-    expect(await rest(running.url, '/workspace', undefined, headers)).toEqual(before);
+    expect(await named.call('current_workspace')).toEqual(before);
     expect(before.body).toMatchObject({ url: `${site}/login.html`, browser: { kind: 'chrome', alive: true } });
     expect(before.body.browser).not.toHaveProperty('session_id');
-    expect((await rest(running.url, '/browser/end-browser', {}, headers)).body).toEqual({ ended: true });
+    expect(await named.ok('end_browser')).toEqual({ ended: true });
     await endBrowser(handle);
   });
 });

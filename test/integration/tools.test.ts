@@ -7,13 +7,13 @@ import {
   connectMcp,
   gridHas,
   gridIdOf,
-  rest,
   startServer,
   testBrowser,
   type ProtocolEra,
   type RunningServer,
 } from '../helpers/server.js';
 import { expectFieldsInText } from '../helpers/answer-text.js';
+import { toolClient } from '../helpers/tools.js';
 
 const site = inject('siteUrl');
 const WORKSPACE = 'tools';
@@ -23,17 +23,8 @@ let dataDir: string;
 
 type Answer = Record<string, unknown>;
 
-/** A tool call over HTTP in a named workspace; answers status and body. */
-async function call(tool: string, body: Answer = {}, workspace = WORKSPACE) {
-  return rest(running.url, `/browser/${tool.replace(/_/g, '-')}`, body, { 'X-Workspace': workspace });
-}
-
-/** A tool call that must succeed; the failure message shows what the server said. */
-async function ok(tool: string, body: Answer = {}, workspace = WORKSPACE): Promise<Answer> {
-  const answer = await call(tool, body, workspace);
-  expect(answer.status, `${tool} ${JSON.stringify(answer.body)}`).toBe(200);
-  return answer.body;
-}
+const tools = toolClient(() => running.url, { workspace: WORKSPACE });
+const { call, ok } = tools;
 
 async function script<T = unknown>(source: string, args: unknown[] = []): Promise<T> {
   return (await ok('execute_script', { script: source, args })).result as T;
@@ -47,10 +38,8 @@ async function value(css: string): Promise<string | null | undefined> {
   return (await ok('extract', { selector: { css }, what: 'value' })).value as string | null | undefined;
 }
 
-async function workspace(name = WORKSPACE): Promise<Answer> {
-  const answer = await rest(running.url, '/workspace', undefined, { 'X-Workspace': name });
-  expect(answer.status).toBe(200);
-  return answer.body;
+async function workspace(client = tools): Promise<Answer> {
+  return client.ok('current_workspace');
 }
 
 /** Waits in the page (not in the test) until a script returns true. */
@@ -779,26 +768,27 @@ describe('assert', () => {
 
 describe('end_browser', () => {
   const other = 'tools-end';
+  const theirs = tools.in(other);
 
   it('ends the browser; the workspace stays, reads answer 404 with the remedy, acts open a new one', async () => {
-    await ok('open_session', {}, other);
+    await theirs.ok('open_session', {});
     const opened = await gridIdOf(running, other);
-    await ok('navigate', { url: `${site}/login.html` }, other);
-    expect(await ok('end_browser', {}, other)).toEqual({ ended: true });
-    const after = await workspace(other);
+    await theirs.ok('navigate', { url: `${site}/login.html` });
+    expect(await theirs.ok('end_browser', {})).toEqual({ ended: true });
+    const after = await workspace(theirs);
     expect(after).toMatchObject({ workspace: other, mode: 'saved', browser: null, url: `${site}/login.html` });
-    expect(await ok('end_browser', {}, other)).toEqual({ ended: false });
+    expect(await theirs.ok('end_browser', {})).toEqual({ ended: false });
 
-    const read = await call('extract', { selector: { css: 'h1' } }, other);
+    const read = await theirs.call('extract', { selector: { css: 'h1' } });
     expect(read.status).toBe(404);
     expect(JSON.stringify(read.body)).toContain('open_session');
-    expect((await workspace(other)).browser).toBeNull();
+    expect((await workspace(theirs)).browser).toBeNull();
 
-    const went = await ok('navigate', { url: `${site}/table.html` }, other);
+    const went = await theirs.ok('navigate', { url: `${site}/table.html` });
     expect(went.title).toBe('Data table');
-    expect((await workspace(other)).browser).toMatchObject({ alive: true });
+    expect((await workspace(theirs)).browser).toMatchObject({ alive: true });
     expect(await gridIdOf(running, other)).not.toBe(opened);
-    expect(await ok('end_browser', {}, other)).toEqual({ ended: true });
+    expect(await theirs.ok('end_browser', {})).toEqual({ ended: true });
   });
 });
 
@@ -845,10 +835,8 @@ describe('the same calls over HTTP and MCP', () => {
 
   it('answers the same structured results on every surface', async () => {
     const overHttp = await runSequence(async (tool, args) => {
-      const answer =
-        tool === 'current_workspace'
-          ? await rest(running.url, '/workspace', undefined, { 'X-Workspace': parity })
-          : await call(tool, args, parity);
+      // The table's routes: current_workspace is GET /workspace, the rest POST /browser/….
+      const answer = await tools.in(parity).call(tool, args);
       if (answer.status !== 200) {
         return { error: (answer.body.error as Answer).message };
       }
