@@ -28,6 +28,8 @@ const { values: options } = parseArgs({
     chromium: { type: 'string', default: '/usr/bin/chromium' },
     // another Node for both servers (e.g. 22, which has the module compile cache)
     node: { type: 'string', default: process.execPath },
+    // fresh processes for the breakdown of our start (0: none)
+    breakdown: { type: 'string', default: '7' },
   },
 });
 const RUNS = Number(options.runs);
@@ -71,6 +73,59 @@ function servers(dataDir: string): { name: string; server: SpawnedServer }[] {
   ];
 }
 
+/**
+ * Where our stdio start goes, in the order `selenium-flow stdio` loads it: a fresh `node` (with
+ * the compile cache the CLI turns on) importing each step from dist/ and timing it. A module
+ * shared by two steps is charged to the first. The rows add up to a start, less the process spawn
+ * and the JSON-RPC round trips.
+ */
+const BREAKDOWN_SCRIPT = `
+import module from 'node:module';
+module.enableCompileCache?.(process.env.CACHE_DIR);
+const rows = [['Node itself (process start → first line of a script)', performance.now()]];
+const time = async (name, work) => { const s = performance.now(); const r = await work(); rows.push([name, performance.now() - s]); return r; };
+const dist = (path) => import(new URL('dist/' + path, 'file://' + process.cwd() + '/').href);
+await time('zod', () => import('zod'));
+await time('the MCP SDK (@modelcontextprotocol/server, its stdio transport)', async () => { await import('@modelcontextprotocol/server'); await import('@modelcontextprotocol/server/stdio'); });
+const { loadConfig } = await time('dist/cli.js → commands.js, config.js', async () => { await dist('version.js'); return dist('config.js'); });
+await time('the capability table (capabilities/, browser/ without selenium-webdriver)', () => dist('capabilities/index.js'));
+const tools = await time('mcp/tools.js, mcp/server.js (resources, the call path)', async () => { const t = await dist('mcp/tools.js'); await dist('mcp/server.js'); return t; });
+const { openParts } = await time('parts.js (workspaces, grid, live, files, secrets, flows, admin)', () => dist('parts.js'));
+await time('render tools/list (zod → JSON Schema)', async () => tools.listedTools(true));
+await time('loadConfig + openParts', () => openParts(loadConfig({}, { GRID_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'silent', FLOW_DATA_DIR: process.env.DATA_DIR }, { command: 'stdio' }), 'http://127.0.0.1:9'));
+console.log(JSON.stringify(rows));
+`;
+
+function breakdown(runs: number, dataDir: string): string[][] {
+  const samples: [string, number][][] = [];
+  const cache = mkdtempSync(join(tmpdir(), 'selenium-flow-cold-cache-'));
+  try {
+    // One more than counted: the first fills the compile cache (Node 22.1+).
+    for (let i = 0; i <= runs; i++) {
+      const result = spawnSync(options.node, ['--input-type=module', '-e', BREAKDOWN_SCRIPT], {
+        cwd: REPO,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CACHE_DIR: cache, DATA_DIR: dataDir },
+      });
+      const line = result.stdout.trim().split('\n').at(-1);
+      if (result.status !== 0 || !line) {
+        process.stderr.write(`bench: the breakdown failed: ${result.stderr.slice(-1000)}\n`);
+        return [];
+      }
+      if (i > 0) {
+        samples.push(JSON.parse(line) as [string, number][]);
+      }
+    }
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+  return (samples[0] ?? []).map(([step], i) => [
+    step,
+    summarize(samples.map((s) => s[i]?.[1] ?? Number.NaN)).median.toFixed(0),
+  ]);
+}
+
 function nodeVersion(): string {
   return spawnSync(options.node, ['--version'], { encoding: 'utf8' }).stdout.trim();
 }
@@ -109,6 +164,18 @@ async function main(cleanup: Cleanup): Promise<void> {
       '',
     ].join('\n'),
   );
+  const steps = Number(options.breakdown);
+  const rows = steps > 0 ? breakdown(steps, dataDir) : [];
+  if (rows.length > 0) {
+    process.stdout.write(
+      [
+        `Where our start goes (fresh \`node\` importing dist/ step by step, median of ${steps}), ms:`,
+        '',
+        markdownTable(['step', 'ms'], rows, ['l', 'r']),
+        '',
+      ].join('\n'),
+    );
+  }
 }
 
 runBench(main, 10);

@@ -244,8 +244,9 @@ function clientLines(mcpUrl: string, withToken: boolean): string[] {
 
 async function serveOverStdio(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
   // stdout is the protocol channel here: nothing else may write to it.
+  // parts.js, not server.js: stdio never loads the HTTP app (fastify and its routes).
   const [{ openParts }, { buildMcpServer }, { listedTools }, { serveStdio }] = await Promise.all([
-    import('./server.js'),
+    import('./parts.js'),
     import('./mcp/server.js'),
     import('./mcp/tools.js'),
     import('@modelcontextprotocol/server/stdio'),

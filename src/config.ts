@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yaml } from './lazy.js';
 import { z } from 'zod';
 
 /**
@@ -408,7 +408,7 @@ export function readConfigFile(path: string): ConfigFile {
   let document: unknown;
   try {
     // JSON is YAML: one parser reads both.
-    document = parseYaml(text);
+    document = yaml().parse(text);
   } catch {
     throw new ConfigError(`--config ${path} is neither JSON nor YAML; fix its syntax.`);
   }

@@ -1,4 +1,4 @@
-import { LineCounter, parseDocument } from 'yaml';
+import { yaml } from '../lazy.js';
 import type { Capability } from '../capabilities/capability.js';
 import { BadRequest, Conflict, NotFound, SeleniumFlowError } from '../errors.js';
 import { workspaceOrStdio } from '../workspace/names.js';
@@ -262,6 +262,7 @@ export function lineOf(text: string, message: string): number | undefined {
   if (!path) {
     return undefined;
   }
+  const { LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
   const document = parseDocument(text, { lineCounter: counter });
   for (let length = path.length; length > 0; length--) {

@@ -1,5 +1,5 @@
-import { Command } from 'selenium-webdriver/lib/command.js';
 import type { WebDriver } from 'selenium-webdriver';
+import { seleniumCommand } from './webdriver.js';
 
 /** geckodriver's own command (the Grid forwards it): a PNG of the whole document, not just the viewport. */
 export const FIREFOX_FULL_SCREENSHOT = 'mozFullScreenshot';
@@ -9,6 +9,6 @@ export const FIREFOX_FULL_SCREENSHOT = 'mozFullScreenshot';
  * from the types (print) or Chrome-only classes an attached driver is not (DevTools).
  */
 export async function sendCommand<T>(driver: WebDriver, name: string, parameters: Record<string, unknown>): Promise<T> {
-  const result: unknown = await driver.execute(new Command(name).setParameters(parameters));
+  const result: unknown = await driver.execute(new (seleniumCommand().Command)(name).setParameters(parameters));
   return result as T;
 }

@@ -1,4 +1,5 @@
-import { error as wdError, type Alert, type WebDriver } from 'selenium-webdriver';
+import type { Alert, WebDriver } from 'selenium-webdriver';
+import { wdError } from './webdriver.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
 import { findElement, type Selector } from './selectors.js';
@@ -17,7 +18,7 @@ export async function switchFrame(driver: WebDriver, target: FrameTarget, waitSe
   try {
     await driver.switchTo().frame(element);
   } catch (err) {
-    if (err instanceof wdError.NoSuchFrameError) {
+    if (err instanceof wdError().NoSuchFrameError) {
       throw new BadRequest('That element is not a frame; point selector at an <iframe> or <frame>.');
     }
     throw err;
@@ -42,7 +43,7 @@ export async function answerDialog(driver: WebDriver, action: DialogAction, text
         await (action === 'accept' ? alert.accept() : alert.dismiss());
         return message;
       } catch (err) {
-        if (err instanceof wdError.NoSuchAlertError) {
+        if (err instanceof wdError().NoSuchAlertError) {
           return undefined;
         }
         throw err;
@@ -62,7 +63,7 @@ export async function openDialogMessage(driver: WebDriver): Promise<string | und
   try {
     return await driver.switchTo().alert().getText();
   } catch (err) {
-    if (err instanceof wdError.NoSuchAlertError) {
+    if (err instanceof wdError().NoSuchAlertError) {
       return undefined;
     }
     throw err;
@@ -74,7 +75,7 @@ async function answerPrompt(alert: Alert, text: string): Promise<void> {
     await alert.sendKeys(text);
   } catch (err) {
     // WebDriver says "not interactable" when the dialog has no text box: an alert or a confirm.
-    if (err instanceof wdError.ElementNotInteractableError || err instanceof wdError.UnsupportedOperationError) {
+    if (err instanceof wdError().ElementNotInteractableError || err instanceof wdError().UnsupportedOperationError) {
       throw new BadRequest(
         'Only a prompt takes text, and this dialog is an alert or a confirm; call dialog again without text.',
       );

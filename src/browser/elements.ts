@@ -1,4 +1,5 @@
-import { Key, type WebDriver, type WebElement } from 'selenium-webdriver';
+import type { WebDriver, WebElement } from 'selenium-webdriver';
+import { selenium } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { pressAndSettle } from './navigation.js';
 import { describeSelector, findElement, findFormField, type Selector } from './selectors.js';
@@ -103,7 +104,7 @@ export async function typeText(
     ? await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element)
     : undefined;
   if (options.submit) {
-    await pressAndSettle(driver, () => element.sendKeys(Key.ENTER));
+    await pressAndSettle(driver, () => element.sendKeys(selenium().Key.ENTER));
   }
   if (!read) {
     return { value: null };
@@ -119,25 +120,33 @@ export async function typeText(
 // atom (~4 KB of JavaScript sent with every call), that also reads where the browser is.
 const READ_BACK = inPage(readBack, topPage);
 
-/** W3C key names a caller may use, mapped to WebDriver's code points. */
-const KEY_NAMES: Record<string, string> = Object.fromEntries(
-  Object.entries(Key)
-    .filter(([, v]) => typeof v === 'string')
-    .map(([name, value]) => [normaliseKeyName(name), value as string]),
-);
-Object.assign(KEY_NAMES, {
-  arrowdown: Key.ARROW_DOWN,
-  arrowup: Key.ARROW_UP,
-  arrowleft: Key.ARROW_LEFT,
-  arrowright: Key.ARROW_RIGHT,
-  esc: Key.ESCAPE,
-  del: Key.DELETE,
-  ctrl: Key.CONTROL,
-  cmd: Key.COMMAND,
-  meta: Key.META,
-  pageup: Key.PAGE_UP,
-  pagedown: Key.PAGE_DOWN,
-});
+let keyNames_: Record<string, string> | undefined;
+
+/** W3C key names a caller may use, mapped to WebDriver's code points (at the first key pressed). */
+function keyNames(): Record<string, string> {
+  if (keyNames_ === undefined) {
+    const { Key } = selenium();
+    keyNames_ = {
+      ...Object.fromEntries(
+        Object.entries(Key)
+          .filter(([, v]) => typeof v === 'string')
+          .map(([name, value]) => [normaliseKeyName(name), value as string]),
+      ),
+      arrowdown: Key.ARROW_DOWN,
+      arrowup: Key.ARROW_UP,
+      arrowleft: Key.ARROW_LEFT,
+      arrowright: Key.ARROW_RIGHT,
+      esc: Key.ESCAPE,
+      del: Key.DELETE,
+      ctrl: Key.CONTROL,
+      cmd: Key.COMMAND,
+      meta: Key.META,
+      pageup: Key.PAGE_UP,
+      pagedown: Key.PAGE_DOWN,
+    };
+  }
+  return keyNames_;
+}
 
 function normaliseKeyName(name: string): string {
   return name.toLowerCase().replace(/[_\s-]/g, '');
@@ -151,7 +160,7 @@ export function keyCode(name: string): string {
   if ([...name].length === 1) {
     return name;
   }
-  const code = KEY_NAMES[normaliseKeyName(name)];
+  const code = keyNames()[normaliseKeyName(name)];
   if (code === undefined) {
     throw new BadRequest(
       `Unknown key "${name}"; use a W3C key name such as Enter, Tab, Escape, ArrowDown, Backspace, or a single character.`,

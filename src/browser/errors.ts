@@ -1,4 +1,4 @@
-import { error as wdError } from 'selenium-webdriver';
+import { wdError } from './webdriver.js';
 import { BadRequest, GridUnavailable, NotFound, TimedOut } from '../errors.js';
 
 export const NOT_A_SELECTOR = 'The selector is not valid CSS or XPath; fix its syntax, or find one with outline.';
@@ -15,46 +15,46 @@ export function dialogOpen(message: string | undefined): BadRequest {
  * listed passes through unchanged (and, if nobody else knows it, becomes a 500: a bug).
  */
 export function explainWebDriverError(err: unknown): unknown {
-  if (err instanceof wdError.UnexpectedAlertOpenError) {
+  if (err instanceof wdError().UnexpectedAlertOpenError) {
     return dialogOpen(err.getAlertText());
   }
-  if (err instanceof wdError.ElementClickInterceptedError) {
+  if (err instanceof wdError().ElementClickInterceptedError) {
     return new BadRequest(
       'Another element covers that one, so the click would land elsewhere; close the overlay first, or scroll_into_view.',
     );
   }
-  if (err instanceof wdError.ElementNotInteractableError) {
+  if (err instanceof wdError().ElementNotInteractableError) {
     return new BadRequest(
       'That element cannot be used now (hidden, disabled or off-screen); wait for it with assert state visible, or pick another selector.',
     );
   }
-  if (err instanceof wdError.InvalidElementStateError) {
+  if (err instanceof wdError().InvalidElementStateError) {
     return new BadRequest(
       'That element cannot do that in its state (e.g. clear on an element that is not an editable field); pick another element or action.',
     );
   }
-  if (err instanceof wdError.StaleElementReferenceError) {
+  if (err instanceof wdError().StaleElementReferenceError) {
     return new BadRequest('The element changed while it was being used (the page re-rendered); call again.');
   }
-  if (err instanceof wdError.InvalidSelectorError || FIREFOX_NOT_AN_ELEMENT.test(errorMessage(err))) {
+  if (err instanceof wdError().InvalidSelectorError || FIREFOX_NOT_AN_ELEMENT.test(errorMessage(err))) {
     return new BadRequest(NOT_A_SELECTOR);
   }
-  if (err instanceof wdError.NoSuchFrameError) {
+  if (err instanceof wdError().NoSuchFrameError) {
     return new NotFound('No such frame; list the iframes with outline and enter one by its selector.');
   }
-  if (err instanceof wdError.NoSuchWindowError) {
+  if (err instanceof wdError().NoSuchWindowError) {
     return new NotFound('The browser window was closed; call open_session to start a new browser.');
   }
-  if (err instanceof wdError.ScriptTimeoutError || err instanceof wdError.TimeoutError) {
+  if (err instanceof wdError().ScriptTimeoutError || err instanceof wdError().TimeoutError) {
     return new TimedOut('The page did not finish in time; call again, or check the page with outline.');
   }
-  if (err instanceof wdError.MoveTargetOutOfBoundsError) {
+  if (err instanceof wdError().MoveTargetOutOfBoundsError) {
     return new BadRequest('That element is outside the window; scroll_into_view first, or resize the window.');
   }
-  if (err instanceof wdError.InvalidArgumentError) {
+  if (err instanceof wdError().InvalidArgumentError) {
     return new BadRequest(`WebDriver refused an argument: ${err.message.split('\n')[0]?.slice(0, 200) ?? ''}.`);
   }
-  if (err instanceof wdError.WebDriverError && err.name === 'WebDriverError' && BROWSER_DIED.test(err.message)) {
+  if (err instanceof wdError().WebDriverError && err.name === 'WebDriverError' && BROWSER_DIED.test(err.message)) {
     return new GridUnavailable(
       'The browser stopped answering (its tab crashed or it lost its driver); call open_session for a new one.',
     );
@@ -66,7 +66,7 @@ export function explainWebDriverError(err: unknown): unknown {
 const FIREFOX_NOT_AN_ELEMENT = /findElements?: message reply cannot be cloned/;
 
 function errorMessage(err: unknown): string {
-  return err instanceof wdError.WebDriverError ? err.message : '';
+  return err instanceof wdError().WebDriverError ? err.message : '';
 }
 
 /** chromedriver's "unknown error" for a tab or browser that died under it: the browser's failure, not ours. */

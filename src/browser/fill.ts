@@ -1,4 +1,5 @@
-import { Key, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
+import type { WebDriver, WebElement } from 'selenium-webdriver';
+import { selenium, wdError } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { pressAndSettle } from './navigation.js';
 import { frameAddress, inPage, setSecret } from './scripts.js';
@@ -81,7 +82,7 @@ export async function fillSecret(
     if (err instanceof Error && err.message.includes(value)) {
       throw new BadRequest('The field refused the typed text; check the selector with outline.');
     }
-    if (!(err instanceof wdError.UnexpectedAlertOpenError)) {
+    if (!(err instanceof wdError().UnexpectedAlertOpenError)) {
       throw err;
     }
     answer = null;
@@ -131,5 +132,5 @@ export async function fillSecret(
 
 /** Enter on the field a secret was just typed into (one key with no value in it), and the page it leads to loaded. */
 export async function submitField(driver: WebDriver, element: WebElement): Promise<void> {
-  await pressAndSettle(driver, () => element.sendKeys(Key.ENTER));
+  await pressAndSettle(driver, () => element.sendKeys(selenium().Key.ENTER));
 }

@@ -1,5 +1,6 @@
-import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import type { WebDriver } from 'selenium-webdriver';
 import { z } from 'zod';
+import { wdError } from './webdriver.js';
 import { inPage, topPage } from './scripts.js';
 
 /** Where the browser is: every acting tool answers it, and the workspace remembers it. */
@@ -30,7 +31,7 @@ export async function readPageState(driver: WebDriver): Promise<PageState> {
     const [url, title] = await Promise.all([driver.getCurrentUrl(), driver.getTitle()]);
     return { url, title };
   } catch (err) {
-    if (err instanceof wdError.UnexpectedAlertOpenError) {
+    if (err instanceof wdError().UnexpectedAlertOpenError) {
       const message = err.getAlertText() ?? (await driver.switchTo().alert().getText());
       return { url: '', title: '', dialog: { message } };
     }

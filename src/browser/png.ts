@@ -1,4 +1,4 @@
-import { PNG } from 'pngjs';
+import { pngjs } from '../lazy.js';
 
 /**
  * PNG crops and downscales in this process, for browsers whose screenshot commands can do
@@ -14,6 +14,7 @@ export interface PixelRect {
 
 /** The part of `png` (base64) inside `rect`, clamped to the image. */
 export function cropPng(base64: string, rect: PixelRect): string {
+  const { PNG } = pngjs();
   const source = PNG.sync.read(Buffer.from(base64, 'base64'));
   const x = clamp(Math.round(rect.x), 0, source.width - 1);
   const y = clamp(Math.round(rect.y), 0, source.height - 1);
@@ -26,6 +27,7 @@ export function cropPng(base64: string, rect: PixelRect): string {
 
 /** `png` (base64) scaled down to `width` pixels wide (never up), each pixel the average of the box it covers. */
 export function scalePngToWidth(base64: string, width: number): string {
+  const { PNG } = pngjs();
   const source = PNG.sync.read(Buffer.from(base64, 'base64'));
   if (width >= source.width) {
     return base64;

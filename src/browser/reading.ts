@@ -1,4 +1,5 @@
-import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import type { WebDriver } from 'selenium-webdriver';
+import { wdError } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { poll } from '../poll.js';
 import { NOT_A_SELECTOR } from './errors.js';
@@ -70,7 +71,7 @@ export async function runInPage<T>(driver: WebDriver, script: string, ...args: u
   try {
     return await driver.executeScript<T>(script, ...args);
   } catch (err) {
-    if (err instanceof wdError.JavascriptError || err instanceof wdError.InvalidElementStateError) {
+    if (err instanceof wdError().JavascriptError || err instanceof wdError().InvalidElementStateError) {
       throw new BadRequest(NOT_A_SELECTOR);
     }
     throw err;

@@ -1,5 +1,6 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import type { WebDriver } from 'selenium-webdriver';
+import { webSocket } from '../lazy.js';
 
 /** How a browser whose call ran out of time was left, said in the 504. */
 export type Recovery = 'tab_replaced' | 'browser_closed' | 'not_recovered';
@@ -74,7 +75,7 @@ class Cdp {
   }
 
   static async connect(url: string, timeoutMs: number): Promise<Cdp> {
-    const socket = new WebSocket(url, { handshakeTimeout: timeoutMs, maxPayload: 16 * 1024 * 1024 });
+    const socket = new (webSocket())(url, { handshakeTimeout: timeoutMs, maxPayload: 16 * 1024 * 1024 });
     await withTimeout(
       new Promise<void>((resolve, reject) => {
         socket.once('open', () => resolve());

@@ -1,4 +1,5 @@
-import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import type { WebDriver } from 'selenium-webdriver';
+import { wdError } from './webdriver.js';
 import { BadRequest, TimedOut } from '../errors.js';
 import { poll } from '../poll.js';
 import { describeSelector, toBy, type Selector } from './selectors.js';
@@ -9,7 +10,7 @@ export async function runScript(driver: WebDriver, script: string, args: unknown
     return toJsonValue(value);
   } catch (err) {
     // chromedriver reports a DOMException the script threw as "invalid element state".
-    if (err instanceof wdError.JavascriptError || err instanceof wdError.InvalidElementStateError) {
+    if (err instanceof wdError().JavascriptError || err instanceof wdError().InvalidElementStateError) {
       throw new BadRequest(
         `The script threw: ${firstLine(err.message)}. Fix the script; it runs as a function body, so use return to answer a value.`,
       );
@@ -98,7 +99,7 @@ async function isDisplayed(element: { isDisplayed(): Promise<boolean> } | undefi
   try {
     return element ? await element.isDisplayed() : false;
   } catch (err) {
-    if (err instanceof wdError.StaleElementReferenceError) {
+    if (err instanceof wdError().StaleElementReferenceError) {
       return false;
     }
     throw err;

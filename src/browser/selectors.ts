@@ -1,4 +1,5 @@
-import { By, error as wdError, type WebDriver, type WebElement } from 'selenium-webdriver';
+import type { By, WebDriver, WebElement } from 'selenium-webdriver';
+import { selenium, wdError } from './webdriver.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
 import { NOT_A_SELECTOR } from './errors.js';
@@ -7,6 +8,7 @@ import { findField, inPage } from './scripts.js';
 export type Selector = { css: string } | { xpath: string };
 
 export function toBy(selector: Selector): By {
+  const { By } = selenium();
   return 'css' in selector ? By.css(selector.css) : By.xpath(selector.xpath);
 }
 
@@ -30,7 +32,7 @@ export async function findElement(
   const by = toBy(selector);
   return untilFound(selector, waitSeconds, () =>
     driver.findElement(by).catch((err: unknown) => {
-      if (err instanceof wdError.NoSuchElementError) {
+      if (err instanceof wdError().NoSuchElementError) {
         return undefined;
       }
       throw err;
@@ -63,7 +65,7 @@ export async function findFormField(
       // A syntax error or a non-element match: the driver's own lookup says why, in its words.
       // geckodriver fails a text-node match as a script error, not as an invalid selector.
       const element = await driver.findElement(toBy(selector)).catch((err: unknown) => {
-        throw err instanceof wdError.JavascriptError ? new BadRequest(NOT_A_SELECTOR) : err;
+        throw err instanceof wdError().JavascriptError ? new BadRequest(NOT_A_SELECTOR) : err;
       });
       return { element, empty: false };
     }

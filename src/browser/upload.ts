@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebDriver } from 'selenium-webdriver';
-import { FileDetector } from 'selenium-webdriver/remote/index.js';
+import { seleniumRemote } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { describeSelector, findElement, type Selector } from './selectors.js';
 import { inPage, isFileInput } from './scripts.js';
@@ -29,7 +29,7 @@ export async function uploadFile(
   try {
     const path = join(dir, file.name);
     await writeFile(path, file.bytes, { mode: 0o600 });
-    driver.setFileDetector(new FileDetector());
+    driver.setFileDetector(new (seleniumRemote().FileDetector)());
     await element.sendKeys(path);
   } finally {
     await rm(dir, { recursive: true, force: true });

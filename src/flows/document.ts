@@ -1,4 +1,4 @@
-import { parseDocument, stringify } from 'yaml';
+import { yaml } from '../lazy.js';
 import { z } from 'zod';
 import { valueAt } from '../capabilities/schemas.js';
 import type { Capability } from '../capabilities/capability.js';
@@ -138,7 +138,7 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
 function parseYaml(text: string): unknown {
   checkSize(text);
   checkBrackets(text);
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const document = yaml().parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const error = document.errors[0];
   if (error) {
     const line = error.linePos?.[0]?.line;
@@ -415,7 +415,7 @@ export function toYamlText(source: string | Record<string, unknown>): string {
   }
   checkDepth(source);
   checkSize(JSON.stringify(source));
-  const text = stringify(source);
+  const text = yaml().stringify(source);
   checkSize(text);
   return text;
 }

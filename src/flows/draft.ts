@@ -1,5 +1,5 @@
-import { Document } from 'yaml';
 import type { Capability } from '../capabilities/capability.js';
+import { yaml } from '../lazy.js';
 import { BadRequest } from '../errors.js';
 import type { RecentCall } from '../workspace/recent.js';
 import type { FlowDraft } from './answers.js';
@@ -132,7 +132,7 @@ function withParameters(args: Record<string, unknown>, values: Map<string, strin
 }
 
 function yamlOf(document: FlowDocument, name: string | undefined, taken: number): string {
-  const yaml = new Document(name ? { name, ...document } : document);
-  yaml.commentBefore = ` Drafted by draft_flow from the last ${taken} recorded calls: review it, then save it with save_flow.`;
-  return yaml.toString({ lineWidth: 0 });
+  const draft = new (yaml().Document)(name ? { name, ...document } : document);
+  draft.commentBefore = ` Drafted by draft_flow from the last ${taken} recorded calls: review it, then save it with save_flow.`;
+  return draft.toString({ lineWidth: 0 });
 }

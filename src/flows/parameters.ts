@@ -1,8 +1,8 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { createHash } from 'node:crypto';
-import { RE2JS, RE2JSSyntaxException } from 're2js';
 import { BadRequest } from '../errors.js';
+import { ajv2020, re2js } from '../lazy.js';
 
 /** Flows with parameters whose compiled validators stay in memory; a miss costs one compile (~10 ms). */
 export const COMPILED_SCHEMAS_KEPT = 64;
@@ -13,7 +13,7 @@ export const COMPILED_SCHEMAS_KEPT = 64;
  * with each one), RE2 matches in time linear in the text. Its syntax lacks lookaround and
  * backreferences, the constructs that need backtracking; a pattern using them is refused at save.
  */
-const linearRegExp: RegExpEngine = Object.assign((pattern: string) => RE2JS.compile(re2Syntax(pattern)), {
+const linearRegExp: RegExpEngine = Object.assign((pattern: string) => re2js().RE2JS.compile(re2Syntax(pattern)), {
   code: 'RE2JS.compile',
 });
 
@@ -40,7 +40,7 @@ const options = {
 } as const;
 
 /** Only ever checks schemas against the meta-schema: nothing is compiled into it, so it never grows. */
-const metaChecker = new Ajv2020(options);
+let metaChecker: Ajv2020 | undefined;
 
 /**
  * Compiled validators by schema. Each has an Ajv of its own: Ajv keeps every schema it compiles
@@ -51,8 +51,9 @@ const compiled = new Map<string, ValidateFunction>();
 
 /** Against the meta-schema only, without compiling: cheap enough for every listing. */
 export function checkParameterSchema(parameters: Record<string, unknown>): void {
-  if (!metaChecker.validateSchema(parameters)) {
-    const error = metaChecker.errors?.[0];
+  const checker = (metaChecker ??= new (ajv2020().Ajv2020)(options));
+  if (!checker.validateSchema(parameters)) {
+    const error = checker.errors?.[0];
     throw new BadRequest(
       `Invalid flow: parameters is not a valid JSON Schema (${error?.instancePath || '/'} ${error?.message ?? ''}).`,
     );
@@ -82,9 +83,9 @@ export function validatorOf(parameters: Record<string, unknown>): ValidateFuncti
 
 function compile(parameters: Record<string, unknown>): ValidateFunction {
   try {
-    return new Ajv2020(options).compile(structuredClone(parameters));
+    return new (ajv2020().Ajv2020)(options).compile(structuredClone(parameters));
   } catch (err) {
-    if (err instanceof RE2JSSyntaxException) {
+    if (err instanceof re2js().RE2JSSyntaxException) {
       throw new BadRequest(
         `Invalid flow: parameters has a pattern RE2 cannot run (${err.message}); patterns here match in linear time, without lookaround or backreferences: rewrite it without them.`,
       );

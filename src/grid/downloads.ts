@@ -1,5 +1,5 @@
-import { unzipSync } from 'fflate';
 import { GridUnavailable } from '../errors.js';
+import { fflate } from '../lazy.js';
 import { gridFetch } from './fetch.js';
 import { BrowserGone, type Grid } from './grid.js';
 
@@ -59,7 +59,7 @@ export class GridDownloads {
       throw new GridUnavailable('The Grid answered a download without its contents; retry.');
     }
     // The contents are a ZIP with the one file in it.
-    const entries = unzipSync(Buffer.from(contents, 'base64'));
+    const entries = fflate().unzipSync(Buffer.from(contents, 'base64'));
     return entries[name] ?? Object.values(entries)[0] ?? new Uint8Array();
   }
 

@@ -1,6 +1,7 @@
 import { Agent } from 'node:http';
-import { Capabilities, Session, WebDriver, error as wdError } from 'selenium-webdriver';
-import { Executor, HttpClient } from 'selenium-webdriver/http/index.js';
+import type { Session, WebDriver } from 'selenium-webdriver';
+import type { Executor } from 'selenium-webdriver/http/index.js';
+import { selenium, seleniumHttp, wdError } from '../browser/webdriver.js';
 import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
@@ -62,7 +63,7 @@ interface Offers {
 export class Grid {
   /** The Grid's base URL, with its credentials as userinfo when it has some: never print it. */
   readonly url: string;
-  private readonly executor: Executor;
+  private client: Executor | undefined;
   private readonly sandbox: boolean;
   private readonly timeouts: SessionTimeouts | undefined;
   private readonly liveView: LiveViewChoice;
@@ -73,17 +74,26 @@ export class Grid {
     this.sandbox = options.sandbox ?? true;
     this.timeouts = options.timeouts;
     this.liveView = options.liveView ?? 'off';
-    // One keep-alive agent for every browser: a fresh TCP connection per command costs more
-    // than the command itself on a local Grid. The client sends the URL's userinfo as Basic auth.
-    const client = new HttpClient(this.url, new Agent({ keepAlive: true, maxSockets: 64 }));
-    this.executor = new Executor(client);
-    this.executor.defineCommand('sendDevToolsCommand', 'POST', '/session/:sessionId/goog/cdp/execute');
-    this.executor.defineCommand(FIREFOX_FULL_SCREENSHOT, 'GET', '/session/:sessionId/moz/screenshot/full');
+  }
+
+  /** Made at the first browser, not at boot: selenium-webdriver loads with it (browser/webdriver.ts). */
+  private get executor(): Executor {
+    if (!this.client) {
+      const { Executor, HttpClient } = seleniumHttp();
+      // One keep-alive agent for every browser: a fresh TCP connection per command costs more
+      // than the command itself on a local Grid. The client sends the URL's userinfo as Basic auth.
+      const executor = new Executor(new HttpClient(this.url, new Agent({ keepAlive: true, maxSockets: 64 })));
+      executor.defineCommand('sendDevToolsCommand', 'POST', '/session/:sessionId/goog/cdp/execute');
+      executor.defineCommand(FIREFOX_FULL_SCREENSHOT, 'GET', '/session/:sessionId/moz/screenshot/full');
+      this.client = executor;
+    }
+    return this.client;
   }
 
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
     const offers = await this.checkOffers(kind);
     const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
+    const { Capabilities, WebDriver } = selenium();
     const caps = new Capabilities({
       ...browserCapabilities(kind, window, { sandbox: this.sandbox }),
       ...(timeouts ? { timeouts } : {}),
@@ -180,6 +190,7 @@ export class Grid {
   }
 
   attach(gridId: string, capabilities: Record<string, unknown>): WebDriver {
+    const { Capabilities, Session, WebDriver } = selenium();
     return new WebDriver(new Session(gridId, new Capabilities(capabilities)), this.executor);
   }
 
@@ -289,7 +300,7 @@ export function browserNotStarted(
   kind: BrowserKind,
   offered?: ReadonlySet<string>,
 ): GridUnavailable | undefined {
-  if (!(err instanceof wdError.SessionNotCreatedError)) {
+  if (!(err instanceof wdError().SessionNotCreatedError)) {
     return undefined;
   }
   const name = BROWSER_NAMES[kind];
@@ -324,10 +335,10 @@ export async function gridCall<T>(fn: () => Promise<T>, opening = false): Promis
 }
 
 export function translateGridError(err: unknown, opening = false): unknown {
-  if (err instanceof wdError.NoSuchSessionError) {
+  if (err instanceof wdError().NoSuchSessionError) {
     return new BrowserGone();
   }
-  if (err instanceof wdError.SessionNotCreatedError) {
+  if (err instanceof wdError().SessionNotCreatedError) {
     return new GridUnavailable(
       'The Grid could not start a browser (no free slot or no matching node); end a browser you no longer need, or retry shortly.',
     );
@@ -337,7 +348,7 @@ export function translateGridError(err: unknown, opening = false): unknown {
       'The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.',
     );
   }
-  if (opening && err instanceof wdError.WebDriverError) {
+  if (opening && err instanceof wdError().WebDriverError) {
     return new GridUnavailable(
       `The Grid refused to start a browser (${err.name}); check the Grid's nodes, then retry.`,
     );

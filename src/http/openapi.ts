@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { yaml } from '../lazy.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/capability.js';
 import { STATUS_OF, WHEN, type ErrorCode } from '../errors.js';
@@ -214,5 +214,5 @@ export function openApiDocument(version: string, routePrefix?: string): Record<s
 }
 
 export function openApiYaml(version: string, routePrefix?: string): string {
-  return stringify(openApiDocument(version, routePrefix), { aliasDuplicateObjects: false });
+  return yaml().stringify(openApiDocument(version, routePrefix), { aliasDuplicateObjects: false });
 }

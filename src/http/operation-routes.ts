@@ -1,6 +1,6 @@
 import { CAPABILITIES } from '../capabilities/index.js';
 import { flowDocumentJsonSchema } from '../flows/document.js';
-import { METRICS_CONTENT_TYPE, metricsText } from '../ops/metrics.js';
+import { metricsContentType, metricsText } from '../ops/metrics.js';
 import type { PlainRoute } from './routes.js';
 
 const OK = { json: { type: 'object', properties: { status: { const: 'ok' } } } };
@@ -80,7 +80,7 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
     access: 'bearer',
     answers: 'text',
     handler: async (_request, reply, { deps }) =>
-      reply.type(METRICS_CONTENT_TYPE).send(await metricsText(await deps.workspaces.grid.slotCount())),
+      reply.type(metricsContentType()).send(await metricsText(await deps.workspaces.grid.slotCount())),
   },
   {
     ...open,

@@ -1,4 +1,5 @@
-import BiDi from 'selenium-webdriver/bidi/index.js';
+import type BiDi from 'selenium-webdriver/bidi/index.js';
+import { seleniumBiDi } from '../browser/webdriver.js';
 
 /** One WebDriver BiDi websocket to one browser, as the monitor uses it. */
 export interface BidiConnection {
@@ -27,7 +28,7 @@ export class BidiCommandError extends Error {
  * never upgrades it must not hold a call.
  */
 export async function connectBidi(address: string, timeoutMs: number): Promise<BidiConnection> {
-  const bidi = new BiDi(address);
+  const bidi = new (seleniumBiDi())(address);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([

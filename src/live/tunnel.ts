@@ -1,4 +1,5 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { webSocket } from '../lazy.js';
 
 /** Close codes a viewer sees, each with a reason it can show. */
 export const CLOSE = {
@@ -36,7 +37,7 @@ export class Tunnel {
     if (this.ended) {
       return;
     }
-    const upstream = new WebSocket(url, {
+    const upstream = new (webSocket())(url, {
       headers: authorization ? { authorization } : {},
       perMessageDeflate: false,
       handshakeTimeout: 10_000,
@@ -48,7 +49,7 @@ export class Tunnel {
       }
     });
     upstream.on('message', (data: Buffer) => {
-      if (this.viewer.readyState === WebSocket.OPEN) {
+      if (this.viewer.readyState === webSocket().OPEN) {
         this.viewer.send(data);
       }
     });
@@ -81,11 +82,11 @@ export class Tunnel {
     this.ended = true;
     this.pending.length = 0;
     const upstream = this.upstream;
-    if (upstream && upstream.readyState !== WebSocket.CLOSED) {
+    if (upstream && upstream.readyState !== webSocket().CLOSED) {
       // terminate(): no closing handshake to wait for, and it aborts a handshake still under way.
       upstream.terminate();
     }
-    if (this.viewer.readyState === WebSocket.OPEN || this.viewer.readyState === WebSocket.CONNECTING) {
+    if (this.viewer.readyState === webSocket().OPEN || this.viewer.readyState === webSocket().CONNECTING) {
       this.viewer.close(code, reason.slice(0, 120));
       // A viewer that never answers the close is cut off.
       setTimeout(() => this.viewer.terminate(), 2_000).unref();
@@ -97,7 +98,7 @@ export class Tunnel {
 
   private fromViewer(data: Buffer): void {
     const upstream = this.upstream;
-    if (upstream?.readyState === WebSocket.OPEN) {
+    if (upstream?.readyState === webSocket().OPEN) {
       upstream.send(data);
     } else if (!this.ended && this.pending.length < 64) {
       this.pending.push(data);

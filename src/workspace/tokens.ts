@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { yaml } from '../lazy.js';
 import { ConfigError } from '../config.js';
 import { Forbidden } from '../errors.js';
 import { globMatches } from '../glob.js';
@@ -106,7 +106,7 @@ export function readTokensFile(path: string): Entry[] {
     throw fail('', `is larger than ${LIMITS.fileBytes} bytes`);
   }
   // YAML reads JSON too. Its own messages quote the source line, which may hold a token: only its position is said.
-  const document = parseDocument(text, { uniqueKeys: true });
+  const document = yaml().parseDocument(text, { uniqueKeys: true });
   const syntax = document.errors[0];
   if (syntax) {
     throw fail(syntax.linePos ? `line ${syntax.linePos[0].line}: ` : '', 'is not valid YAML or JSON');

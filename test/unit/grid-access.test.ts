@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { browserCapabilities } from '../../src/grid/capabilities.js';
 import { splitCredentials, withoutCredentials } from '../../src/grid/grid.js';
-import { browserSandbox } from '../../src/server.js';
+import { browserSandbox } from '../../src/parts.js';
 
 const WINDOW = { width: 1280, height: 900 };
 const chromeArgs = (caps: Record<string, unknown>) => (caps['goog:chromeOptions'] as { args: string[] }).args;

@@ -1,0 +1,35 @@
+import { createRequire } from 'node:module';
+import type * as Ajv2020Module from 'ajv/dist/2020.js';
+import type * as Fflate from 'fflate';
+import type * as Pino from 'pino';
+import type * as Pngjs from 'pngjs';
+import type * as PromClient from 'prom-client';
+import type * as Re2js from 're2js';
+import type WebSocket from 'ws';
+import type * as Yaml from 'yaml';
+
+// Packages loaded at their first use, not at boot: the one place they are loaded (their types are
+// imported as types, anywhere). A cold start (issue 17: spawn → tools/list over stdio) needs none
+// of them, and loading them was ~180 ms of it on Node 20: yaml (a config, tokens or flow file is
+// read), pino (the first log line), prom-client (the first counted call), ws (a hung browser's
+// DevTools socket), Ajv and RE2 (a flow's parameters), pngjs (a screenshot crop), fflate (a
+// download). selenium-webdriver has its own door, browser/webdriver.ts. Each is CommonJS or has a
+// CommonJS build: `require` is synchronous and cached, so a call site stays a plain function call.
+// Measured with `npm run bench:cold`; docs/performance.md has the breakdown.
+const load = createRequire(import.meta.url);
+
+export const yaml = (): typeof Yaml => load('yaml') as typeof Yaml;
+
+export const pino = (): typeof Pino => load('pino') as typeof Pino;
+
+export const promClient = (): typeof PromClient => load('prom-client') as typeof PromClient;
+
+export const webSocket = (): typeof WebSocket => load('ws') as typeof WebSocket;
+
+export const ajv2020 = (): typeof Ajv2020Module => load('ajv/dist/2020.js') as typeof Ajv2020Module;
+
+export const re2js = (): typeof Re2js => load('re2js') as typeof Re2js;
+
+export const pngjs = (): typeof Pngjs => load('pngjs') as typeof Pngjs;
+
+export const fflate = (): typeof Fflate => load('fflate') as typeof Fflate;

@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Issue 17's cold start: `stdio` answers tools/list without loading what only a browser, a
+ * log line, a file or the HTTP app needs (src/lazy.ts, src/browser/webdriver.ts, src/parts.ts).
+ * The packages a process loaded, as recorded by test/fixtures/record-loads.mjs.
+ */
+const DEFERRED = [
+  'selenium-webdriver',
+  'fastify',
+  'ioredis',
+  'yaml',
+  'pino',
+  'prom-client',
+  'ws',
+  'ajv',
+  're2js',
+  'pngjs',
+  'fflate',
+  'content-disposition',
+];
+
+function packagesOf(files: string[]): Set<string> {
+  const names = new Set<string>();
+  for (const file of files) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(file);
+    if (match?.[1]) {
+      names.add(match[1]);
+    }
+  }
+  return names;
+}
+
+describe('stdio cold start', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'selenium-flow-cold-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists its tools without loading selenium-webdriver, fastify, yaml, pino or the rest', async () => {
+    const record = join(dir, 'loaded.txt');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', './test/fixtures/record-loads.mjs', 'src/cli.ts', 'stdio'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          GRID_URL: 'http://127.0.0.1:9',
+          FLOW_DATA_DIR: join(dir, 'data'),
+          RECORD_LOADS: record,
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const tools = await new Promise<unknown[]>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`stdio exited (${code}) before it listed its tools`)));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const answer = JSON.parse(line) as { id?: number; result?: { tools?: unknown[] } };
+        if (answer.id === 1) {
+          send({ method: 'notifications/initialized' });
+          send({ id: 2, method: 'tools/list' });
+        } else if (answer.id === 2) {
+          resolve(answer.result?.tools ?? []);
+        }
+      });
+      send({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cold', version: '1' } },
+      });
+    });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(tools.length).toBeGreaterThan(20);
+
+    const loaded = packagesOf((await readFile(record, 'utf8')).split('\n'));
+    // The record works: what listing tools does need is in it.
+    expect(loaded).toContain('@modelcontextprotocol/server');
+    expect(loaded).toContain('zod');
+    expect(DEFERRED.filter((name) => loaded.has(name))).toEqual([]);
+  });
+});
