@@ -1,4 +1,5 @@
-import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import type { WebDriver } from 'selenium-webdriver';
+import { wdError } from './webdriver.js';
 import { PageUnreachable } from '../errors.js';
 import { poll } from '../poll.js';
 import { inPage, navigationSettled, watchNavigations } from './scripts.js';
@@ -63,10 +64,10 @@ async function settledNow(driver: WebDriver): Promise<boolean> {
     // A script that a navigation interrupts answers null (Firefox) or fails: not yet.
     return (await driver.executeScript<unknown>(NAVIGATION_SETTLED)) === true;
   } catch (err) {
-    if (err instanceof wdError.UnexpectedAlertOpenError) {
+    if (err instanceof wdError().UnexpectedAlertOpenError) {
       return true; // the page opened a dialog: that is the page state now
     }
-    if (err instanceof wdError.JavascriptError || err instanceof wdError.NoSuchFrameError) {
+    if (err instanceof wdError().JavascriptError || err instanceof wdError().NoSuchFrameError) {
       return false;
     }
     throw err;
