@@ -35,8 +35,8 @@ export const ZONES = [
   {
     target: ['./src/mcp', './src/http'],
     from: './src/files',
-    except: ['./names.ts', './uris.ts', './links.ts', './files.ts'],
-    message: 'The surfaces reach files/ through its names, uris, links and the Files facade only.',
+    except: ['./names.ts', './uris.ts', './links.ts', './files.ts', './answers.ts'],
+    message: 'The surfaces reach files/ through its names, uris, links, answer shapes and the Files facade only.',
   },
   {
     target: ['./src/mcp', './src/http'],

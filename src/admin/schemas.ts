@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { auditEvent } from '../events/events.js';
+import { rejectedLine } from '../secrets/origins.js';
+import { sourceKind } from '../secrets/source.js';
+import { cleared, fileDeleted, fileEntry, keepResult, workspaceSections } from '../files/answers.js';
 
 /**
  * Every answer of the admin API (`/admin/api/*`), declared once. The routes document these in
@@ -59,30 +62,17 @@ export const workspaceList = z.object({
   workspaces: z.array(workspaceRow).describe('global first, then by name'),
 });
 
-export const fileEntry = z.object({
-  name: z.string(),
-  uri: z.string().describe('workspace://files/… (what keep_file and upload_file take)'),
-  size: z.number().int(),
-  created: isoTime,
-  content_type: z.string(),
-  image: z.boolean(),
-  url: z.string().describe('a signed link that opens the file without a token until it expires'),
-  made_by: z
-    .object({
-      flow: z.string(),
-      step: z.union([z.number().int(), z.string()]).nullable().describe("the step's id, else its 1-based number"),
-    })
-    .optional()
-    .describe('the flow run step that made it (a screenshot, a print, a kept download); absent: made by hand'),
-});
+// Files: files/answers.ts declares them; the admin API answers them as they are.
 
-export const fileSections = z.object({
-  workspace: z.string(),
-  browser: z.boolean().describe('whether the browser lives (so Clear downloads can work)'),
-  downloads: z.array(fileEntry).describe('newest first'),
-  screenshots: z.array(fileEntry).describe('newest first'),
-  files: z.array(fileEntry).describe('newest first'),
-});
+export { fileDeleted, fileEntry };
+
+export const fileSections = workspaceSections;
+
+export const screenshotsCleared = cleared;
+
+export const downloadsCleared = cleared;
+
+export const fileKept = keepResult;
 
 export const browserBlock = z
   .object({
@@ -110,24 +100,6 @@ export const workspaceDetail = workspaceRow.extend({
 export const browserEnded = z.object({
   workspace: z.string(),
   ended: z.boolean().describe('false: there was no browser to end'),
-});
-
-export const screenshotsCleared = z.object({
-  workspace: z.string(),
-  cleared: z.number().int(),
-  names: z.array(z.string()).describe('the names removed'),
-});
-
-export const downloadsCleared = screenshotsCleared;
-
-export const fileDeleted = z.object({ workspace: z.string(), deleted: z.string() });
-
-export const fileKept = z.object({
-  from: z.string(),
-  uri: z.string(),
-  name: z.string().describe('the name it landed under in Files (a clash lands as "name (1)")'),
-  size: z.number().int(),
-  url: z.string(),
 });
 
 // Flows
@@ -223,9 +195,9 @@ export const secretCard = z.object({
   usable: z.boolean(),
   problem: z.string().optional(),
   rejected_lines: z
-    .array(z.object({ line: z.number().int(), reason: z.string() }))
+    .array(rejectedLine)
     .describe('_allowed_urls lines refused, by number (never their text); any one makes the secret unusable'),
-  source: z.enum(['filesystem', 'kubernetes']),
+  source: sourceKind,
   location: z.string(),
   workspace: z.string().nullable().describe('the one workspace it is scoped to; null: every workspace'),
   uses: z.array(secretUse).describe('the stored flows that type it'),

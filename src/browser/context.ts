@@ -3,24 +3,17 @@ import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
 import { findElement, type Selector } from './selectors.js';
 
-export type FrameAction = 'enter' | 'parent' | 'top';
+/** The iframe to enter, or where to go back to. */
+export type FrameTarget = Selector | 'parent' | 'top';
 
-export async function switchFrame(
-  driver: WebDriver,
-  action: FrameAction,
-  selector: Selector | undefined,
-  waitSeconds: number,
-): Promise<void> {
-  if (action === 'top') {
+export async function switchFrame(driver: WebDriver, target: FrameTarget, waitSeconds: number): Promise<void> {
+  if (target === 'top') {
     return driver.switchTo().defaultContent();
   }
-  if (action === 'parent') {
+  if (target === 'parent') {
     return driver.switchTo().parentFrame();
   }
-  if (!selector) {
-    throw new BadRequest('frame enter needs selector: the iframe element to enter, e.g. {"css": "iframe#inner"}.');
-  }
-  const element = await findElement(driver, selector, waitSeconds);
+  const element = await findElement(driver, target, waitSeconds);
   try {
     await driver.switchTo().frame(element);
   } catch (err) {

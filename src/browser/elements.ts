@@ -17,14 +17,17 @@ export const INTERACT_ACTIONS = [
 ] as const;
 export type InteractAction = (typeof INTERACT_ACTIONS)[number];
 
+/** What to do to the element: select carries the option to choose. */
+export type Interaction = { action: 'select'; option: string } | { action: Exclude<InteractAction, 'select'> };
+
 export async function interact(
   driver: WebDriver,
-  action: InteractAction,
+  interaction: Interaction,
   selector: Selector,
   waitSeconds: number,
-  option?: string,
 ): Promise<void> {
   const element = await findElement(driver, selector, waitSeconds);
+  const { action } = interaction;
   switch (action) {
     case 'click':
       return element.click();
@@ -35,7 +38,7 @@ export async function interact(
     case 'hover':
       return driver.actions().move({ origin: element }).perform();
     case 'select':
-      return selectOption(driver, element, selector, option);
+      return selectOption(driver, element, selector, interaction.option);
     case 'check':
     case 'uncheck':
       if ((await element.isSelected()) !== (action === 'check')) {
@@ -66,15 +69,7 @@ async function focus(driver: WebDriver, element: WebElement, selector: Selector)
 // process. One script finds the option instead; clicking it selects it as a person would.
 const FIND_OPTION = inPage(findOption);
 
-async function selectOption(
-  driver: WebDriver,
-  element: WebElement,
-  selector: Selector,
-  option: string | undefined,
-): Promise<void> {
-  if (option === undefined) {
-    throw new BadRequest('select needs option: the visible text or the value of the option to choose.');
-  }
+async function selectOption(driver: WebDriver, element: WebElement, selector: Selector, option: string): Promise<void> {
   const found = await driver.executeScript<WebElement | string | null>(FIND_OPTION, element, option);
   if (typeof found === 'string') {
     throw new BadRequest(

@@ -1,15 +1,18 @@
 import { error as wdError, type WebDriver } from 'selenium-webdriver';
+import { z } from 'zod';
 import { inPage, topPage } from './scripts.js';
 
-export interface OpenDialog {
-  message: string;
-}
+/** Where the browser is: every acting tool answers it, and the workspace remembers it. */
+export const pageState = z.object({
+  url: z.string().describe('the page the browser is on now'),
+  title: z.string(),
+  dialog: z
+    .object({ message: z.string() })
+    .optional()
+    .describe('a page dialog is open: answer it with the dialog tool'),
+});
 
-export interface PageState {
-  url: string;
-  title: string;
-  dialog?: OpenDialog;
-}
+export type PageState = z.infer<typeof pageState>;
 
 /** Exported for bench/: the raw baseline reads the page with the same script. */
 export const TOP_PAGE = inPage(topPage);

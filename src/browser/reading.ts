@@ -5,12 +5,12 @@ import { NOT_A_SELECTOR } from './errors.js';
 import { noElement, type Selector } from './selectors.js';
 import { extractValues, inPage } from './scripts.js';
 
-export type ExtractWhat = 'text' | 'html' | 'value' | 'attribute';
+/** What to read of each element: an attribute by its name. */
+export type ExtractWhat = { what: 'attribute'; attribute: string } | { what: 'text' | 'html' | 'value' };
 
 export interface ExtractRequest {
   selector?: Selector;
-  what: ExtractWhat;
-  attribute?: string;
+  read: ExtractWhat;
   all: boolean;
   maxChars: number;
   waitSeconds: number;
@@ -33,9 +33,6 @@ export async function extract(
   driver: WebDriver,
   request: ExtractRequest,
 ): Promise<{ values: (string | null)[]; truncated: boolean; withheld: boolean }> {
-  if (request.what === 'attribute' && !request.attribute) {
-    throw new BadRequest('what "attribute" needs attribute: the attribute name to read, e.g. "href".');
-  }
   const css = request.selector && 'css' in request.selector ? request.selector.css : null;
   const xpath = request.selector && 'xpath' in request.selector ? request.selector.xpath : null;
   const values = await poll(
@@ -45,8 +42,8 @@ export async function extract(
         EXTRACT_SCRIPT,
         css,
         xpath,
-        request.what,
-        request.attribute ?? null,
+        request.read.what,
+        request.read.what === 'attribute' ? request.read.attribute : null,
         request.all,
         request.maxChars + READ_PAST_CUT,
       );

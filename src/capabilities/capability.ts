@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageState } from '../browser/page-state.js';
 import { DEFAULT_WAIT_SECONDS, firstMatching, type Selector } from '../browser/selectors.js';
 import { BadRequest } from '../errors.js';
 import type { BrowserToolContext, WorkspaceToolContext } from './context.js';
@@ -139,16 +140,6 @@ export interface Capability {
 }
 
 const sessionIdArgument = z.string().max(256).describe('stateless');
-
-/** The answer of every acting tool: where the browser is now. */
-export const pageState = z.object({
-  url: z.string().describe('the page the browser is on now'),
-  title: z.string(),
-  dialog: z
-    .object({ message: z.string() })
-    .optional()
-    .describe('a page dialog is open: answer it with the dialog tool'),
-});
 
 /** Every answer may be screened (see SecretCall.screenAnswer): it then says so, and why. */
 const withheldShape = {

@@ -1,25 +1,8 @@
 import type { Caller } from '../workspace/caller.js';
+import type { FlowDraft, FlowListing, FlowRead, FlowSaved, RunReport } from '../flows/answers.js';
 import type { RecentCall } from '../workspace/recent.js';
 
-export interface FlowListing {
-  name: string;
-  description?: string;
-  parameters?: Record<string, unknown>;
-  urls?: string[];
-  /** true when it comes from the shared `global` library */
-  shared: boolean;
-  /** why the stored file cannot run (a hand edit gone wrong); the listing still shows it */
-  problem?: string;
-}
-
-export interface FlowRead {
-  name: string;
-  shared: boolean;
-  revision: string;
-  text: string;
-  document: Record<string, unknown> | null;
-  problem?: string;
-}
+export type { FlowDraft, FlowListing, FlowRead } from '../flows/answers.js';
 
 /** How a call runs as a step of a flow, where a direct call differs. */
 export interface AsStep {
@@ -44,16 +27,6 @@ export interface AsStep {
 
 export type StepProgress = (done: number, total: number, message: string) => void;
 
-/** A draft_flow answer: a document for review, never saved. */
-export interface FlowDraft {
-  name: string | null;
-  yaml: string;
-  document: Record<string, unknown>;
-  parameters: string[];
-  calls: number;
-  duplicates_dropped: number;
-}
-
 /** What the runner says of each step it calls. */
 export type StepOrigin = Required<Omit<AsStep, 'inTurn' | 'progress'>>;
 
@@ -62,13 +35,9 @@ export interface FlowsView {
   /** the flows whose `urls` match `url`, else the page the browser is on (every flow when it is on none) */
   list(everywhere: boolean, url?: string): Promise<FlowListing[]>;
   get(name: string): Promise<FlowRead>;
-  save(
-    name: string,
-    document: string | Record<string, unknown>,
-    ifMatch?: string,
-  ): Promise<{ name: string; revision: string; created: boolean }>;
+  save(name: string, document: string | Record<string, unknown>, ifMatch?: string): Promise<FlowSaved>;
   delete(name: string, ifMatch?: string): Promise<{ deleted: boolean }>;
-  run(name: string, params: Record<string, unknown>, verbose: boolean): Promise<Record<string, unknown>>;
+  run(name: string, params: Record<string, unknown>, verbose: boolean): Promise<RunReport>;
   schema(): Record<string, unknown>;
   draft(last: number, name: string | undefined): Promise<FlowDraft>;
 }

@@ -51,6 +51,17 @@ export const waitOf = (args: { wait_timeout?: number }) => args.wait_timeout ?? 
 export const exactlyOne = (args: Record<string, unknown>, names: string[]) =>
   names.filter((n) => args[n] !== undefined).length === 1;
 
+/**
+ * An argument the row's `check` requires in this case: the check refused every call without it
+ * (that refusal is the rule, said once), so its absence here is a bug in the row.
+ */
+export function checked<T>(value: T | undefined, name: string): T {
+  if (value === undefined) {
+    throw new Error(`${name} reached the handler without the value its row's check requires`);
+  }
+  return value;
+}
+
 /** A window's width or height, in CSS pixels. */
 export const windowSide = z.number().int().min(200).max(7680);
 

@@ -12,60 +12,11 @@ import {
   type Section,
 } from './names.js';
 import { workspaceOrStdio } from '../workspace/names.js';
-import { DiskFiles, type DiskSection, type MadeBy, type StoredFile } from './store.js';
-
-export type { MadeBy } from './store.js';
+import type { Cleared, FileDeleted, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
+import { DiskFiles, type DiskSection, type StoredFile } from './store.js';
 import { FILES_URI, FOLDER_URI, parseFileUri, uriOf, type FileAddress } from './uris.js';
 
-export interface FileEntry {
-  name: string;
-  uri: string;
-  size: number;
-  /** ISO 8601 */
-  created: string;
-  content_type: string;
-  image: boolean;
-  /** a signed link that opens the file without the bearer token until it expires */
-  url: string;
-  /** the flow run step that made it (a screenshot, a print, a kept download) */
-  made_by?: MadeBy;
-}
-
-export interface FolderSummary {
-  name: Folder;
-  uri: string;
-  count: number;
-  /** downloads only: whether the workspace has a live browser (downloads die with it) */
-  browser?: boolean;
-}
-
-export interface Listing {
-  workspace: string;
-  uri: string;
-  /** the folder listed; absent for Files itself */
-  folder?: Folder;
-  count: number;
-  files: FileEntry[];
-  /** Files only: its two folders, with counts */
-  folders?: FolderSummary[];
-  /** downloads only */
-  browser?: boolean;
-}
-
-export interface KeepResult {
-  from: string;
-  uri: string;
-  name: string;
-  size: number;
-  url: string;
-}
-
-/** What an operator's clear removed, by name, so the page can say so. */
-export interface Cleared {
-  workspace: string;
-  cleared: number;
-  names: string[];
-}
+export type { Cleared, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
 
 export interface FileBytes {
   name: string;
@@ -100,15 +51,6 @@ const NO_DATA_DIR =
  * Screenshots (until kept or cleared) and Files (until a person deletes one). Every surface —
  * tools, resources, REST, the admin API — goes through here, so a rule is written once.
  */
-/** A workspace's three sections, for the admin page. */
-export interface WorkspaceSections {
-  workspace: string;
-  browser: boolean;
-  downloads: FileEntry[];
-  screenshots: FileEntry[];
-  files: FileEntry[];
-}
-
 export class Files {
   private readonly disk: DiskFiles | undefined;
   private readonly base: string;
@@ -329,7 +271,7 @@ export class Files {
   }
 
   /** Deletes one file in Files; Files is never cleared wholesale. */
-  async deleteFile(workspace: string, name: string): Promise<{ workspace: string; deleted: string }> {
+  async deleteFile(workspace: string, name: string): Promise<FileDeleted> {
     const owner = workspaceOrStdio(workspace);
     if (!(await this.requireDisk().delete(owner, 'files', fileName(name)))) {
       throw new NotFound(`No file ${uriOf('files', name)} in workspace ${owner}; nothing was deleted.`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { link, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFound } from '../errors.js';
+import type { MadeBy } from './answers.js';
 import { candidateNames, fileName } from './names.js';
 import { workspaceOrStdio } from '../workspace/names.js';
 
@@ -12,12 +13,6 @@ export interface StoredFile {
   name: string;
   size: number;
   created: Date;
-}
-
-/** Which flow run, and which of its steps, made a file (seed 000 §F1.10). */
-export interface MadeBy {
-  flow: string;
-  step: number | string | null;
 }
 
 /**

@@ -2,28 +2,11 @@ import { parseDocument, stringify } from 'yaml';
 import { z } from 'zod';
 import { valueAt } from '../capabilities/schemas.js';
 import type { Capability } from '../capabilities/capability.js';
-import { jsonSchemaOf } from '../capabilities/json-schema.js';
+import { toJsonSchema } from '../capabilities/json-schema.js';
 import { MAX_DOCUMENT_BYTES } from '../limits.js';
 import { BadRequest } from '../errors.js';
 import { checkParameterSchema, validatorOf } from './parameters.js';
 import { holdsReference, referencesIn, STEP_PREFIX } from './references.js';
-
-export interface FlowStep {
-  tool: string;
-  args: Record<string, unknown>;
-  id?: string;
-  onError?: 'abort' | 'continue';
-  return?: boolean;
-  note?: string;
-}
-
-export interface FlowDocument {
-  name?: string;
-  description?: string;
-  urls?: string[];
-  parameters?: JsonSchemaObject;
-  steps: FlowStep[];
-}
 
 export type JsonSchemaObject = {
   type: 'object';
@@ -31,7 +14,6 @@ export type JsonSchemaObject = {
   required?: string[];
 } & Record<string, unknown>;
 
-const STEP_KEYS = ['tool', 'args', 'id', 'onError', 'return', 'note'] as const;
 const MAX_STEPS = 200;
 /** Nesting a flow needs is a handful of levels; the YAML parser recurses (deep `[[[[` overflowed it). */
 export const MAX_DEPTH = 32;
@@ -51,28 +33,70 @@ const urlGlob = z
     `a glob has at most ${MAX_GLOB_STARS} "*"; write a shorter glob`,
   );
 
-const stepFrame = z.strictObject({
-  tool: z.string().min(1),
-  args: z.record(z.string(), z.unknown()).optional(),
+/** What a step has besides its tool and args: the frame checks them, the published schema shows them. */
+const stepKeys = {
   id: z
     .string()
     .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'an id is a letter then letters, digits, "_" or "-" (at most 64)')
-    .optional(),
-  onError: z.enum(['abort', 'continue']).optional(),
-  return: z.boolean().optional(),
-  note: z.string().optional(),
+    .optional()
+    .describe('unique in the flow; names the step in the report'),
+  onError: z
+    .enum(['abort', 'continue'])
+    .optional()
+    .describe('abort (default) stops the run; continue marks the step failed and goes on'),
+  return: z.boolean().optional().describe("include this step's full result in the report"),
+  note: z.string().optional().describe('a comment for people'),
+};
+
+const stepFrame = z.strictObject({
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).optional(),
+  ...stepKeys,
 });
 
-const documentFrame = z.strictObject({
-  name: z.string().optional(),
+/** The document's keys but its steps, which are checked one by one against their tools' rows. */
+const documentKeys = {
+  name: z.string().optional().describe('optional; the stored name is authoritative'),
   description: z.string().max(2000).optional(),
   urls: z
     .array(urlGlob, { error: 'urls must be a list of URL globs (strings)' })
     .max(MAX_URL_GLOBS, `at most ${MAX_URL_GLOBS} globs; a flow meant for more places can omit urls`)
-    .optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
-  steps: z.array(z.unknown()).min(1, 'a flow needs at least one step').max(MAX_STEPS),
-});
+    .optional()
+    .describe('URL globs where the flow is relevant (* = any characters)'),
+  parameters: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('a JSON Schema object; each property is a ${name} the steps may use ($${ writes a literal ${)'),
+};
+
+const steps = <T extends z.ZodType>(step: T) => z.array(step).min(1, 'a flow needs at least one step').max(MAX_STEPS);
+
+const documentFrame = z.strictObject({ ...documentKeys, steps: steps(z.unknown()) });
+
+export type FlowStep = Omit<z.infer<typeof stepFrame>, 'args'> & { args: Record<string, unknown> };
+
+export type FlowDocument = Omit<z.infer<typeof documentFrame>, 'parameters' | 'steps'> & {
+  parameters?: JsonSchemaObject;
+  steps: FlowStep[];
+};
+
+/**
+ * The whole document as zod, derived from the capability table: each step is one of the
+ * runnable tools, with that tool's own step arguments. What flow://schema publishes is this,
+ * rendered; parseFlow checks the same keys (and words each refusal for the step it is in).
+ */
+export function flowDocumentSchema(capabilities: readonly Capability[]) {
+  const runnable = capabilities
+    .filter((c) => c.runnableInFlow)
+    .map((c) => z.strictObject({ tool: z.literal(c.name), args: c.stepArgs.optional(), ...stepKeys }));
+  const [first, ...rest] = runnable;
+  if (!first) {
+    throw new Error('No tool may be a flow step, so no flow can be written.');
+  }
+  return z
+    .strictObject({ ...documentKeys, steps: steps(z.discriminatedUnion('tool', [first, ...rest])) })
+    .meta({ title: 'selenium-flow flow document' });
+}
 
 /**
  * Reads a flow from YAML text (or an already-parsed object) and validates it against the
@@ -87,7 +111,7 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
     const where = issue?.path.join('.') || 'the document';
     const unknown =
       issue?.code === 'unrecognized_keys'
-        ? ` ${issue.keys.join(', ')}: not a document key (name, description, urls, parameters, steps)`
+        ? ` ${issue.keys.join(', ')}: not a document key (${Object.keys(documentFrame.shape).join(', ')})`
         : '';
     throw new BadRequest(`Invalid flow: ${where}:${unknown || ` ${issue?.message ?? 'invalid'}`}.`);
   }
@@ -268,7 +292,7 @@ function checkStep(
     const issue = frame.error.issues[0];
     if (issue?.code === 'unrecognized_keys') {
       throw new BadRequest(
-        `Invalid flow: step ${n}: unknown key ${issue.keys.join(', ')}; a step has only ${STEP_KEYS.join(', ')}.`,
+        `Invalid flow: step ${n}: unknown key ${issue.keys.join(', ')}; a step has only ${Object.keys(stepFrame.shape).join(', ')}.`,
       );
     }
     throw new BadRequest(
@@ -378,51 +402,9 @@ export function prepareParams(
   return params;
 }
 
-/** The whole document schema, derived from the capability table: what flow://schema publishes. */
+/** The document schema as JSON Schema: what flow://schema publishes. */
 export function flowDocumentJsonSchema(capabilities: readonly Capability[]): Record<string, unknown> {
-  const steps = capabilities
-    .filter((c) => c.runnableInFlow)
-    .map((c) => ({
-      type: 'object',
-      additionalProperties: false,
-      required: ['tool'],
-      properties: {
-        tool: { const: c.name },
-        args: jsonSchemaOf(c.stepArgs, 'input'),
-        id: {
-          type: 'string',
-          pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$',
-          description: 'unique in the flow; names the step in the report',
-        },
-        onError: {
-          enum: ['abort', 'continue'],
-          description: 'abort (default) stops the run; continue marks the step failed and goes on',
-        },
-        return: { type: 'boolean', description: "include this step's full result in the report" },
-        note: { type: 'string', description: 'a comment for people' },
-      },
-    }));
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    title: 'selenium-flow flow document',
-    type: 'object',
-    additionalProperties: false,
-    required: ['steps'],
-    properties: {
-      name: { type: 'string', description: 'optional; the stored name is authoritative' },
-      description: { type: 'string' },
-      urls: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'URL globs where the flow is relevant (* = any characters)',
-      },
-      parameters: {
-        type: 'object',
-        description: 'a JSON Schema object; each property is a ${name} the steps may use ($${ writes a literal ${)',
-      },
-      steps: { type: 'array', minItems: 1, maxItems: MAX_STEPS, items: { oneOf: steps } },
-    },
-  };
+  return toJsonSchema(flowDocumentSchema(capabilities), 'input');
 }
 
 /** A document sent as JSON is stored as YAML text, the form people edit. */

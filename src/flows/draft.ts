@@ -1,18 +1,11 @@
 import { Document } from 'yaml';
 import { BadRequest } from '../errors.js';
 import type { RecentCall } from '../workspace/recent.js';
+import type { FlowDraft } from './answers.js';
 import type { FlowDocument, FlowStep, JsonSchemaObject } from './document.js';
 
-export interface Draft {
-  /** the YAML for review: save it with save_flow */
-  yaml: string;
-  document: FlowDocument;
-  /** the parameters the literal input became */
-  parameters: string[];
-  /** how many calls it was drafted from, after duplicates were dropped */
-  calls: number;
-  duplicates_dropped: number;
-}
+/** draft_flow's answer before the library names it, with the document still typed. */
+export type Draft = Omit<FlowDraft, 'name' | 'document'> & { document: FlowDocument };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DATE = /^(\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;

@@ -292,7 +292,7 @@ export class FlowLibraries implements FlowsService {
       steps_run: report.steps_run,
       steps_total: report.steps_total,
     });
-    return { ...report } as Record<string, unknown>;
+    return report;
   }
 }
 

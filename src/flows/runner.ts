@@ -1,43 +1,19 @@
 import { splitImage, type Capability } from '../capabilities/capability.js';
 import type { StepOrigin } from '../capabilities/flows-view.js';
 import { BadRequest, Controlled, errorBody, TimedOut } from '../errors.js';
+import type { RunReport, StepReport } from './answers.js';
 import type { FlowDocument } from './document.js';
 import { MAX_REPORT_BYTES } from '../limits.js';
 import { countFlowRun } from '../ops/metrics.js';
 import { STEP_PREFIX, stepsReadBy, stepValue, substitute } from './references.js';
+
+export type { RunReport, StepReport } from './answers.js';
 
 export type StepCall = (
   tool: string,
   args: Record<string, unknown>,
   step: StepOrigin,
 ) => Promise<Record<string, unknown>>;
-
-export interface StepReport {
-  n: number;
-  id: string | null;
-  tool: string;
-  ok: boolean;
-  summary: string;
-  /** which of the step's selector alternatives matched (0 is the first) */
-  selector_used?: number;
-  error?: { code: string; message: string };
-  result?: Record<string, unknown>;
-}
-
-export interface RunReport {
-  flow: string;
-  status: 'ok' | 'failed';
-  steps_run: number;
-  steps_total: number;
-  steps: StepReport[];
-  returned?: Record<string, Record<string, unknown>>;
-  url?: string;
-  title?: string;
-  result?: Record<string, unknown>;
-  failed?: { n: number; id: string | null; tool: string; error: { code: string; message: string }; url: string | null };
-  /** step results left out of `steps` and `returned`: the report would have passed MAX_REPORT_BYTES */
-  omitted?: string[];
-}
 
 export interface RunOptions {
   name: string;

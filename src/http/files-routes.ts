@@ -1,7 +1,8 @@
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callTool } from '../capabilities/call/call.js';
-import { fileListing, keepFile } from '../capabilities/tools/files.js';
+import { keepFile } from '../capabilities/tools/files.js';
+import { fileListing } from '../files/answers.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { BadRequest } from '../errors.js';
 import type { FileBytes } from '../files/files.js';

@@ -1,37 +1,39 @@
-import { isUsable, unusableReason, type RejectedLine } from './origins.js';
-import type { ListedSecret, SecretSource, SourceKind } from './source.js';
+import { z } from 'zod';
+import { isUsable, rejectedLine, unusableReason } from './origins.js';
+import { sourceKind, type ListedSecret, type SecretSource, type SourceKind } from './source.js';
 
-/** A secret as a caller sees it in the listing: everything about it except a value. */
-export interface SecretEntry {
-  name: string;
-  keys: string[];
-  description: string | null;
-  /** the origins it may be typed on; empty and restricted false: anywhere */
-  allowed_urls: string[];
-  restricted: boolean;
-  usable: boolean;
-  /** why it cannot be used, with the fix */
-  problem?: string;
-  /** lines of its declaration that were refused (numbers, never the text) */
-  allowed_urls_rejected?: RejectedLine[];
-  source: SourceKind;
-  location: string;
-  /** the workspace it is scoped to; null: every workspace */
-  workspace: string | null;
-  /** same-named secrets further down the search order, hidden by this one */
-  shadows?: { source: SourceKind; location: string }[];
-}
+/** A secret as a caller sees it in the listing (list_secrets, secret://secrets): everything about it except a value. */
+export const secretEntry = z.object({
+  name: z.string(),
+  keys: z.array(z.string()).describe('what write can type: {name, key}'),
+  description: z.string().nullable(),
+  allowed_urls: z.array(z.string()).describe('the origins it may be typed on (scheme://host:port, exact)'),
+  restricted: z.boolean().describe('false: its owner declared no allowed URLs, so it may be typed on any page'),
+  usable: z.boolean(),
+  problem: z.string().optional().describe('why it cannot be used, and who fixes it'),
+  allowed_urls_rejected: z
+    .array(rejectedLine)
+    .optional()
+    .describe('declaration lines refused (by number: a line is never quoted)'),
+  source: sourceKind,
+  location: z.string().describe('the directory, or namespace/name, it comes from'),
+  workspace: z.string().nullable().describe('the one workspace it is scoped to; null: every workspace'),
+  shadows: z
+    .array(z.object({ source: sourceKind, location: z.string() }))
+    .optional()
+    .describe('same-named secrets later in the search order, hidden by this one'),
+});
 
-export interface SourceStatus {
-  source: SourceKind;
-  location: string;
-  problem?: string;
-}
+export const secretListing = z.object({
+  secrets: z.array(secretEntry),
+  sources: z
+    .array(z.object({ source: sourceKind, location: z.string(), problem: z.string().optional() }))
+    .describe('where secrets are looked for, in order; problem: why one answered nothing'),
+});
 
-export interface SecretListing {
-  secrets: SecretEntry[];
-  sources: SourceStatus[];
-}
+export type SecretEntry = z.infer<typeof secretEntry>;
+export type SecretListing = z.infer<typeof secretListing>;
+export type SourceStatus = SecretListing['sources'][number];
 
 /** A secret resolved from one snapshot: the policy to check and the owner to read from. */
 export interface ResolvedSecret {

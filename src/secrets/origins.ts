@@ -3,6 +3,7 @@
  * (scheme, host and port) is exactly one of them. Never a substring or suffix match:
  * https://example.com.evil.test is not https://example.com.
  */
+import { z } from 'zod';
 
 /** A declaration as the operator wrote it, parsed: origins, or the lines that make it unusable. */
 export interface AllowedUrls {
@@ -16,10 +17,12 @@ export interface AllowedUrls {
 }
 
 /** A refused line: its number and what was wrong, never the line itself (it may hold a credential). */
-export interface RejectedLine {
-  line: number;
-  reason: string;
-}
+export const rejectedLine = z.object({
+  line: z.number().int().describe('the line number in the declaration'),
+  reason: z.string(),
+});
+
+export type RejectedLine = z.infer<typeof rejectedLine>;
 
 export const UNRESTRICTED: AllowedUrls = { declared: false, origins: [], rejected: [] };
 

@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import type { AllowedUrls } from './origins.js';
 
-export type SourceKind = 'filesystem' | 'kubernetes';
+export const sourceKind = z.enum(['filesystem', 'kubernetes']);
+
+export type SourceKind = z.infer<typeof sourceKind>;
 
 /** A secret as a source lists it: names and metadata, never a value. */
 export interface ListedSecret {

@@ -1,14 +1,17 @@
 import type { BrowserKind } from '../grid/capabilities.js';
 import type { RecentCall } from './recent.js';
 
-/** What the server remembers about a saved workspace. Detached (no gridId) is ordinary. */
-/** Where a browser is, as browser/ reads it (the workspace remembers it, and never reads a page itself). */
-export interface PageState {
+/**
+ * What the workspace reads of a page browser/ read (browser/page-state.ts declares it; the
+ * workspace never reads a page itself): its address and title, and whether a dialog hid them.
+ */
+export interface SeenPage {
   url: string;
   title: string;
-  /** an open page dialog, which keeps the page from being read */
-  dialog?: { message: string };
+  dialog?: unknown;
 }
+
+/** What the server remembers about a saved workspace. Detached (no gridId) is ordinary. */
 
 export interface WorkspaceRecord {
   browser: BrowserKind;

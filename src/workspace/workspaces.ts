@@ -5,7 +5,7 @@ import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { BrowserKind } from '../grid/capabilities.js';
 import { type Grid, gridCall, type OpenedBrowser } from '../grid/grid.js';
 import type { Caller } from './caller.js';
-import { newRecord, type PageState, type RecordStore, type WorkspaceRecord } from './records.js';
+import { newRecord, type RecordStore, type SeenPage, type WorkspaceRecord } from './records.js';
 
 export interface AttachedBrowser {
   driver: WebDriver;
@@ -300,7 +300,7 @@ export class Workspaces {
   }
 
   /** Records the last page and slides the TTL; a touch without a page keeps the last one. */
-  async touch(key: string, page: PageState | undefined, known?: WorkspaceRecord): Promise<void> {
+  async touch(key: string, page: SeenPage | undefined, known?: WorkspaceRecord): Promise<void> {
     const record = known ?? (await this.store.get(key));
     if (!record) {
       return;
@@ -334,8 +334,8 @@ export class Workspaces {
   async currentPage(
     caller: Caller,
     sessionId: string | undefined,
-    readPage: (driver: WebDriver) => Promise<PageState>,
-  ): Promise<{ page: PageState | null; record?: WorkspaceRecord }> {
+    readPage: (driver: WebDriver) => Promise<SeenPage>,
+  ): Promise<{ page: SeenPage | null; record?: WorkspaceRecord }> {
     const record = caller.key ? await this.store.get(caller.key) : undefined;
     const remembered = record?.url === undefined ? null : { url: record.url, title: record.title ?? '' };
     try {

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/capabilities/capability.js';
@@ -173,6 +174,51 @@ describe('a flow document', () => {
     expect(parseFlow(document, tools).steps[0]?.args.referrer).toBe('https://b.example/');
     const published = JSON.stringify(flowDocumentJsonSchema(tools));
     expect(published).toContain('"referrer"');
+  });
+});
+
+describe('the published flow document schema', () => {
+  // Rendered from the same zod the parser checks: a document one takes, the other takes.
+  const validate = new Ajv2020({ strict: false }).compile(flowDocumentJsonSchema(CAPABILITIES));
+  const step = (tool: string, args: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
+    tool,
+    args,
+    ...more,
+  });
+  const documents: Record<string, unknown>[] = [
+    { steps: [step('navigate', { url: 'https://a.example/' }, { id: 'go', onError: 'continue', note: 'n' })] },
+    {
+      name: 'x',
+      urls: ['https://a.example/*'],
+      steps: [step('interact', { action: 'click', selector: { css: 'a' } })],
+    },
+    { steps: [step('navigate', { url: 'https://a.example/' }, { colour: 'red' })] },
+    { steps: [step('navigate', { url: 'https://a.example/', referrer: 'r' })] },
+    { steps: [step('no_such_tool', {})] },
+    { steps: [step('open_session', {})] },
+    { steps: [step('navigate', { url: 'https://a.example/' }, { id: '9lives' })] },
+    { steps: [step('interact', { action: 'click', selector: { css: 'a', xpath: '//a' } })] },
+    { steps: [] },
+    { steps: [step('navigate', { url: 'https://a.example/' })], owner: 'me' },
+    { steps: [step('navigate', { url: 'https://a.example/' })], urls: 'https://a.example/*' },
+  ];
+
+  it('takes exactly the documents the parser takes', () => {
+    const verdicts = documents.map((document) => {
+      const parsed = (() => {
+        try {
+          parse(document);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      return { document, parsed, published: validate(document) };
+    });
+    expect(verdicts.filter((v) => v.parsed).length).toBe(2);
+    for (const verdict of verdicts) {
+      expect(verdict.published, JSON.stringify(verdict.document)).toBe(verdict.parsed);
+    }
   });
 });
 

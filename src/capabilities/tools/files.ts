@@ -1,41 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../capability.js';
+import { fileListing, keepResult } from '../../files/answers.js';
 import { FILES_URI, FOLDER_URI } from '../../files/uris.js';
 import { MAX_URI_CHARS } from '../../limits.js';
-
-const entry = z.object({
-  name: z.string(),
-  uri: z.string().describe('read it, keep_file it, or upload_file it by this uri'),
-  size: z.number(),
-  created: z.string(),
-  content_type: z.string(),
-  image: z.boolean(),
-  url: z.string().describe('a signed link that opens the file without the bearer token, until it expires'),
-  made_by: z
-    .object({ flow: z.string(), step: z.union([z.number(), z.string()]).nullable() })
-    .optional()
-    .describe('the flow run step that made it'),
-});
-
-export const fileListing = z.object({
-  workspace: z.string(),
-  uri: z.string(),
-  folder: z.enum(['screenshots', 'downloads']).optional(),
-  count: z.number(),
-  files: z.array(entry).describe('newest first'),
-  folders: z
-    .array(
-      z.object({
-        name: z.enum(['screenshots', 'downloads']),
-        uri: z.string(),
-        count: z.number(),
-        browser: z.boolean().optional(),
-      }),
-    )
-    .optional()
-    .describe('Files only: its two folders'),
-  browser: z.boolean().optional().describe('downloads: whether the browser lives (downloads end with it)'),
-});
 
 export const keepFile = defineTool({
   name: 'keep_file',
@@ -51,13 +18,7 @@ export const keepFile = defineTool({
   input: z.object({
     uri: z.string().min(1).max(MAX_URI_CHARS).describe('workspace://files/{screenshots,downloads}/…'),
   }),
-  output: z.object({
-    from: z.string().describe('the uri it was kept from'),
-    uri: z.string().describe('where it is now, in Files'),
-    name: z.string(),
-    size: z.number(),
-    url: z.string().describe('a signed link that opens it without the bearer token, until it expires'),
-  }),
+  output: keepResult,
   handler: async (args, { files }) => files.keep(args.uri),
 });
 

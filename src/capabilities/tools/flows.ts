@@ -2,57 +2,11 @@ import { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import { defineTool } from '../capability.js';
 import type { FlowsView } from '../flows-view.js';
-import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_REPORT_BYTES, MAX_URL_CHARS } from '../../limits.js';
+import { flowDraft, flowListing, flowRead, flowSaved, runReport } from '../../flows/answers.js';
+import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_URL_CHARS } from '../../limits.js';
 
 const flowName = z.string().min(1).max(64);
 const revision = z.string().min(1).max(64).describe('from get_flow');
-
-const listing = z.object({
-  name: z.string(),
-  description: z.string().optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
-  urls: z.array(z.string()).optional(),
-  shared: z.boolean(),
-  problem: z.string().optional(),
-});
-
-const stepReport = z.object({
-  n: z.number(),
-  id: z.string().nullable(),
-  tool: z.string(),
-  ok: z.boolean(),
-  summary: z.string(),
-  selector_used: z.number().optional().describe("which of the step's selector alternatives matched (0 is the first)"),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
-  result: z.record(z.string(), z.unknown()).optional(),
-});
-
-const runReport = z.object({
-  flow: z.string(),
-  status: z.enum(['ok', 'failed']),
-  steps_run: z.number(),
-  steps_total: z.number(),
-  steps: z.array(stepReport),
-  returned: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  url: z.string().optional(),
-  title: z.string().optional(),
-  result: z.record(z.string(), z.unknown()).optional(),
-  failed: z
-    .object({
-      n: z.number(),
-      id: z.string().nullable(),
-      tool: z.string(),
-      error: z.object({ code: z.string(), message: z.string() }),
-      url: z.string().nullable(),
-    })
-    .optional(),
-  omitted: z
-    .array(z.string())
-    .optional()
-    .describe(
-      `steps whose results were left out: the report holds at most ${MAX_REPORT_BYTES} bytes of them; return fewer or smaller`,
-    ),
-});
 
 /** Flows are off without a data directory: say how to turn them on. */
 export function flowsOf(flows: FlowsView | undefined): FlowsView {
@@ -95,7 +49,7 @@ export const listFlows = defineTool({
     args.everywhere && args.url !== undefined
       ? 'Pass url (the flows for that page) or everywhere (every flow), not both.'
       : undefined,
-  output: z.object({ flows: z.array(listing) }),
+  output: z.object({ flows: z.array(flowListing) }),
   handler: async (args, { flows }) => ({ flows: await flowsOf(flows).list(args.everywhere ?? false, args.url) }),
 });
 
@@ -116,14 +70,7 @@ export const getFlow = defineTool({
   answersUnderControl: true,
   http: { method: 'GET', path: '/flows/{name}' },
   input: z.object({ name: flowName }),
-  output: z.object({
-    name: z.string(),
-    shared: z.boolean(),
-    revision: z.string(),
-    text: z.string().describe('the YAML as stored, comments included'),
-    document: z.record(z.string(), z.unknown()).nullable(),
-    problem: z.string().optional().describe('why this flow cannot run as stored'),
-  }),
+  output: flowRead,
   handler: async (args, { flows }) => ({ ...(await flowsOf(flows).get(args.name)) }),
 });
 
@@ -155,7 +102,7 @@ export const saveFlow = defineTool({
       .describe('YAML, or as JSON'),
     if_match: revision.optional(),
   }),
-  output: z.object({ name: z.string(), revision: z.string(), created: z.boolean() }),
+  output: flowSaved,
   handler: async (args, { flows }) => flowsOf(flows).save(args.name, args.document, args.if_match),
 });
 
@@ -192,8 +139,7 @@ export const runFlowTool = defineTool({
     verbose: z.boolean().optional().describe("every step's full result"),
   }),
   output: runReport,
-  handler: async (args, { flows }) =>
-    runReport.parse(await flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false)),
+  handler: async (args, { flows }) => flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false),
 });
 
 const lastCalls = `how many of the workspace's recent calls to draft from: 1 to ${MAX_DRAFT_CALLS}`;
@@ -212,14 +158,7 @@ export const draftFlowTool = defineTool({
     last: z.number().int(lastCalls).min(1, lastCalls).max(MAX_DRAFT_CALLS, lastCalls),
     name: flowName.optional().describe('to save it as'),
   }),
-  output: z.object({
-    name: z.string().nullable(),
-    yaml: z.string().describe('the document as YAML: read it, then save_flow it'),
-    document: z.record(z.string(), z.unknown()),
-    parameters: z.array(z.string()).describe('what the typed text became'),
-    calls: z.number(),
-    duplicates_dropped: z.number(),
-  }),
+  output: flowDraft,
   handler: async (args, { flows }) => ({ ...(await flowsOf(flows).draft(args.last, args.name)) }),
 });
 

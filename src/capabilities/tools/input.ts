@@ -6,7 +6,7 @@ import { fillSecret, receivingPage, submitField } from '../../browser/fill.js';
 import { uploadFile } from '../../browser/upload.js';
 import { defineTool, asText, shortText } from '../capability.js';
 import { secretArgument } from './secrets.js';
-import { exactlyOne, fileNameArgument, selector, waitOf, waitTimeout } from '../schemas.js';
+import { checked, exactlyOne, fileNameArgument, selector, waitOf, waitTimeout } from '../schemas.js';
 import { BadRequest } from '../../errors.js';
 import {
   MAX_LINE_CHARS,
@@ -41,7 +41,11 @@ export const interactTool = defineTool({
       : undefined,
   output: z.object({ done: z.string().describe('what was done, to which element') }),
   handler: async (args, { driver }) => {
-    await interact(driver, args.action, args.selector, waitOf(args), args.option);
+    const interaction =
+      args.action === 'select'
+        ? { action: args.action, option: checked(args.option, 'option') }
+        : { action: args.action };
+    await interact(driver, interaction, args.selector, waitOf(args));
     return { done: `${args.action} ${describeSelector(args.selector)}` };
   },
 });

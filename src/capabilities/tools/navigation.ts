@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { answerDialog, resizeWindow, switchFrame } from '../../browser/context.js';
 import { moveThroughHistory, navigateTo } from '../../browser/navigation.js';
 import { defineTool, asText, shortText } from '../capability.js';
-import { exactlyOne, selector, waitOf, waitTimeout, webUrl, windowSide } from '../schemas.js';
+import { checked, exactlyOne, selector, waitOf, waitTimeout, webUrl, windowSide } from '../schemas.js';
 import { MAX_PROMPT_CHARS } from '../../limits.js';
 
 export const navigate = defineTool({
@@ -63,7 +63,7 @@ export const frame = defineTool({
       : undefined,
   output: z.object({ frame: z.enum(['enter', 'parent', 'top']) }),
   handler: async (args, { driver }) => {
-    await switchFrame(driver, args.action, args.selector, waitOf(args));
+    await switchFrame(driver, args.action === 'enter' ? checked(args.selector, 'selector') : args.action, waitOf(args));
     return { frame: args.action };
   },
 });

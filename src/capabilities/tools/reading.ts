@@ -6,7 +6,7 @@ import { outline } from '../../browser/outline.js';
 import { waitForCondition } from '../../browser/script.js';
 import { defineTool, shortText } from '../capability.js';
 import { CARRIED } from '../../secrets/binding.js';
-import { exactlyOne, maxChars, selector, waitOf, waitTimeout, webUrl } from '../schemas.js';
+import { checked, exactlyOne, maxChars, selector, waitOf, waitTimeout, webUrl } from '../schemas.js';
 import { MAX_LINE_CHARS, MAX_SCRIPT_CHARS, MAX_WORD_CHARS } from '../../limits.js';
 
 /** A reader that blanked what carried a secret before cutting its text says so, as the call path would. */
@@ -49,8 +49,10 @@ export const extractTool = defineTool({
     }
     const read = await extract(driver, {
       selector: args.selector,
-      what: args.what ?? 'text',
-      attribute: args.attribute,
+      read:
+        args.what === 'attribute'
+          ? { what: args.what, attribute: checked(args.attribute, 'attribute') }
+          : { what: args.what ?? 'text' },
       all: args.all ?? false,
       maxChars: args.max_chars ?? 4000,
       waitSeconds: waitOf(args),
