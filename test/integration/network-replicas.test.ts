@@ -133,7 +133,15 @@ describe('network capture across replicas, with a secret typed into the captured
     // A lets go at its next request or watch; either way its list no longer grows.
     await http(a, 'POST', '/browser/navigate', { url: `${site()}/network.html` });
     await http(a, 'POST', '/browser/interact', { action: 'click', selector: { css: '#missing' } });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The page shows the answer's status once the browser has it: the request was made and answered, and a
+    // monitor still running would have been sent its events (its write to the log may trail by a few ms).
+    const shown = async () =>
+      (
+        await http(a, 'POST', '/browser/execute-script', {
+          script: "return document.getElementById('missing-shown').textContent",
+        })
+      ).body.result;
+    await expect.poll(shown, { timeout: 15_000 }).toBe('status 404');
     const after = (await http(b, 'GET', '/workspace/network')).body as { requests: Entry[] };
     expect(after.requests.some((r) => r.url.includes('/api/missing'))).toBe(false);
   });
