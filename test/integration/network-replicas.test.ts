@@ -3,10 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectMcp, rest } from '../helpers/server.js';
+import { connectMcp } from '../helpers/server.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
 import { spawnReplica, type Replica } from '../helpers/replica.js';
 import { secretsDir } from '../helpers/secrets.js';
+import { toolClient } from '../helpers/tools.js';
 
 /** The value that must never come back from any capture surface, on either replica, nor sit in the store. */
 const CANARY = 'Canary-net-5b19 pw!';
@@ -34,19 +35,17 @@ let dataDir: string;
 /** every answer read from a capture surface, verbatim */
 const answers: string[] = [];
 
-async function http(replica: Replica, method: string, path: string, body?: unknown, workspace = 'net-replicas') {
-  const answer =
-    method === 'GET'
-      ? await rest(replica.url, path, undefined, { 'x-workspace': workspace })
-      : await rest(replica.url, path, body ?? {}, { 'x-workspace': workspace });
-  answers.push(JSON.stringify(answer.body));
-  return answer;
-}
+/** The tools as an HTTP client calls them, through one replica, in the file's workspace; every answer kept. */
+const tools = (replica: Replica) =>
+  toolClient(replica.url, {
+    workspace: 'net-replicas',
+    onAnswer: (answer) => answers.push(JSON.stringify(answer.body)),
+  });
 
 async function listedOn(replica: Replica, fragment: string): Promise<Entry[]> {
   const until = Date.now() + 15_000;
   for (;;) {
-    const listing = (await http(replica, 'GET', '/workspace/network')).body as { requests: Entry[] };
+    const listing = (await tools(replica).call('workspace_network')).body as { requests: Entry[] };
     if (listing.requests.some((r) => r.url.includes(fragment)) || Date.now() > until) {
       return listing.requests;
     }
@@ -71,7 +70,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (a) {
-    await http(a, 'POST', '/browser/end-browser').catch(() => undefined);
+    await tools(a)
+      .call('end_browser')
+      .catch(() => undefined);
   }
   await Promise.all([a?.kill('SIGTERM'), b?.kill('SIGTERM')]);
   await redis?.stop();
@@ -80,19 +81,19 @@ afterAll(async () => {
 
 describe('network capture across replicas, with a secret typed into the captured page', { timeout: 180_000 }, () => {
   it('captures through replica A; replica B lists it and reads its bodies', async () => {
-    await http(a, 'POST', '/browser/navigate', { url: `${site()}/network.html` });
-    expect((await http(a, 'POST', '/browser/capture-network', { on: true })).status).toBe(200);
-    await http(a, 'POST', '/browser/interact', { action: 'click', selector: { css: '#orders' } });
+    await tools(a).call('navigate', { url: `${site()}/network.html` });
+    expect((await tools(a).call('capture_network', { on: true })).status).toBe(200);
+    await tools(a).call('interact', { action: 'click', selector: { css: '#orders' } });
     const listed = await listedOn(b, '/api/orders?page=2');
     const orders = listed.find((r) => r.url.includes('/api/orders?page=2'));
     expect(orders).toMatchObject({ status: 200, body: true });
-    const body = await http(b, 'POST', '/browser/network-body', { request: orders?.id });
+    const body = await tools(b).call('network_body', { request: orders?.id });
     expect(body.status).toBe(200);
     expect(JSON.parse(String(body.body.text))).toMatchObject({ page: 2 });
   });
 
   it('withholds the secret a form posted and the page echoed, on every capture surface of both replicas', async () => {
-    const typed = await http(a, 'POST', '/browser/write', {
+    const typed = await tools(a).call('write', {
       selector: { css: '#message' },
       secret: { name: 'canary', key: 'password' },
       submit: true,
@@ -107,12 +108,12 @@ describe('network capture across replicas, with a secret typed into the captured
 
     for (const replica of [a, b]) {
       for (const request of requests) {
-        await http(replica, 'POST', '/browser/network-body', { request: request.id });
+        await tools(replica).call('network_body', { request: request.id });
       }
-      const echoed = await http(replica, 'POST', '/browser/network-body', { request: echo?.id });
+      const echoed = await tools(replica).call('network_body', { request: echo?.id });
       expect(echoed.body).toMatchObject({ text: '', withheld: true });
-      await http(replica, 'GET', '/workspace/network');
-      await http(replica, 'GET', `/workspace/network?match=${encodeURIComponent('*Canary*')}`);
+      await tools(replica).call('workspace_network');
+      await tools(replica).call('workspace_network', { match: '*Canary*' });
       const mcp = await connectMcp(replica.url, '2026-07-28', { workspace: 'net-replicas' });
       try {
         answers.push(await mcp.readResource('workspace://network'));
@@ -125,16 +126,24 @@ describe('network capture across replicas, with a secret typed into the captured
   });
 
   it('turning capture off through B stops the monitor A runs', async () => {
-    expect((await http(b, 'POST', '/browser/capture-network', { on: false })).body).toMatchObject({
+    expect((await tools(b).call('capture_network', { on: false })).body).toMatchObject({
       capturing: false,
     });
-    const listing = (await http(a, 'GET', '/workspace/network')).body;
+    const listing = (await tools(a).call('workspace_network')).body;
     expect(listing.capturing).toBe(false);
     // A lets go at its next request or watch; either way its list no longer grows.
-    await http(a, 'POST', '/browser/navigate', { url: `${site()}/network.html` });
-    await http(a, 'POST', '/browser/interact', { action: 'click', selector: { css: '#missing' } });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const after = (await http(b, 'GET', '/workspace/network')).body as { requests: Entry[] };
+    await tools(a).call('navigate', { url: `${site()}/network.html` });
+    await tools(a).call('interact', { action: 'click', selector: { css: '#missing' } });
+    // The page shows the answer's status once the browser has it: the request was made and answered, and a
+    // monitor still running would have been sent its events (its write to the log may trail by a few ms).
+    const shown = async () =>
+      (
+        await tools(a).call('execute_script', {
+          script: "return document.getElementById('missing-shown').textContent",
+        })
+      ).body.result;
+    await expect.poll(shown, { timeout: 15_000 }).toBe('status 404');
+    const after = (await tools(b).call('workspace_network')).body as { requests: Entry[] };
     expect(after.requests.some((r) => r.url.includes('/api/missing'))).toBe(false);
   });
 

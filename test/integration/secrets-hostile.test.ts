@@ -86,13 +86,21 @@ afterAll(async () => {
 describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
   it('lands only in its field: a frame from B that keeps stealing focus receives nothing', async () => {
     for (let run = 0; run < 3; run++) {
+      b.received.length = 0;
       await call('/browser/navigate', { url: `${a.url}/hostile/focus-thief-host.html?b=${encodeURIComponent(b.url)}` });
-      await delay(300);
+      // The frame from B is up and stealing focus when B hears it took focus.
+      await expect.poll(() => b.received.some((r) => r.event === 'focused'), { timeout: 15_000 }).toBe(true);
       b.received.length = 0;
       const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
       expect(typed.status, JSON.stringify(typed.body)).toBe(200);
       expect(typed.body).toMatchObject({ value: null, secret, title: 'Sign in' });
-      await delay(300);
+      // Focus taken back from the frame after the typing: B hears the frame retake it, after
+      // any key or input it posted while the typing ran.
+      const before = b.received.length;
+      await script("document.getElementById('password').focus(); return true");
+      await expect
+        .poll(() => b.received.slice(before).some((r) => r.event === 'focused'), { timeout: 15_000 })
+        .toBe(true);
       expect(fromB()).toEqual([]);
       expect(await fieldLength('#password')).toBe(CANARY.length);
     }

@@ -1,6 +1,7 @@
 import { gridFetch } from '../../src/grid/grid.js';
 import { spawn } from 'node:child_process';
 import { describe, expect, it, inject } from 'vitest';
+import { startFixtureSite } from '../fixtures/site.js';
 import { rest } from '../helpers/server.js';
 
 describe('selenium-flow serve on SIGTERM', () => {
@@ -33,16 +34,18 @@ describe('selenium-flow serve on SIGTERM', () => {
       child.stdout.on('data', find);
       void exited.then(() => reject(new Error(`the server exited before serving:\n${output.join('')}`)));
     });
+    const site = await startFixtureSite();
     const opened = await rest(base, '/browser/open-session', {});
     const sessionId = opened.body.session_id as string;
     try {
-      await rest(base, '/browser/navigate', { url: `${inject('siteUrl')}/table.html`, session_id: sessionId });
+      await rest(base, '/browser/navigate', { url: `${site.url}/table.html`, session_id: sessionId });
       // A script that never settles holds the call (and chromedriver) until WebDriver's script timeout, 24 s.
+      // It first tells the page's site that it runs: the signal goes once the call is in the browser.
       const stuck = rest(base, '/browser/execute-script', {
-        script: 'return new Promise(() => {})',
+        script: "fetch('/collect?event=stuck', { method: 'POST', body: '' }); return new Promise(() => {})",
         session_id: sessionId,
       }).catch(() => 'cut off');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await expect.poll(() => site.received.some((r) => r.event === 'stuck'), { timeout: 20_000 }).toBe(true);
       const signalled = Date.now();
       child.kill('SIGTERM');
       await exited;
@@ -50,6 +53,7 @@ describe('selenium-flow serve on SIGTERM', () => {
       expect(await stuck).toBe('cut off');
     } finally {
       child.kill('SIGKILL');
+      await site.close();
       // The browser outlives its server by design (records may be shared); end it here.
       void gridFetch(`${inject('gridUrl')}/session/${sessionId}`, { method: 'DELETE' }).catch(() => undefined);
     }
