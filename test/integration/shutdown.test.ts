@@ -53,9 +53,10 @@ describe('selenium-flow serve on SIGTERM', () => {
       expect(await stuck).toBe('cut off');
     } finally {
       child.kill('SIGKILL');
+      // The browser outlives its server by design (records may be shared); end it here, before its site:
+      // the site's close waits for the browser's kept-alive connection.
+      await gridFetch(`${inject('gridUrl')}/session/${sessionId}`, { method: 'DELETE' }).catch(() => undefined);
       await site.close();
-      // The browser outlives its server by design (records may be shared); end it here.
-      void gridFetch(`${inject('gridUrl')}/session/${sessionId}`, { method: 'DELETE' }).catch(() => undefined);
     }
   });
 });
