@@ -332,7 +332,10 @@ describe('flows through the operator door', () => {
   });
 });
 
-const LEAK_FLOW = plantedLoginFlow(site);
+// The run ends once the welcome page is here: a click's navigation may commit after the click answers.
+const LEAK_FLOW = `${plantedLoginFlow(site)}  - tool: assert
+    args: { script: "return location.pathname === '/welcome.html'", timeout: 20, message: the welcome page }
+`;
 
 describe('the secrets catalogue, and no value anywhere', () => {
   beforeAll(async () => {
