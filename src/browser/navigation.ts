@@ -41,19 +41,13 @@ const SETTLE_EVERY_MS = 50;
 
 /**
  * Presses a key that may send a form (Enter in a field), then waits until the navigation it
- * started, if any, has loaded: the page state read next is where the browser went. chromedriver
- * waits for a pending navigation after every command; geckodriver waits only after a click, so
- * on Firefox the page read right after Enter was the page left behind, a passing about:blank or
- * nothing: the answer named a page the browser was leaving, not the one the form led to (whose
- * address may carry what was typed, and is screened as such once it is the one read).
+ * started, if any, has loaded: the page state read next is where the browser went. geckodriver
+ * waits only after a click, and chromedriver's wait for a pending navigation ends before a slow
+ * server answers (seen under load in CI), so the page read right after Enter could be the page
+ * left behind: the answer named a page the browser was leaving, not the one the form led to
+ * (whose address may carry what was typed, and is screened as such once it is the one read).
  */
 export async function pressAndSettle(driver: WebDriver, press: () => Promise<void>): Promise<void> {
-  // chromedriver's own wait also ends when a navigation turns into a download, which no page
-  // event tells: watching there would only add round trips, and SETTLE_MS after such a submit.
-  if ((await driver.getCapabilities()).getBrowserName() === 'chrome') {
-    await press();
-    return;
-  }
   await driver.executeScript(WATCH_NAVIGATIONS);
   await press();
   await poll(async () => ((await settledNow(driver)) ? true : undefined), SETTLE_MS, SETTLE_EVERY_MS);
