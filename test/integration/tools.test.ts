@@ -340,7 +340,8 @@ describe('frame', () => {
     await ok('frame', { action: 'top' });
     // localhost is another origin than 127.0.0.1: the page cannot read the top from there.
     await script(
-      "const f = document.createElement('iframe'); f.id = 'cross'; f.src = arguments[0]; document.body.append(f);",
+      // Entered once loaded: a frame entered at its first about:blank may be left behind when it navigates cross-origin.
+      "const f = document.createElement('iframe'); f.id = 'cross'; f.src = arguments[0]; document.body.append(f); return new Promise((r) => f.addEventListener('load', () => r(true)));",
       [`${site.replace('127.0.0.1', 'localhost')}/inner.html`],
     );
     expect(await ok('frame', { action: 'enter', selector: { css: '#cross' } })).toMatchObject(top);
