@@ -29,6 +29,7 @@ export const TASK_POLL_MS = 1_000;
 
 const taskKey = (taskId: string) => `task:${taskId}`;
 const claimKey = (taskId: string) => `task-claim:${taskId}`;
+const openKey = (workspace: string, owner: string) => `task-open:${workspace}:${owner}`;
 
 export class ControlTasks {
   constructor(
@@ -36,8 +37,17 @@ export class ControlTasks {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** A new working task, durable before it is answered (a tasks/get for its id resolves at once). */
+  /**
+   * The caller's working task, or a new one, durable before it is answered (a tasks/get for its id
+   * resolves at once). One working task per caller and workspace: an agent calling await_control in a
+   * loop while a person holds on must not fill the store with day-long tasks.
+   */
   async create(workspace: string, owner: string): Promise<ControlTask> {
+    const openId = await this.store.get(openKey(workspace, owner));
+    const open = openId === undefined ? undefined : await this.get(openId, workspace, owner);
+    if (open?.status === 'working') {
+      return open;
+    }
     const at = this.now().toISOString();
     // 144 bits: an id is the task's bearer, never guessed (the spec's "unguessable").
     const task: ControlTask = {
@@ -50,6 +60,7 @@ export class ControlTasks {
     };
     await this.store.put(claimKey(task.taskId), '1', TASK_TTL_MS);
     await this.save(task);
+    await this.store.put(openKey(workspace, owner), task.taskId, TASK_TTL_MS);
     return task;
   }
 

@@ -240,6 +240,26 @@ describe('await_control as an MCP task (2026-07-28 Tasks extension)', () => {
     });
   });
 
+  it('answers one task however often a looping agent asks while the person holds on', async () => {
+    await withBrowser('await-task-loop', async () => {
+      await takenAndFollowed('await-task-loop');
+      const tasks = await taskSession('await-task-loop');
+      try {
+        const ids = new Set<unknown>();
+        for (let i = 0; i < 20; i += 1) {
+          const answer = (await tasks.framed('tools/call', { name: 'await_control', arguments: {} })) as {
+            result?: { resultType?: string; taskId?: unknown };
+          };
+          expect(answer.result?.resultType).toBe('task');
+          ids.add(answer.result?.taskId);
+        }
+        expect(ids.size).toBe(1);
+      } finally {
+        await tasks.close();
+      }
+    });
+  });
+
   it('answers at once, no task, when nobody has control', async () => {
     await withBrowser('await-task-nobody', async () => {
       const tasks = await taskSession('await-task-nobody');
