@@ -44,6 +44,17 @@ export const ZONES = [
     except: ['./document.ts', './names.ts'],
     message: 'The surfaces reach flows/ through the call path; only the document schema and names are theirs.',
   },
+  {
+    // Every folder of src/ but embedded-grid/ itself; commands.ts (a file at the top) starts the Grid.
+    target: './src/!(embedded-grid)/**',
+    from: './src/embedded-grid',
+    message: 'Only commands.ts starts the embedded Grid; the rest of src/ talks to a Grid by its URL (grid/).',
+  },
+  {
+    target: ['./src/!(commands).ts'],
+    from: './src/embedded-grid',
+    message: 'Only commands.ts starts the embedded Grid; the rest of src/ talks to a Grid by its URL (grid/).',
+  },
 ];
 
 /** No cycles, and the zones: exported so the fixture test lints with exactly this. */

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { TOP_PAGE } from '../src/browser/page-state.js';
 import { browserCapabilities } from '../src/grid/capabilities.js';
-import { startEmbeddedGrid } from '../src/grid/embedded.js';
+import { startEmbeddedGrid } from '../src/embedded-grid/index.js';
 import { gridFetch } from '../src/grid/grid.js';
 import { FIXTURE_PORTS, startFixtureSite } from '../test/fixtures/site.js';
 import { startRedis } from '../test/helpers/redis.js';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { startEmbeddedGrid } from '../src/grid/embedded.js';
+import { startEmbeddedGrid } from '../src/embedded-grid/index.js';
 import { spawnReplica } from '../test/helpers/replica.js';
 import { runBench } from './lib/cleanup.js';
 

@@ -65,7 +65,7 @@ function missingDebianPackages() {
   ];
   if (process.getuid?.() === 0) {
     // As root, the embedded Grid runs its browsers as an unprivileged user and fences them off
-    // this host's ports with an nftables table (src/grid/embedded.ts).
+    // this host's ports with an nftables table (src/embedded-grid/fence.ts).
     checks.push([isExecutable('/usr/sbin/nft'), 'nftables']);
   }
   if (withRedis) {

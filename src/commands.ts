@@ -15,7 +15,7 @@ import {
   type Config,
   type ConfigFile,
 } from './config.js';
-import { GRID_USER, startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './grid/embedded.js';
+import { GRID_USER, startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './embedded-grid/index.js';
 import { withoutCredentials } from './grid/fetch.js';
 import { VERSION } from './version.js';
 import { redisWhere } from './workspace/redis-url.js';

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedGrid, type EmbeddedGrid } from '../src/grid/embedded.js';
+import { startEmbeddedGrid, type EmbeddedGrid } from '../src/embedded-grid/index.js';
 import { FIXTURE_PORTS, startFixtureSite } from './fixtures/site.js';
 
 declare module 'vitest' {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { loadConfig } from '../../src/config.js';
 import type { BrowserKind } from '../../src/grid/capabilities.js';
-import { startEmbeddedGrid } from '../../src/grid/embedded.js';
+import { startEmbeddedGrid } from '../../src/embedded-grid/index.js';
 import { createServer, type HttpServer } from '../../src/server.js';
 import { FIXTURE_PORTS, startFixtureSite } from '../../test/fixtures/site.js';
 import type { Cleanup } from './cleanup.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
-import { freePort } from '../../src/grid/embedded.js';
+import { freePort } from '../../src/embedded-grid/index.js';
 import { listedTools } from '../../src/mcp/tools.js';
 import { printedSelectors } from '../../src/browser/outline.js';
 import { withTimeout, type Cleanup } from './cleanup.js';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { freePort } from '../../src/grid/embedded.js';
+import { freePort } from '../../src/embedded-grid/index.js';
 
 /** A real redis-server (Debian's), on a free loopback port, without persistence; it can be stopped and started again on the same port. */
 export interface RunningRedis {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, request, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { signalGroup } from '../../src/grid/embedded.js';
+import { signalGroup } from '../../src/embedded-grid/index.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 

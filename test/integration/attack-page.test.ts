@@ -9,7 +9,7 @@ import { Builder, type WebDriver } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import { browserCapabilities } from '../../src/grid/capabilities.js';
-import { BROWSER_GROUP, GRID_USER } from '../../src/grid/embedded.js';
+import { BROWSER_GROUP, GRID_USER } from '../../src/embedded-grid/index.js';
 import { Grid, gridFetch, sessionCapabilities, withoutCredentials, type OpenedBrowser } from '../../src/grid/grid.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
 import { secretsDir } from '../helpers/secrets.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { freePort } from '../../src/grid/embedded.js';
+import { freePort } from '../../src/embedded-grid/index.js';
 import { createServer, type HttpServer } from '../../src/server.js';
 import { rest } from '../helpers/server.js';
 

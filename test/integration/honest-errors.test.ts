@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { freePort, startEmbeddedGrid } from '../../src/grid/embedded.js';
+import { freePort, startEmbeddedGrid } from '../../src/embedded-grid/index.js';
 import { readGridStatus } from '../../src/grid/status.js';
 import { poll } from '../../src/poll.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startHubAndNodes, type EmbeddedGrid } from '../../src/grid/embedded.js';
+import { startHubAndNodes, type EmbeddedGrid } from '../../src/embedded-grid/index.js';
 import { gridFetch, sessionCapabilities, withoutCredentials } from '../../src/grid/grid.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../src/grid/embedded.js';
+import { freePort } from '../../src/embedded-grid/index.js';
 import { loadConfig } from '../../src/config.js';
 import { openServer, type HttpServer } from '../../src/server.js';
 import { rm } from 'node:fs/promises';

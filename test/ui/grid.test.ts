@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort, startEmbeddedGrid, type EmbeddedGrid } from '../../src/grid/embedded.js';
+import { freePort, startEmbeddedGrid, type EmbeddedGrid } from '../../src/embedded-grid/index.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { rest, startServer, type RunningServer } from '../helpers/server.js';
 import { accessibilityViolations, launchBrowser, openTab, signIn, type PageBrowser } from './browser.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
-import { startEmbeddedGrid, type EmbeddedGrid } from '../../src/grid/embedded.js';
+import { startEmbeddedGrid, type EmbeddedGrid } from '../../src/embedded-grid/index.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { callHeldOpen } from '../helpers/running-call.js';
 import { gridIdOf, rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';

@@ -66,4 +66,11 @@ describe('lint holds the architecture', () => {
     const found = await problems('src/errors.ts', "export { CAPABILITIES } from './capabilities/index.js';\n");
     expect(found.join('\n')).toMatch(/import-x\/no-cycle/);
   });
+  it('fails an import of the embedded Grid outside commands.ts, and lets commands.ts through', async () => {
+    const start = "export { startEmbeddedGrid } from '../embedded-grid/index.js';\n";
+    expect((await problems('src/grid/forbidden.ts', start)).join('\n')).toMatch(/Only commands.ts starts/);
+    const top = "export { startEmbeddedGrid } from './embedded-grid/index.js';\n";
+    expect((await problems('src/parts.ts', top)).join('\n')).toMatch(/Only commands.ts starts/);
+    expect(await problems('src/commands.ts', top)).toEqual([]);
+  });
 });

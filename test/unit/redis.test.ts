@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { StoreUnavailable, TimedOut } from '../../src/errors.js';
-import { freePort } from '../../src/grid/embedded.js';
+import { freePort } from '../../src/embedded-grid/index.js';
 import { connectBackends } from '../../src/parts.js';
 import { openServer } from '../../src/server.js';
 import { newRecord } from '../../src/workspace/records.js';

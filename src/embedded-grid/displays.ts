@@ -4,11 +4,11 @@ import { access, chown, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { poll } from '../poll.js';
-import { LIVE_VIEW_CAPABILITY } from './capabilities.js';
+import { LIVE_VIEW_CAPABILITY } from '../grid/capabilities.js';
 
 /**
  * The watchable slots of the embedded Grid (docs/live.md): a display per browser, because one
- * VNC server shows one screen. What runs them is embedded.ts; this module holds what they are.
+ * VNC server shows one screen. What runs them is live-views.ts; this module holds what they are.
  */
 
 /** The loopback ports of one display's VNC server (x11vnc) and its websocket bridge (websockify). */

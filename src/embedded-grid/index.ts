@@ -1,0 +1,15 @@
+/**
+ * The Grid this host starts for itself (`npm start`, `stdio`, `selenium-flow grid`, the tests): a
+ * program of its own (processes, account, fence, displays, config), apart from the Grid client in
+ * grid/. Only the commands that start it import it, through this face.
+ */
+export {
+  startEmbeddedGrid,
+  startHubAndNodes,
+  type EmbeddedGrid,
+  type EmbeddedGridOptions,
+  type HubAndNodesOptions,
+  type PortRange,
+} from './start.js';
+export { BROWSER_GROUP, GRID_USER } from './launch.js';
+export { freePort, signalGroup } from './processes.js';

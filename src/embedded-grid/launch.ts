@@ -1,0 +1,145 @@
+import { execFile, type ChildProcess } from 'node:child_process';
+import { chown, copyFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+
+/** The unprivileged account the Grid's JVMs and chromedrivers run as when the server runs as root. */
+export const GRID_USER = 'selenium-flow-grid';
+/** The group Chromium alone runs in: the firewall rule keys on it, so the Grid itself keeps its ports. */
+export const BROWSER_GROUP = 'selenium-flow-browser';
+
+const run = promisify(execFile);
+
+/** Who the Grid runs as: undefined when the server is not root (then everything runs as its user). */
+export interface GridAccount {
+  uid: number;
+  gid: number;
+  browserGid: number;
+}
+
+/** What every process of one embedded Grid shares. */
+export interface Launch {
+  jarPath: string;
+  java: string;
+  account: GridAccount | undefined;
+  /** the nftables table fencing this Grid's browsers off the host, removed with the Grid */
+  firewallTable: string | undefined;
+  credentials: { username: string; password: string };
+  log: RecentLines;
+  /** undefined when this host cannot run Firefox: then `firefoxMissing` says what to install */
+  geckodriver: string | undefined;
+  firefoxMissing: string | undefined;
+}
+
+/** The Grid's account and Chromium's group, created once (system account, no home, no shell). */
+export async function gridAccount(): Promise<GridAccount> {
+  if ((await lookup('group', BROWSER_GROUP)) === undefined) {
+    await run('groupadd', ['--system', BROWSER_GROUP]);
+  }
+  if ((await lookup('passwd', GRID_USER)) === undefined) {
+    await run('useradd', [
+      '--system',
+      '--no-create-home',
+      '--home-dir',
+      '/nonexistent',
+      '--shell',
+      '/usr/sbin/nologin',
+      '--groups',
+      BROWSER_GROUP,
+      GRID_USER,
+    ]);
+  }
+  const members = (await lookup('group', BROWSER_GROUP))?.[3]?.split(',') ?? [];
+  if (!members.includes(GRID_USER)) {
+    // sg lets only a member of the group take it.
+    await run('gpasswd', ['--add', GRID_USER, BROWSER_GROUP]);
+  }
+  const user = await lookup('passwd', GRID_USER);
+  const group = await lookup('group', BROWSER_GROUP);
+  return { uid: Number(user?.[2]), gid: Number(user?.[3]), browserGid: Number(group?.[2]) };
+}
+
+async function lookup(database: 'passwd' | 'group', name: string): Promise<string[] | undefined> {
+  try {
+    const { stdout } = await run('getent', [database, name]);
+    return stdout.trim().split(':');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Grid's user must read the jar; a jar under a private directory (root's home) is copied
+ * into the Grid's own directory.
+ */
+export async function readableJar(launch: Launch, workDir: string): Promise<string> {
+  if (!launch.account || (await readableBy(launch.account, launch.jarPath))) {
+    return launch.jarPath;
+  }
+  const copy = join(workDir, basename(launch.jarPath));
+  await copyFile(launch.jarPath, copy);
+  await chown(copy, launch.account.uid, launch.account.gid);
+  return copy;
+}
+
+async function readableBy(account: GridAccount, path: string): Promise<boolean> {
+  try {
+    await run('setpriv', [
+      '--reuid',
+      String(account.uid),
+      '--regid',
+      String(account.gid),
+      '--clear-groups',
+      'test',
+      '-r',
+      path,
+    ]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function writePrivate(path: string, content: string, account: GridAccount | undefined): Promise<void> {
+  await writeFile(path, content, { mode: 0o600 });
+  if (account) {
+    await chown(path, account.uid, account.gid);
+  }
+}
+
+/** A private directory for one Grid process, owned by the account it runs as. */
+export async function gridWorkDir(name: string, account: GridAccount | undefined): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `selenium-flow-${name}-`));
+  if (account) {
+    await chown(dir, account.uid, account.gid);
+  }
+  return dir;
+}
+
+export class RecentLines {
+  private readonly lines: string[] = [];
+
+  constructor(private readonly capacity: number) {}
+
+  follow(child: ChildProcess): void {
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream) {
+        createInterface({ input: stream }).on('line', (line) => this.push(line));
+      }
+    }
+    child.on('error', (error) => this.push(`spawn failed: ${error.message}`));
+  }
+
+  text(): string {
+    return this.lines.length === 0 ? '(the Grid printed nothing)' : `Last Grid output:\n${this.lines.join('\n')}`;
+  }
+
+  private push(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length > this.capacity) {
+      this.lines.shift();
+    }
+  }
+}
