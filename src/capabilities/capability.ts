@@ -85,6 +85,13 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   takesTurn?: boolean;
   /** has its own bound instead of CALL_TIMEOUT (run_flow: FLOW_RUN_TIMEOUT; each of its steps has CALL_TIMEOUT) */
   boundsItself?: boolean;
+  /**
+   * while a person holds the browser, a client that declares the MCP Tasks extension gets a task
+   * handle at once instead of a request held open (await_control waits for a person, not a browser)
+   */
+  answersAsTaskWhileHeld?: boolean;
+  /** the read, through the ordinary call path, that says the page a person handed back (await_control) */
+  handBackRead?: CallOf;
   /** the HTTP rendering, when it is not `POST /browser/<kebab-name>` */
   http?: HttpRendering;
   /** the MCP resources this tool mirrors, for clients that cannot read resources (MIRROR_TOOLS) */
@@ -116,6 +123,12 @@ export interface WorkspaceToolDefinition<I extends z.ZodObject, O extends z.ZodO
 
 type Arguments = Record<string, unknown>;
 
+/** One call of another row, as a row fact names it. */
+export interface CallOf {
+  tool: Capability;
+  args: Arguments;
+}
+
 /** One row of the capability table, with its types erased so rows can share an array. */
 export interface Capability {
   name: string;
@@ -136,6 +149,8 @@ export interface Capability {
   blockedByDialog: boolean;
   takesTurn: boolean;
   boundsItself: boolean;
+  answersAsTaskWhileHeld: boolean;
+  handBackRead?: CallOf;
   http: HttpRendering;
   attach: Attachment;
   takesSessionId: boolean;
@@ -207,6 +222,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     blockedByDialog: def.blockedByDialog ?? def.attach !== 'none',
     takesTurn: def.takesTurn ?? true,
     boundsItself: def.boundsItself ?? false,
+    answersAsTaskWhileHeld: def.answersAsTaskWhileHeld ?? false,
+    handBackRead: def.handBackRead,
     http: def.http ?? { method: 'POST', path: `/browser/${kebab(def.name)}` },
     attach: def.attach,
     takesSessionId,

@@ -2,7 +2,7 @@ import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprot
 import { z } from 'zod';
 import { said } from '../live/control.js';
 import { TASK_POLL_MS, TASK_TTL_MS, type ControlTask } from '../live/tasks.js';
-import { capabilityNamed } from '../capabilities/index.js';
+import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/capability.js';
 import type { CallDeps } from '../capabilities/call/contexts.js';
 import type { Caller } from '../workspace/caller.js';
@@ -30,9 +30,10 @@ export function declaresTasks(ctx: RequestContext): boolean {
 }
 
 /**
- * await_control, for a client that declares tasks, while a person's Control applies: a task
- * handle at once instead of a held request. Undefined (the call goes on as ever) for any other
- * tool, with nobody in control (it answers at once), or without a workspace.
+ * A row that answers as a task while held (await_control), for a client that declares tasks,
+ * while a person's Control applies: a task handle at once instead of a held request. Undefined
+ * (the call goes on as ever) for any other row, with nobody in control (it answers at once), or
+ * without a workspace.
  */
 export async function startControlTask(
   deps: CallDeps,
@@ -40,7 +41,7 @@ export async function startControlTask(
   caller: Caller,
 ): Promise<{ content: []; resultType: 'task' } | undefined> {
   const control = deps.control;
-  if (capability.name !== 'await_control' || !control?.tasks || caller.workspace === undefined) {
+  if (!capability.answersAsTaskWhileHeld || !control?.tasks || caller.workspace === undefined) {
     return undefined;
   }
   const episode = await control.controls.episode(caller.workspace);
@@ -52,6 +53,12 @@ export async function startControlTask(
   // carries an empty content list beside it, which a client of the extension reads past.
   return { content: [], resultType: 'task', ...wireTask(task, waiting(episode.who)) };
 }
+
+/**
+ * The row a task settles by calling again once the person has handed back. A task's record does
+ * not name its tool: one row answers as a task, and the surfaces test holds it to one.
+ */
+const TASK_ROW = CAPABILITIES.find((capability) => capability.answersAsTaskWhileHeld);
 
 /** tasks/get and tasks/cancel for await_control's tasks (the SDK lets a server own these two on 2026-07-28). */
 export function serveControlTasks(server: Server, deps: CallDeps, caller: Caller, runTool: RunTool): void {
@@ -89,7 +96,7 @@ export function serveControlTasks(server: Server, deps: CallDeps, caller: Caller
  */
 async function current(deps: CallDeps, task: ControlTask, caller: Caller, runTool: RunTool) {
   const control = deps.control;
-  if (task.status !== 'working' || !control?.tasks) {
+  if (task.status !== 'working' || !control?.tasks || !TASK_ROW) {
     return wireTask(task);
   }
   const episode = await control.controls.episode(task.workspace);
@@ -101,7 +108,7 @@ async function current(deps: CallDeps, task: ControlTask, caller: Caller, runToo
     return wireTask(task, 'handed back; reading the page');
   }
   try {
-    const answer = await runTool(capabilityNamed('await_control') as Capability, {}, caller);
+    const answer = await runTool(TASK_ROW, {}, caller);
     // inlined as the 2026-07-28 wire has a tools/call result: with its resultType
     return wireTask(await control.tasks.complete(task, { ...answer, resultType: 'complete' }));
   } catch (err) {

@@ -189,4 +189,16 @@ describe('the capability table itself', () => {
     expect(runnable).not.toContain('open_session');
     expect(runnable).not.toContain('end_browser');
   });
+
+  it('has one row that answers as a task while held, and its hand-back read is a read that opens no browser', () => {
+    // A task's record does not name its tool (mcp/tasks.ts settles it with the one such row).
+    const tasks = CAPABILITIES.filter((c) => c.answersAsTaskWhileHeld);
+    expect(tasks.map((c) => c.name)).toEqual(['await_control']);
+    for (const capability of CAPABILITIES.filter((c) => c.handBackRead)) {
+      const read = capability.handBackRead!;
+      expect(read.tool.kind).toBe('read');
+      expect(read.tool.attach).toBe('existing');
+      expect(read.tool.input.safeParse(read.args).success).toBe(true);
+    }
+  });
 });

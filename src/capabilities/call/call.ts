@@ -126,7 +126,7 @@ async function runHandler(
       files: filesOf(deps.files, caller.workspace, madeBy),
       secrets,
       network: networkView(deps, caller, secrets),
-      control: controlView(deps, caller, callTool, progress),
+      control: controlView(deps, capability, caller, callTool, progress),
     };
     return secrets.screenAnswer(await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext));
   }

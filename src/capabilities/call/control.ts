@@ -1,13 +1,10 @@
 import { NotFound } from '../../errors.js';
 import { copy, said } from '../../live/control.js';
 import type { Caller } from '../../workspace/caller.js';
-import { capabilityNamed } from '../index.js';
 import type { ControlView, HandBackSummary } from '../context.js';
 import type { StepProgress } from '../flows-view.js';
+import type { Capability } from '../capability.js';
 import type { CallDeps, CallPath } from './contexts.js';
-
-/** The outline a hand-back answers: enough to see the page, small enough for a model's context. */
-const OUTLINE_CHARS = 4000;
 
 /**
  * await_control for the caller's workspace: the wait (Controls.awaitHandBack, which polls the
@@ -17,6 +14,7 @@ const OUTLINE_CHARS = 4000;
  */
 export function controlView(
   deps: CallDeps,
+  capability: Capability,
   caller: Caller,
   callTool: CallPath,
   progress: StepProgress | undefined,
@@ -53,7 +51,7 @@ export function controlView(
       if (back.ended) {
         return { ...summary, ended: true, message: copy.ended(back.who) };
       }
-      const page = await pageNow(deps, caller, callTool);
+      const page = await pageNow(deps, capability, caller, callTool);
       if (page === 'gone') {
         return { ...summary, ended: true, message: copy.ended(back.who) };
       }
@@ -68,17 +66,19 @@ export function controlView(
   };
 }
 
+/** The page now, read as the row's `handBackRead` says (none: the agent looks for itself). */
 async function pageNow(
   deps: CallDeps,
+  capability: Capability,
   caller: Caller,
   callTool: CallPath,
 ): Promise<Pick<HandBackSummary, 'url' | 'title' | 'outline' | 'truncated'> | 'gone'> {
-  const outline = capabilityNamed('outline');
-  if (!outline) {
+  const reading = capability.handBackRead;
+  if (!reading) {
     return {};
   }
   try {
-    const read = await callTool(deps, outline, { max_chars: OUTLINE_CHARS }, caller);
+    const read = await callTool(deps, reading.tool, reading.args, caller);
     return {
       url: String(read.url),
       title: String(read.title),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { windowSide } from '../schemas.js';
 import { defineTool } from '../capability.js';
+import { outlineTool } from './reading.js';
 import { readSkill, readSkillReference, REFERENCE_URI, SKILL_URI } from '../skill.js';
 
 export const openSession = defineTool({
@@ -130,6 +131,9 @@ export const awaitControl = defineTool({
   // it waits for a person, not for the browser: LIVE_AWAIT_CAP bounds it, not CALL_TIMEOUT
   takesTurn: false,
   boundsItself: true,
+  answersAsTaskWhileHeld: true,
+  // enough to see the page, small enough for a model's context
+  handBackRead: { tool: outlineTool, args: { max_chars: 4000 } },
   input: z.object({}),
   output: z.object({
     handed_back: z.boolean().describe('false: nobody had control, or still held at the cap (call again)'),
