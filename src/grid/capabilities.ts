@@ -15,7 +15,6 @@ export interface WindowSize {
 // These flags keep headless Chromium quiet on a closed network (without them it floods
 // refused connections) and inside containers (no /dev/shm).
 const CHROME_ARGS = [
-  '--headless=new',
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--disable-background-networking',
@@ -29,12 +28,16 @@ const CHROME_ARGS = [
  * raised: password-save bubbles, leak checks, download prompts and notification prompts are
  * off. Page dialogs are the exception a caller must see: "ignore" keeps the next command
  * from silently dismissing them.
+ *
+ * `headed` only where the slot it lands on has a display a person watches (grid/offers.ts): a
+ * headless browser draws nothing there, and a headed one on a node without a display does not start.
  */
 export function browserCapabilities(
   kind: BrowserKind,
   window: WindowSize,
-  options: { sandbox?: boolean } = {},
+  options: { sandbox?: boolean; headed?: boolean } = {},
 ): Record<string, unknown> {
+  const headed = options.headed === true;
   const common = {
     'se:downloadsEnabled': true,
     // BiDi (the monitor: network capture, the pages a person visits) is asked at creation or never.
@@ -46,7 +49,7 @@ export function browserCapabilities(
       ...common,
       browserName: 'firefox',
       'moz:firefoxOptions': {
-        args: ['-headless', `--width=${window.width}`, `--height=${window.height}`],
+        args: [...(headed ? [] : ['-headless']), `--width=${window.width}`, `--height=${window.height}`],
         prefs: {
           'signon.rememberSignons': false,
           'signon.management.page.breach-alerts.enabled': false,
@@ -65,6 +68,7 @@ export function browserCapabilities(
       // Chromium's sandbox is what keeps a compromised renderer off the node's files; only a node
       // that runs Chromium as root (or without user namespaces) needs it off.
       args: [
+        ...(headed ? [] : ['--headless=new']),
         ...CHROME_ARGS,
         ...(options.sandbox === false ? ['--no-sandbox'] : []),
         `--window-size=${window.width},${window.height}`,

@@ -6,7 +6,8 @@ import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
 import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
 import { gridFetch } from './fetch.js';
-import { fetchGridStatus, readGridStatus, slotCapacity, upSlots, type GridStatusSlot } from './status.js';
+import { fetchGridStatus, readGridStatus, slotCapacity } from './status.js';
+import { GridOffers, type Offers } from './offers.js';
 import { browserCapabilities, LIVE_VIEW_CAPABILITY, type BrowserKind, type WindowSize } from './capabilities.js';
 
 /** Where the Grid's URL and its credentials are handled; re-exported for the callers that came before. */
@@ -46,15 +47,6 @@ const KEPT_CAPABILITIES = [
 /** prefer: a watchable slot when one is free; off: never one (a test's, or a Grid kept for watched work). */
 export type LiveViewChoice = 'prefer' | 'off';
 
-/** What the Grid's /status says about its slots, read once per browser opened. */
-interface Offers {
-  browsers: Set<string>;
-  /** the browsers some slot of which names the live-view capability (ours: an embedded Grid's) */
-  steered: Set<string>;
-  /** the browsers with a watchable slot free now */
-  watchableFree: Set<string>;
-}
-
 /**
  * The Selenium Grid, as the server sees it: open, attach to, and end browsers. Attaching is
  * local object construction (no Grid round trip), which is what lets any replica serve any
@@ -67,6 +59,8 @@ export class Grid {
   private readonly sandbox: boolean;
   private readonly timeouts: SessionTimeouts | undefined;
   private readonly liveView: LiveViewChoice;
+  /** What the slots offer, from /status read behind the calls (grid/offers.ts). */
+  readonly offers: GridOffers;
 
   /** `sandbox: false` asks Chromium to run without its sandbox (`--no-sandbox`), for nodes that cannot start it. */
   constructor(url: string, options: { sandbox?: boolean; timeouts?: SessionTimeouts; liveView?: LiveViewChoice } = {}) {
@@ -74,6 +68,7 @@ export class Grid {
     this.sandbox = options.sandbox ?? true;
     this.timeouts = options.timeouts;
     this.liveView = options.liveView ?? 'off';
+    this.offers = new GridOffers(() => fetchGridStatus(this.url));
   }
 
   /** Made at the first browser, not at boot: selenium-webdriver loads with it (browser/webdriver.ts). */
@@ -94,10 +89,11 @@ export class Grid {
     const offers = await this.checkOffers(kind);
     const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
     const { Capabilities, WebDriver } = selenium();
+    const steer = this.liveViewAsked(kind, offers);
     const caps = new Capabilities({
-      ...browserCapabilities(kind, window, { sandbox: this.sandbox }),
+      ...browserCapabilities(kind, window, { sandbox: this.sandbox, headed: headedOn(kind, offers, steer) }),
       ...(timeouts ? { timeouts } : {}),
-      ...this.liveViewAsked(kind, offers),
+      ...steer,
     });
     let session: Session;
     try {
@@ -105,8 +101,10 @@ export class Grid {
       // answers at once, a driver whose session is still a promise).
       session = await WebDriver.createSession(this.executor, caps).getSession();
     } catch (err) {
+      this.offers.changed();
       throw browserNotStarted(err, kind, offers?.browsers) ?? translateGridError(err, true);
     }
+    this.offers.changed(steer[LIVE_VIEW_CAPABILITY] === true ? kind : undefined);
     countBrowser('opened');
     const answered = session.getCapabilities();
     const kept: Record<string, unknown> = {};
@@ -124,7 +122,7 @@ export class Grid {
    * own timeout (minutes). A Grid with no node up yet may be scaling from zero, so it is asked.
    */
   private async checkOffers(kind: BrowserKind): Promise<Offers | undefined> {
-    const offers = await this.offers().catch(() => undefined);
+    const offers = await this.offers.get().catch(() => undefined);
     const offered = offers?.browsers;
     if (offered && offered.size > 0 && !offered.has(kind)) {
       const names = [...offered].sort().join(', ');
@@ -152,41 +150,15 @@ export class Grid {
     return { [LIVE_VIEW_CAPABILITY]: this.liveView === 'prefer' && offers.watchableFree.has(kind) };
   }
 
-  /** The browser names the Grid's nodes that are up offer (their slots' stereotypes). */
+  /** The browser names the Grid's nodes that are up offer (their slots' stereotypes), read now. */
   async offeredBrowsers(): Promise<Set<string>> {
-    return (await this.offers()).browsers;
+    return (await this.offers.refresh()).browsers;
   }
 
-  /** Whether any slot of the Grid can be watched (advertises se:vncEnabled). */
+  /** Whether any slot of the Grid can be watched (advertises se:vncEnabled), read now. */
   async hasLiveView(): Promise<boolean> {
-    const slots = await this.slots();
-    return slots.some((slot) => slot.stereotype?.['se:vncEnabled'] === true);
-  }
-
-  private async offers(): Promise<Offers> {
-    const browsers = new Set<string>();
-    const steered = new Set<string>();
-    const watchableFree = new Set<string>();
-    for (const slot of await this.slots()) {
-      const name = slot.stereotype?.browserName;
-      if (!name) {
-        continue;
-      }
-      browsers.add(name);
-      const live = slot.stereotype?.[LIVE_VIEW_CAPABILITY];
-      if (typeof live === 'boolean') {
-        steered.add(name);
-      }
-      if (live === true && !slot.session) {
-        watchableFree.add(name);
-      }
-    }
-    return { browsers, steered, watchableFree };
-  }
-
-  /** The slots of the Grid's nodes that are up. */
-  private async slots(): Promise<GridStatusSlot[]> {
-    return upSlots(await fetchGridStatus(this.url));
+    const offers = await this.offers.refresh();
+    return offers.watchable.size > 0;
   }
 
   attach(gridId: string, capabilities: Record<string, unknown>): WebDriver {
@@ -218,6 +190,7 @@ export class Grid {
     }
     if (response.ok) {
       countBrowser('ended');
+      this.offers.changed();
     }
   }
 
@@ -269,6 +242,20 @@ export class Grid {
       return false;
     }
   }
+}
+
+/**
+ * Headed where a person can watch: on a Grid that steers, exactly when the watchable slot is
+ * asked for; elsewhere when every slot of the browser is a display of its own (grid/offers.ts).
+ */
+function headedOn(kind: BrowserKind, offers: Offers | undefined, steer: Record<string, boolean>): boolean {
+  if (!offers) {
+    return false;
+  }
+  if (offers.steered.has(kind)) {
+    return steer[LIVE_VIEW_CAPABILITY] === true;
+  }
+  return offers.headed.has(kind);
 }
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);
