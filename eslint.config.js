@@ -41,8 +41,9 @@ export const ZONES = [
   {
     target: ['./src/mcp', './src/http'],
     from: './src/flows',
-    except: ['./document.ts', './names.ts'],
-    message: 'The surfaces reach flows/ through the call path; only the document schema and names are theirs.',
+    except: ['./document.ts', './names.ts', './view.ts'],
+    message:
+      'The surfaces reach flows/ through the call path; only the document schema, names and the service types are theirs.',
   },
   {
     // Every folder of src/ but embedded-grid/ itself; commands.ts (a file at the top) starts the Grid.

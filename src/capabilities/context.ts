@@ -1,12 +1,13 @@
 import type { WebDriver } from 'selenium-webdriver';
 import type { PageState } from '../browser/page-state.js';
 import type { WorkspaceFiles } from '../files/files.js';
-import type { CaptureListing, CapturedBody, NetworkFilter } from '../live/capture.js';
+import type { ControlView } from '../live/hand-back.js';
+import type { NetworkView } from '../live/network-view.js';
 import type { SecretListing } from '../secrets/catalogue.js';
 import type { ReceivingPage, SecretRef, TypeOutcome } from '../secrets/binding.js';
 import type { Caller } from '../workspace/caller.js';
-import type { FlowsView } from './flows-view.js';
-import type { WorkspaceView } from './workspace-view.js';
+import type { FlowsView } from '../flows/view.js';
+import type { WorkspaceView } from '../workspace/view.js';
 
 /** What the handler of a tool attached to a browser sees, and nothing more. */
 export interface BrowserToolContext {
@@ -53,36 +54,4 @@ export interface WorkspaceToolContext {
   secrets: SecretsAccess;
   network: NetworkView;
   control: ControlView;
-}
-
-/** A person's Control of the workspace's browser, as await_control sees it. */
-export interface ControlView {
-  /** waits (at most LIVE_AWAIT_CAP) for the person to hand back, and says what they did */
-  awaitHandBack(): Promise<HandBackSummary>;
-}
-
-export interface HandBackSummary {
-  handed_back: boolean;
-  message: string;
-  who?: string;
-  held_for?: number;
-  ended?: true;
-  visited?: { url: string; title: string }[];
-  dropped?: number;
-  url?: string;
-  title?: string;
-  outline?: string;
-  truncated?: boolean;
-}
-
-/** The workspace's network capture, as its tools see it (a saved workspace's; a 400 saying why otherwise). */
-export interface NetworkView {
-  /** on: starts (or restarts, emptying the list) capture of the workspace's browser; off: stops it */
-  capture(
-    on: boolean,
-    match: string | undefined,
-  ): Promise<{ capturing: boolean; match: string | null; since: string | null }>;
-  list(filter: NetworkFilter): Promise<CaptureListing>;
-  /** one captured response body, from the browser */
-  body(request: string): Promise<CapturedBody>;
 }

@@ -1,5 +1,5 @@
 import type { Capability } from '../capabilities/capability.js';
-import type { FlowsService, FlowsView, FlowTool, FlowToolbox } from '../capabilities/flows-view.js';
+import type { FlowsService, FlowsView, FlowTool, FlowToolbox } from './view.js';
 import type { FlowListing, FlowRead } from './answers.js';
 import { BadRequest, Forbidden, NotFound } from '../errors.js';
 import { NO_EVENTS, type EventSink } from '../events/events.js';

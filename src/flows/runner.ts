@@ -1,5 +1,5 @@
 import { splitImage, type Capability } from '../capabilities/capability.js';
-import type { StepOrigin } from '../capabilities/flows-view.js';
+import type { StepOrigin } from './view.js';
 import { BadRequest, Controlled, errorBody, TimedOut } from '../errors.js';
 import type { RunReport, StepReport } from './answers.js';
 import type { FlowDocument } from './document.js';

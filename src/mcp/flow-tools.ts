@@ -1,5 +1,5 @@
 import type { CallDeps } from '../capabilities/call/call.js';
-import type { FlowTool } from '../capabilities/flows-view.js';
+import type { FlowTool } from '../flows/view.js';
 import { runFlowTool } from '../capabilities/tools/flows.js';
 import { jsonSchemaOf, type ObjectSchema } from '../capabilities/json-schema.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';

@@ -1,6 +1,6 @@
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { FlowsService } from '../capabilities/flows-view.js';
+import type { FlowsService } from '../flows/view.js';
 import type { Caller } from '../workspace/caller.js';
 import { affects } from './flow-tools.js';
 

@@ -4,7 +4,7 @@ import { runFlowTool } from '../capabilities/tools/flows.js';
 import { capabilityNamed } from '../capabilities/index.js';
 import { splitImage, type Capability } from '../capabilities/capability.js';
 import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
-import type { StepProgress } from '../capabilities/flows-view.js';
+import type { StepProgress } from '../flows/view.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
 import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';

@@ -7,12 +7,13 @@ import type { Caller } from '../../workspace/caller.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import type { Capability } from '../capability.js';
 import type { BrowserToolContext, WorkspaceToolContext } from '../context.js';
-import type { AsStep, StepProgress } from '../flows-view.js';
+import type { AsStep, StepProgress } from '../../flows/view.js';
 import { answeredSomething, rememberCall } from '../../workspace/recent.js';
 import { checkMode, parseArguments } from './arguments.js';
-import { flowToolbox, turnKeyOf, workspaceView, type CallDeps, type ToolResult } from './contexts.js';
-import { networkView } from './network.js';
-import { controlView } from './control.js';
+import { flowToolbox, turnKeyOf, type CallDeps, type ToolResult } from './contexts.js';
+import { networkView } from '../../live/network-view.js';
+import { handBackView } from '../../live/hand-back.js';
+import { workspaceView } from '../../workspace/view.js';
 import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
 import { checkPreconditions } from './preconditions.js';
 import { observeCall } from '../../ops/calls.js';
@@ -118,15 +119,32 @@ async function runHandler(
   const madeBy = step.flow === undefined ? undefined : { flow: step.flow, step: step.step ?? null };
   if (capability.attach === 'none') {
     await checkPreconditions(deps.preconditions, { capability, args, caller, sessionId });
+    const { handBackRead } = capability;
     const ctx: WorkspaceToolContext = {
       caller,
-      workspace: workspaceView(deps, caller, sessionId, callTool),
+      workspace: workspaceView(
+        {
+          workspaces: deps.workspaces,
+          readPage: readPageState,
+          flowsHere: async () =>
+            deps.flows
+              ? (await deps.flows.view(caller, flowToolbox(deps, caller, sessionId, callTool)).list(false)).map(
+                  (f) => f.name,
+                )
+              : [],
+        },
+        caller,
+        sessionId,
+      ),
       // A flow that took the turn (run_flow) runs its steps in it.
       flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool, capability.takesTurn, progress)),
       files: filesOf(deps.files, caller.workspace, madeBy),
       secrets,
       network: networkView(deps, caller, secrets),
-      control: controlView(deps, capability, caller, callTool, progress),
+      control: handBackView(deps.control, caller, {
+        readPage: handBackRead && (() => callTool(deps, handBackRead.tool, handBackRead.args, caller)),
+        progress,
+      }),
     };
     return secrets.screenAnswer(await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext));
   }

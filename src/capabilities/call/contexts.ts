@@ -3,8 +3,7 @@ import { BadRequest } from '../../errors.js';
 import { SecretCall } from '../../secrets/binding.js';
 import type { Caller } from '../../workspace/caller.js';
 import { capabilityNamed } from '../index.js';
-import type { AsStep, FlowToolbox, StepProgress } from '../flows-view.js';
-import type { CurrentWorkspace, WorkspaceView } from '../workspace-view.js';
+import type { AsStep, FlowToolbox, StepProgress } from '../../flows/view.js';
 import type { Files } from '../../files/files.js';
 import type { Secrets } from '../../secrets/binding.js';
 import type { Turns } from '../../workspace/turns.js';
@@ -13,7 +12,7 @@ import type { Live } from '../../live/live.js';
 import type { Controls } from '../../live/control.js';
 import type { ControlTasks } from '../../live/tasks.js';
 import type { Capability } from '../capability.js';
-import type { FlowsService } from '../flows-view.js';
+import type { FlowsService } from '../../flows/view.js';
 import type { Precondition } from './preconditions.js';
 import type { CallLog } from '../../ops/calls.js';
 
@@ -106,62 +105,4 @@ async function screenedPage(deps: CallDeps, caller: Caller, sessionId: string | 
       record,
     }
   );
-}
-
-export function workspaceView(
-  deps: CallDeps,
-  caller: Caller,
-  sessionId: string | undefined,
-  callTool: CallPath,
-): WorkspaceView {
-  const { workspaces } = deps;
-  return {
-    open: async (kind, window) => {
-      const opened = await workspaces.open(caller, kind, window);
-      const page = await readPageState(opened.driver);
-      // The opaque handle, never the Grid id; a saved workspace answers none (it remembers its browser).
-      return { sessionId: opened.handle, url: page.url, title: page.title };
-    },
-    end: async () => ({ ended: await workspaces.end(caller, sessionId) }),
-    describe: () => describeWorkspace(deps, caller, sessionId, callTool),
-  };
-}
-
-async function describeWorkspace(
-  deps: CallDeps,
-  caller: Caller,
-  sessionId: string | undefined,
-  callTool: CallPath,
-): Promise<CurrentWorkspace> {
-  const { workspaces } = deps;
-  const flowsHere = async () =>
-    deps.flows
-      ? (await deps.flows.view(caller, flowToolbox(deps, caller, sessionId, callTool)).list(false)).map((f) => f.name)
-      : [];
-  if (!caller.key) {
-    const held = sessionId ? await workspaces.describeHandle(caller, sessionId) : undefined;
-    return {
-      workspace: null,
-      mode: 'stateless',
-      browser: sessionId && held?.alive ? { session_id: sessionId, ...held } : null,
-      window: null,
-      url: null,
-      title: null,
-      flows_here: await flowsHere(),
-    };
-  }
-  const record = await workspaces.record(caller.key);
-  const alive = record?.gridId ? await workspaces.isAlive(record.gridId) : false;
-  if (record?.gridId && !alive) {
-    await workspaces.detach(caller.key, record);
-  }
-  return {
-    workspace: caller.workspace ?? null,
-    mode: 'saved',
-    browser: record?.gridId && alive ? { kind: record.browser, version: record.browserVersion ?? '', alive } : null,
-    window: record ? record.window : null,
-    url: record?.url ?? null,
-    title: record?.title ?? null,
-    flows_here: await flowsHere(),
-  };
 }

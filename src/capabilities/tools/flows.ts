@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import { defineTool } from '../capability.js';
-import type { FlowsView } from '../flows-view.js';
+import type { FlowsView } from '../../flows/view.js';
 import { flowDraft, flowListing, flowRead, flowSaved, runReport } from '../../flows/answers.js';
 import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_URL_CHARS } from '../../limits.js';
 

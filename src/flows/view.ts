@@ -1,5 +1,5 @@
 import type { Caller } from '../workspace/caller.js';
-import type { FlowDraft, FlowListing, FlowRead, FlowSaved, RunReport } from '../flows/answers.js';
+import type { FlowDraft, FlowListing, FlowRead, FlowSaved, RunReport } from './answers.js';
 import type { RecentCall } from '../workspace/recent.js';
 
 /** How a call runs as a step of a flow, where a direct call differs. */

@@ -1,9 +1,28 @@
-import { BadRequest, NotFound } from '../../errors.js';
-import { BrowserGone } from '../../grid/grid.js';
-import type { SecretCall } from '../../secrets/binding.js';
-import type { Caller } from '../../workspace/caller.js';
-import type { NetworkView } from '../context.js';
-import type { CallDeps } from './contexts.js';
+import { BadRequest, NotFound } from '../errors.js';
+import { BrowserGone } from '../grid/grid.js';
+import type { SecretCall } from '../secrets/binding.js';
+import type { Caller } from '../workspace/caller.js';
+import type { Workspaces } from '../workspace/workspaces.js';
+import type { CaptureListing, CapturedBody, NetworkFilter } from './capture.js';
+import type { Live } from './live.js';
+
+/** The workspace's network capture, as its tools see it (a saved workspace's; a 400 saying why otherwise). */
+export interface NetworkView {
+  /** on: starts (or restarts, emptying the list) capture of the workspace's browser; off: stops it */
+  capture(
+    on: boolean,
+    match: string | undefined,
+  ): Promise<{ capturing: boolean; match: string | null; since: string | null }>;
+  list(filter: NetworkFilter): Promise<CaptureListing>;
+  /** one captured response body, from the browser */
+  body(request: string): Promise<CapturedBody>;
+}
+
+/** What a caller's network view is built from; `live` is undefined where deps were built without it. */
+export interface NetworkViewDeps {
+  workspaces: Workspaces;
+  live?: Live;
+}
 
 const NEEDS_WORKSPACE =
   'Network capture belongs to a saved workspace: name one with the X-Workspace header (HTTP) or ?workspace=… on the MCP URL, then call again.';
@@ -13,7 +32,7 @@ const NEEDS_WORKSPACE =
  * typed into it (taken in from the record first, so a value typed through another replica is
  * screened here too).
  */
-export function networkView(deps: CallDeps, caller: Caller, secrets: SecretCall): NetworkView {
+export function networkView(deps: NetworkViewDeps, caller: Caller, secrets: SecretCall): NetworkView {
   const live = () => {
     if (!deps.live) {
       throw new Error('network capture is not wired into these call deps');

@@ -1,27 +1,53 @@
-import { NotFound } from '../../errors.js';
-import { copy, said } from '../../live/control.js';
-import type { Caller } from '../../workspace/caller.js';
-import type { ControlView, HandBackSummary } from '../context.js';
-import type { StepProgress } from '../flows-view.js';
-import type { Capability } from '../capability.js';
-import type { CallDeps, CallPath } from './contexts.js';
+import { NotFound } from '../errors.js';
+import type { Caller } from '../workspace/caller.js';
+import { copy, said, type Controls } from './control.js';
+
+/** A person's Control of the workspace's browser, as await_control sees it. */
+export interface ControlView {
+  /** waits (at most LIVE_AWAIT_CAP) for the person to hand back, and says what they did */
+  awaitHandBack(): Promise<HandBackSummary>;
+}
+
+export interface HandBackSummary {
+  handed_back: boolean;
+  message: string;
+  who?: string;
+  held_for?: number;
+  ended?: true;
+  visited?: { url: string; title: string }[];
+  dropped?: number;
+  url?: string;
+  title?: string;
+  outline?: string;
+  truncated?: boolean;
+}
+
+/** A person's Control episodes, and how long await_control waits (LIVE_AWAIT_CAP). */
+export interface HandBackDeps {
+  controls: Controls;
+  capMs: number;
+}
+
+/** What one wait is built from beside the caller: the page read after a hand-back, and who hears progress. */
+export interface HandBackCall {
+  /** reads the page now through the ordinary call path (its turn, its screening); none: the agent looks itself */
+  readPage?: () => Promise<Record<string, unknown>>;
+  /** hears the seconds waited while the person holds on */
+  progress?: (done: number, total: number, message: string) => void;
+}
 
 /**
  * await_control for the caller's workspace: the wait (Controls.awaitHandBack, which polls the
- * store every replica shares), then what the person did, and the page now read through the
- * ordinary call path (its turn, its screening of typed secrets). A stateless caller has no
- * workspace a person could take, so nobody is in control of it.
+ * store every replica shares), then what the person did, and the page now. A stateless caller
+ * has no workspace a person could take, so nobody is in control of it.
  */
-export function controlView(
-  deps: CallDeps,
-  capability: Capability,
+export function handBackView(
+  control: HandBackDeps | undefined,
   caller: Caller,
-  callTool: CallPath,
-  progress: StepProgress | undefined,
+  { readPage, progress }: HandBackCall,
 ): ControlView {
   return {
     awaitHandBack: async () => {
-      const control = deps.control;
       if (!control || caller.workspace === undefined) {
         return { handed_back: false, message: copy.nobody };
       }
@@ -51,7 +77,7 @@ export function controlView(
       if (back.ended) {
         return { ...summary, ended: true, message: copy.ended(back.who) };
       }
-      const page = await pageNow(deps, capability, caller, callTool);
+      const page = await pageNow(readPage);
       if (page === 'gone') {
         return { ...summary, ended: true, message: copy.ended(back.who) };
       }
@@ -66,19 +92,14 @@ export function controlView(
   };
 }
 
-/** The page now, read as the row's `handBackRead` says (none: the agent looks for itself). */
 async function pageNow(
-  deps: CallDeps,
-  capability: Capability,
-  caller: Caller,
-  callTool: CallPath,
+  readPage: HandBackCall['readPage'],
 ): Promise<Pick<HandBackSummary, 'url' | 'title' | 'outline' | 'truncated'> | 'gone'> {
-  const reading = capability.handBackRead;
-  if (!reading) {
+  if (!readPage) {
     return {};
   }
   try {
-    const read = await callTool(deps, reading.tool, reading.args, caller);
+    const read = await readPage();
     return {
       url: String(read.url),
       title: String(read.title),
