@@ -2,7 +2,7 @@
 # with GRID_URL; see docker-compose.yaml, deploy/kubernetes/ and docs/scaling.md.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json npm-shrinkwrap.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -17,7 +17,7 @@ ENV NODE_ENV=production \
     PORT=8080 \
     FLOW_DATA_DIR=/data
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json npm-shrinkwrap.json ./
 # --omit=optional: the Selenium jar (50 MB) is for the embedded Grid, and this image's Grid is its own container.
 RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist

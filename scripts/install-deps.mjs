@@ -14,7 +14,8 @@ installSystemDependencies();
 installGeckodriver();
 
 function installNpmDependencies() {
-  const lock = join(ROOT, 'package-lock.json');
+  // The shrinkwrap is the lock that ships in the package: what a user installs is what the tests ran.
+  const lock = join(ROOT, 'npm-shrinkwrap.json');
   if (existsSync(lock)) {
     if (npmTreeOlderThan(lock)) {
       run('npm', ['ci']);
@@ -24,7 +25,7 @@ function installNpmDependencies() {
   }
 }
 
-// npm rewrites node_modules/.package-lock.json on every install, just after package-lock.json.
+// npm rewrites node_modules/.package-lock.json on every install, just after the lock.
 function npmTreeOlderThan(lock) {
   const installed = join(ROOT, 'node_modules', '.package-lock.json');
   return !existsSync(installed) || statSync(installed).mtimeMs < statSync(lock).mtimeMs;

@@ -8,7 +8,7 @@ declare module 'selenium-webdriver/remote/index.js' {
   export { FileDetector } from '@types/selenium-webdriver/remote.js';
 }
 
-// The BiDi connection class; its published types (4.35) predate addCallback.
+// The BiDi connection class; its published types (4.35) lack the socket and send().
 declare module 'selenium-webdriver/bidi/index.js' {
   import type { EventEmitter } from 'node:events';
   import type WebSocket from 'ws';
@@ -17,10 +17,6 @@ declare module 'selenium-webdriver/bidi/index.js' {
     readonly socket: WebSocket;
     waitForConnection(): Promise<void>;
     send(command: { method: string; params: object }): Promise<Record<string, unknown>>;
-    addCallback(
-      method: string,
-      handler: (params: unknown) => void,
-    ): Promise<{ id: string; unsubscribe(): Promise<void> }>;
     close(): Promise<void>;
   }
 }

@@ -50,17 +50,42 @@ const CLOSE_MS = 1_000;
 
 function wrap(bidi: BiDi): BidiConnection {
   let closing = false;
+  const send = async (method: string, params: object): Promise<Record<string, unknown>> => {
+    const answer = await bidi.send({ method, params });
+    if (answer.type === 'error') {
+      throw new BidiCommandError(String(answer.error), String(answer.message));
+    }
+    return (answer.result ?? {}) as Record<string, unknown>;
+  };
   return {
-    async send(method, params) {
-      const answer = await bidi.send({ method, params });
-      if (answer.type === 'error') {
-        throw new BidiCommandError(String(answer.error), String(answer.message));
-      }
-      return (answer.result ?? {}) as Record<string, unknown>;
-    },
+    send,
+    // By subscription id, so undoing one reason never ends another's subscription to the same
+    // event. Written here rather than with the connection's addCallback, which only
+    // selenium-webdriver 4.47+ has, and those declare Node 22 (we support Node 20).
     async subscribe(event, listener) {
-      const subscription = await bidi.addCallback(event, listener);
-      return () => subscription.unsubscribe();
+      // The connection emits synchronously from its socket's message handler: a listener that
+      // threw would stop the others and escape into ws.
+      const handler = (params: unknown) => {
+        try {
+          listener(params);
+        } catch {
+          // The listener's own failure is its reason's to report; the connection carries on.
+        }
+      };
+      bidi.on(event, handler);
+      try {
+        const { subscription } = await send('session.subscribe', { events: [event] });
+        if (typeof subscription !== 'string') {
+          throw new Error('session.subscribe answered without a subscription id');
+        }
+        return async () => {
+          bidi.off(event, handler);
+          await send('session.unsubscribe', { subscriptions: [subscription] });
+        };
+      } catch (err) {
+        bidi.off(event, handler);
+        throw err;
+      }
     },
     onLost(listener) {
       bidi.socket.once('close', () => {

@@ -21,6 +21,8 @@ describe('the packed package', () => {
   let bin: string;
   let elsewhere: string;
   let tarballFiles: string[];
+  let installOutput: string;
+  let installedPackage: string;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
@@ -36,7 +38,7 @@ describe('the packed package', () => {
     }[];
     tarballFiles = packed?.files.map((f) => f.path) ?? [];
     const prefix = join(dir, 'prefix');
-    await run(
+    const installed = await run(
       'npm',
       [
         'install',
@@ -50,6 +52,8 @@ describe('the packed package', () => {
       ],
       { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
     );
+    installOutput = `${installed.stdout}\n${installed.stderr}`;
+    installedPackage = join(prefix, 'lib', 'node_modules', 'selenium-flow');
     bin = join(prefix, 'bin', 'selenium-flow');
     // As the server image has it (npm ci --omit=optional): the Grid is a container of its own.
     // A global install keeps a package's optional dependencies whatever --omit says.
@@ -89,6 +93,22 @@ describe('the packed package', () => {
       ]),
     );
     expect(tarballFiles.filter((f) => /^(test|src|bench|scripts)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
+  });
+
+  it('installs on this Node without an engine warning, with the dependency versions the tests ran', async () => {
+    expect(tarballFiles).toContain('npm-shrinkwrap.json');
+    expect(installOutput).not.toContain('EBADENGINE');
+    // npm reads no shrinkwrap from a tarball (npm/cli#5325): the exact pins are what hold.
+    const { dependencies } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const installed = await Promise.all(
+      Object.keys(dependencies).map(async (name) => {
+        const manifest = join(installedPackage, 'node_modules', name, 'package.json');
+        return [name, (JSON.parse(await readFile(manifest, 'utf8')) as { version: string }).version];
+      }),
+    );
+    expect(Object.fromEntries(installed)).toEqual(dependencies);
   });
 
   it('answers --help, --version, and an unknown command with exit code 2', async () => {
