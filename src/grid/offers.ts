@@ -157,3 +157,20 @@ export class GridOffers {
     }
   }
 }
+
+/**
+ * How many browsers at once the node of this browser runs on the one display it shows, when it
+ * shares that display (a VNC screen shows them all, one on top of another); undefined when the
+ * browser has a screen of its own, or the Grid does not list it.
+ */
+export function screenSharedBy(status: GridStatusAnswer, gridId: string): number | undefined {
+  for (const node of status.nodes ?? []) {
+    const slot = (node.slots ?? []).find((s) => s.session?.sessionId === gridId);
+    if (slot) {
+      return screenOf(slot) !== undefined && !ownScreen(node, slot)
+        ? (node.maxSessions ?? node.slots?.length)
+        : undefined;
+    }
+  }
+  return undefined;
+}

@@ -1,6 +1,8 @@
 import { Conflict, NotFound } from '../errors.js';
 import { splitCredentials } from '../grid/fetch.js';
 import type { Grid } from '../grid/grid.js';
+import { screenSharedBy } from '../grid/offers.js';
+import { fetchGridStatus } from '../grid/status.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
 import { said, type Controls } from './control.js';
@@ -25,6 +27,11 @@ export interface LiveStatus {
 export const NO_GRID_LIVE_VIEW =
   'This Grid has no live view: no slot advertises se:vncEnabled (the embedded Grid needs xvfb, x11vnc and websockify; see docs/live.md).';
 
+/** Why a browser on a node that shares its display cannot be watched, and the fix. */
+export function sharedScreen(sessions: number): string {
+  return `This browser's Grid node runs up to ${sessions} browsers on one display, and its VNC screen shows them all on top of one another, so it cannot be watched; give watchable nodes one session each (SE_NODE_MAX_SESSIONS=1 on docker-selenium, max-sessions = 1 in a node's config), then end this browser (end_browser) and open another.`;
+}
+
 /** The live view's parts: the tickets, the open tunnels, and where a workspace's VNC is. */
 export class LiveService {
   readonly tickets: Tickets;
@@ -43,14 +50,18 @@ export class LiveService {
     const record = await this.records.get(callerOfWorkspace(workspace).key);
     const gridLiveView = await this.grid.hasLiveView().catch(() => false);
     const browser = record?.gridId !== undefined;
-    const watchable = browser && typeof record?.capabilities?.['se:vnc'] === 'string';
+    const vnc = browser && typeof record?.capabilities?.['se:vnc'] === 'string';
+    const shared = vnc && record?.gridId !== undefined ? await this.sharedBy(record.gridId) : undefined;
+    const watchable = vnc && shared === undefined;
     const message = !gridLiveView
       ? NO_GRID_LIVE_VIEW
       : !browser
         ? `Workspace ${workspace} has no browser now; one opens with its next call (open_session).`
-        : !watchable
-          ? "This workspace's browser runs on a slot without VNC; end it (end_browser) and let the next call open one while a watchable slot is free."
-          : undefined;
+        : shared !== undefined
+          ? sharedScreen(shared)
+          : !watchable
+            ? "This workspace's browser runs on a slot without VNC; end it (end_browser) and let the next call open one while a watchable slot is free."
+            : undefined;
     const episode = await this.controls.episode(workspace);
     const control = episode && {
       state: episode.state,
@@ -70,8 +81,18 @@ export class LiveService {
       const status = await this.status(workspace);
       throw new Conflict(status.message ?? NO_GRID_LIVE_VIEW);
     }
+    const shared = await this.sharedBy(record.gridId);
+    if (shared !== undefined) {
+      throw new Conflict(sharedScreen(shared));
+    }
     const { address, authorization } = splitCredentials(this.grid.url);
     const base = address.replace(/\/+$/, '').replace(/^http/, 'ws');
     return { url: `${base}/session/${encodeURIComponent(record.gridId)}/se/vnc`, authorization };
+  }
+
+  /** Read when a person asks to watch, never on an agent's call: /status touches no session. */
+  private async sharedBy(gridId: string): Promise<number | undefined> {
+    const status = await fetchGridStatus(this.grid.url).catch(() => undefined);
+    return status && screenSharedBy(status, gridId);
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { browserCapabilities } from '../../src/grid/capabilities.js';
-import { GridOffers, offersOf } from '../../src/grid/offers.js';
+import { GridOffers, offersOf, screenSharedBy } from '../../src/grid/offers.js';
+import { sharedScreen } from '../../src/live/service.js';
 import type { GridStatusAnswer } from '../../src/grid/status.js';
 
 type Node = NonNullable<GridStatusAnswer['nodes']>[number];
@@ -150,5 +151,26 @@ describe('a watchable slot just taken', () => {
     expect((await offers.get()).watchableFree.has('chrome')).toBe(true);
     offers.changed('chrome');
     expect((await offers.get()).watchableFree.has('chrome')).toBe(false);
+  });
+});
+
+describe('a browser on a shared display', () => {
+  const running = (n: Node, gridId: string): Node => ({
+    ...n,
+    slots: (n.slots ?? []).map((slot, i) => (i === 0 ? { ...slot, session: { sessionId: gridId } } : slot)),
+  });
+  it('is named with how many browsers its node shows on one screen, and the sentence says the fix', () => {
+    const status_ = status(running(node(4, { browserName: 'chrome', ...VNC }), 'shared-1'));
+    expect(screenSharedBy(status_, 'shared-1')).toBe(4);
+    expect(sharedScreen(4)).toMatch(/up to 4 browsers on one display.*SE_NODE_MAX_SESSIONS=1/);
+  });
+  it('is not a browser on a one-session node, a headless slot, or one the Grid does not list', () => {
+    const status_ = status(
+      running(node(1, { browserName: 'chrome', ...VNC }), 'own-1'),
+      running(node(4, { browserName: 'chrome' }), 'headless-1'),
+    );
+    expect(screenSharedBy(status_, 'own-1')).toBeUndefined();
+    expect(screenSharedBy(status_, 'headless-1')).toBeUndefined();
+    expect(screenSharedBy(status_, 'gone')).toBeUndefined();
   });
 });
