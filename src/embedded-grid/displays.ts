@@ -88,9 +88,11 @@ export async function writeXauthority(path: string, account: { uid: number; gid:
  * Xvfb picks a free display itself (-displayfd: several Grids on one host never collide) and
  * writes its number once it accepts clients; then x11vnc serves it on loopback only, and
  * websockify bridges the node's websocket to it. No password: x11vnc's port is fenced to the
- * Grid's account, and the admin auth in front of the tunnel is the gate (docs/security.md).
+ * Grid's account, and the admin auth in front of the tunnel is the gate (docs/security.md). A
+ * docker-selenium-style node (docker-node.ts) passes the password file x11vnc -storepasswd wrote.
  */
-export function displayScript(dir: string, ports: LivePorts): string {
+export function displayScript(dir: string, ports: LivePorts, passwordFile?: string): string {
+  const auth = passwordFile === undefined ? '-nopw' : `-rfbauth '${passwordFile}'`;
   return [
     '#!/bin/sh',
     `cd '${dir}'`,
@@ -98,7 +100,7 @@ export function displayScript(dir: string, ports: LivePorts): string {
     'xvfb=$!',
     `while [ ! -s '${dir}/display' ]; do kill -0 $xvfb 2>/dev/null || exit 1; sleep 0.05; done`,
     `d=$(cat '${dir}/display')`,
-    `x11vnc -display ":$d" -auth '${dir}/xauth' -localhost -rfbport ${ports.rfb} -nopw -forever -shared -noxdamage -quiet &`,
+    `x11vnc -display ":$d" -auth '${dir}/xauth' -localhost -rfbport ${ports.rfb} ${auth} -forever -shared -noxdamage -quiet &`,
     `websockify 127.0.0.1:${ports.websocket} 127.0.0.1:${ports.rfb} &`,
     'wait',
     '',

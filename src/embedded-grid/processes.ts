@@ -56,11 +56,12 @@ export async function superviseJava(
   args: string[],
   heap: string,
   firewallTable: string | undefined,
+  env: Record<string, string> = {},
 ): Promise<SupervisedProcess> {
   const jarPath = await readableJar(launch, workDir);
   // java.io.tmpdir keeps the node's download folders and Chromium's profiles inside workDir.
   const javaArgs = [heap, `-Djava.io.tmpdir=${workDir}`, '-jar', jarPath, ...args];
-  return superviseCommand(launch, workDir, launch.java, javaArgs, firewallTable);
+  return superviseCommand(launch, workDir, launch.java, javaArgs, firewallTable, env);
 }
 
 /** `command` under the supervisor, in `workDir`, as the Grid's account, with a minimal environment. */
@@ -70,13 +71,15 @@ export function superviseCommand(
   command: string,
   args: string[],
   firewallTable: string | undefined,
+  env: Record<string, string> = {},
 ): SupervisedProcess {
   const spec = {
     command,
     args,
     dir: workDir,
     // Nothing of the server's environment (tokens, Redis URL, secrets) reaches the Grid or a browser.
-    env: { HOME: workDir, PATH: '/usr/bin:/bin', TMPDIR: workDir, LANG: 'C.UTF-8' },
+    // `env` adds only what a process must know (a node's display and the SE_* variables that advertise it).
+    env: { ...env, HOME: workDir, PATH: '/usr/bin:/bin', TMPDIR: workDir, LANG: 'C.UTF-8' },
     uid: launch.account?.uid,
     gid: launch.account?.gid,
     firewallTable,

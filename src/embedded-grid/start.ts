@@ -10,6 +10,7 @@ import { fenceBrowsers, removeFirewall, writeChromiumPolicy, writeFirefoxPolicy,
 import { gridAccount, gridWorkDir, RecentLines, writePrivate, type Launch } from './launch.js';
 import { livePortPair, startLiveView } from './live-views.js';
 import { CHROMEDRIVER } from './paths.js';
+import { dockerNodeToml, startDockerNodeDisplay } from './docker-node.js';
 import {
   exitDescription,
   freePort,
@@ -149,6 +150,11 @@ export interface HubAndNodesOptions {
   port?: number;
   /** Ports on this host the browsers may still open (a site under test). */
   loopbackPorts?: readonly PortRange[];
+  /**
+   * Each node configured as docker-selenium's node images are (docker-node.ts): one session on a
+   * display of its own, VNC behind `vncPassword` (none when undefined), noVNC, the SE_* variables.
+   */
+  dockerSelenium?: { vncPassword?: string };
 }
 
 /**
@@ -160,7 +166,9 @@ export interface HubAndNodesOptions {
 export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promise<EmbeddedGrid> {
   const nodes = options.nodes ?? 1;
   const hubPort = options.port ?? (await freePort());
-  const launch = await prepareLaunch(hubPort, options.loopbackPorts ?? []);
+  const docker = options.dockerSelenium;
+  const livePorts = docker ? await Promise.all(Array.from({ length: nodes }, async () => livePortPair())) : [];
+  const launch = await prepareLaunch(hubPort, options.loopbackPorts ?? [], livePorts);
   const { url, address } = gridUrls(hubPort, launch.credentials);
   const registration = ['--registration-secret', randomBytes(24).toString('base64url')];
   const eventBus = [
@@ -193,7 +201,18 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     for (let i = 0; i < nodes; i += 1) {
       const workDir = await gridWorkDir(`node${i + 1}`, launch.account);
       const configPath = join(workDir, 'node.toml');
-      await writeFile(configPath, gridToml(options.maxSessions ?? 4, await nodeBrowsers(launch, workDir), address));
+      const browsers = await nodeBrowsers(launch, workDir);
+      const ports = livePorts[i];
+      const display = docker && ports ? await startDockerNodeDisplay(launch, ports, docker.vncPassword) : undefined;
+      if (display) {
+        processes.push(display.process);
+      }
+      await writeFile(
+        configPath,
+        display
+          ? dockerNodeToml(browsers, address, display.ports.websocket)
+          : gridToml(options.maxSessions ?? 4, browsers, address),
+      );
       const args = [
         'node',
         '--config',
@@ -204,9 +223,11 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
         String(await freePort()),
         ...eventBus,
         ...registration,
+        // docker-selenium's nodes are told their noVNC port by SE_NO_VNC_PORT (7900 there); the flag says it here.
+        ...(display ? ['--no-vnc-port', display.env.SE_NO_VNC_PORT ?? ''] : []),
       ];
       args.push('--session-timeout', String(options.sessionTimeoutSeconds ?? 300));
-      processes.push(await superviseJava(launch, workDir, args, '-Xmx192m', undefined));
+      processes.push(await superviseJava(launch, workDir, args, '-Xmx192m', undefined, display?.env));
     }
     await waitUntilNodesReady(url, nodes, processes, launch.log);
   } catch (error) {
@@ -214,7 +235,14 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     await removeFirewall(launch.firewallTable);
     throw error;
   }
-  return { url, address, isolated: launch.account !== undefined, liveViews: 0, ...offered(launch), stop };
+  return {
+    url,
+    address,
+    isolated: launch.account !== undefined,
+    liveViews: livePorts.length,
+    ...offered(launch),
+    stop,
+  };
 }
 
 function gridUrls(port: number, credentials: { username: string; password: string }): { url: string; address: string } {
