@@ -56,6 +56,8 @@ export interface RecordStore {
   delete(key: string): Promise<void>;
   /** Keys of every live record, for the admin page. */
   keys(): Promise<string[]>;
+  /** Several records at once, in the order asked (a shared store answers them in a few round trips, not one each). */
+  getMany(keys: readonly string[]): Promise<(WorkspaceRecord | undefined)[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -78,6 +80,10 @@ export class MemoryRecordStore implements RecordStore {
       return undefined;
     }
     return structuredClone(entry.record);
+  }
+
+  async getMany(keys: readonly string[]): Promise<(WorkspaceRecord | undefined)[]> {
+    return Promise.all(keys.map((key) => this.get(key)));
   }
 
   async put(key: string, record: WorkspaceRecord): Promise<void> {

@@ -119,6 +119,9 @@ export class RedisConnection {
  * whole by one SET (so no record is ever half-written) with a PX expiry that every write
  * renews: the TTL slides while a workspace is used, as in the memory store.
  */
+/** Keys per MGET: one round trip each, small enough not to hold Redis up for other replicas. */
+const MGET_BATCH = 200;
+
 export class RedisRecordStore implements RecordStore {
   private readonly ttlMs: number;
 
@@ -133,6 +136,16 @@ export class RedisRecordStore implements RecordStore {
   async get(key: string): Promise<WorkspaceRecord | undefined> {
     const raw = await this.connection.call((c) => c.get(this.prefix + key));
     return raw === null ? undefined : (JSON.parse(raw) as WorkspaceRecord);
+  }
+
+  async getMany(keys: readonly string[]): Promise<(WorkspaceRecord | undefined)[]> {
+    const found: (WorkspaceRecord | undefined)[] = [];
+    for (let at = 0; at < keys.length; at += MGET_BATCH) {
+      const batch = keys.slice(at, at + MGET_BATCH).map((key) => this.prefix + key);
+      const raws = await this.connection.call((c) => c.mget(...batch));
+      found.push(...raws.map((raw) => (raw === null ? undefined : (JSON.parse(raw) as WorkspaceRecord))));
+    }
+    return found;
   }
 
   async put(key: string, record: WorkspaceRecord): Promise<void> {

@@ -147,6 +147,22 @@ describe('RedisRecordStore', () => {
     expect(await store.keys()).toHaveLength(450);
   });
 
+  it('reads many records in order in a few MGETs, not one GET per record', async () => {
+    const conn = await connection();
+    const store = new RedisRecordStore(conn, 60, `${RECORD_PREFIX}many-test:`);
+    const keys = Array.from({ length: 450 }, (_, i) => `named:m${i}`);
+    await Promise.all(keys.map((key, i) => store.put(key, { ...newRecord(), url: `http://127.0.0.1/${i}` })));
+    const calls = async (command: string) =>
+      Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await conn.client.info('commandstats'))?.[1] ?? 0);
+    const [mgetBefore, getBefore] = [await calls('mget'), await calls('get')];
+    const found = await store.getMany([...keys, 'named:missing']);
+    expect(found).toHaveLength(451);
+    expect(found.slice(0, 450).map((r) => r?.url)).toEqual(keys.map((_, i) => `http://127.0.0.1/${i}`));
+    expect(found[450]).toBeUndefined();
+    expect(await calls('mget')).toBe(mgetBefore + 3);
+    expect(await calls('get')).toBe(getBefore);
+  });
+
   it('slides the TTL on every write, and forgets a record left unused', async () => {
     const conn = await connection();
     const store = new RedisRecordStore(conn, 0.8, `${RECORD_PREFIX}ttl-test:`);

@@ -39,6 +39,14 @@ describe('the memory record store', () => {
     expect(await store.get('k')).toBeUndefined();
   });
 
+  it('reads many records in the order asked, undefined for one it does not hold', async () => {
+    const store = new MemoryRecordStore(10);
+    await store.put('a', { ...newRecord(), url: 'https://a.example' });
+    await store.put('b', { ...newRecord(), url: 'https://b.example' });
+    const found = await store.getMany(['b', 'none', 'a']);
+    expect(found.map((r) => r?.url)).toEqual(['https://b.example', undefined, 'https://a.example']);
+  });
+
   it('hands out copies, so a caller cannot change a stored record by accident', async () => {
     const store = new MemoryRecordStore(10);
     await store.put('k', newRecord());
