@@ -1,9 +1,10 @@
 /**
- * `npx tsx bench/concurrency.ts`: throughput with 1, 4 and 8 workspaces working at once,
+ * `npx tsx bench/concurrency.ts`: throughput with N workspaces working at once (`--levels`, up to 16),
  * - through one `selenium-flow serve` process (MCP over Streamable HTTP, memory store),
  * - through two replicas sharing Redis behind a round-robin proxy (each request of a client
  *   may land on either replica),
- * against 1, 4 and 8 raw selenium-webdriver scripts, all on one embedded Grid with 8 slots, in
+ * against as many raw selenium-webdriver scripts, all on one embedded Grid (a hub and `--nodes`
+ * nodes, default 2, with as many slots as the most workers; `--nodes 0`: one standalone Grid), in
  * one run, interleaved round-robin, the warm-up round dropped. Two workloads, each a table:
  * - `reference`: the reference task of performance.md (twelve steps, browser opened and
  *   closed), per worker and repeated: 8 workspaces against 8 copies of the raw script. The bar
@@ -21,14 +22,14 @@ import { parseArgs } from 'node:util';
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { TOP_PAGE } from '../src/browser/page-state.js';
 import { browserCapabilities } from '../src/grid/capabilities.js';
-import { startEmbeddedGrid } from '../src/embedded-grid/index.js';
+import { startEmbeddedGrid, startHubAndNodes } from '../src/embedded-grid/index.js';
 import { gridFetch } from '../src/grid/grid.js';
 import { FIXTURE_PORTS, startFixtureSite } from '../test/fixtures/site.js';
 import { startRedis } from '../test/helpers/redis.js';
 import { roundRobinProxy, spawnReplica, type Replica } from '../test/helpers/replica.js';
 import { runBench, withTimeout, type Cleanup } from './lib/cleanup.js';
 import { connectHttp, McpToolCaller } from './lib/mcp.js';
-import { cpuMillis, processTree } from './lib/processes.js';
+import { cpuMillis, processTree, rssBytes } from './lib/processes.js';
 import { ROWS_SCRIPT, rawConfiguration as rawTwelveSteps } from './lib/raw.js';
 import { markdownTable, median, ratio, summarize } from './lib/stats.js';
 import { WINDOW, WrongAnswer, checkAnswers, pages, type Configuration as TwelveSteps } from './lib/task.js';
@@ -44,6 +45,7 @@ const { values: options } = parseArgs({
     'reference-tasks': { type: 'string', default: '3' },
     'calls-tasks': { type: 'string', default: '6' },
     levels: { type: 'string', default: '1,4,8' },
+    nodes: { type: 'string', default: '2' },
     json: { type: 'string' },
     'timeout-minutes': { type: 'string', default: '50' },
   },
@@ -71,7 +73,8 @@ const TASKS: Record<WorkloadId, number> = {
   reference: whole('reference-tasks', options['reference-tasks'], 100),
   calls: whole('calls-tasks', options['calls-tasks'], 100),
 };
-const LEVELS = (options.levels ?? '').split(',').map((v) => whole('levels', v, 8));
+const LEVELS = (options.levels ?? '').split(',').map((v) => whole('levels', v, 16));
+const NODES = options.nodes === '0' ? 0 : whole('nodes', options.nodes, 4);
 const TIMEOUT_MINUTES = whole('timeout-minutes', options['timeout-minutes'], 180);
 const MAX_LEVEL = Math.max(...LEVELS);
 const BAR_AT_8 = 0.9;
@@ -104,6 +107,26 @@ interface Measured {
   perSecond: number;
   /** CPU the selenium-flow processes spent per task, ms (NaN for raw scripts) */
   serverCpuMs: number;
+  /** the servers' RSS at its highest while the workers ran, over before they connected, per worker (NaN for raw) */
+  rssPerWorkerBytes: number;
+}
+
+/** Per-step times of the reference task, by `configuration@level` (the run under way says which). */
+const stepTimes = new Map<string, number[][]>();
+let stepsKey: string | undefined;
+function noteSteps(stepMs: readonly (number | undefined)[]): void {
+  if (stepsKey === undefined) {
+    return;
+  }
+  const perStep = stepTimes.get(stepsKey) ?? stepMs.map(() => []);
+  stepMs.forEach((ms, i) => ms !== undefined && perStep[i]?.push(ms));
+  stepTimes.set(stepsKey, perStep);
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  // nearest rank: the smallest value with at least p of the values at or below it
+  return sorted.length === 0 ? Number.NaN : (sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN);
 }
 
 function checkRows(rows: unknown): void {
@@ -114,7 +137,11 @@ function checkRows(rows: unknown): void {
 
 /** The twelve steps, each task opening and closing its own browser, checked like the serial bench checks them. */
 function referenceWorkload(gridUrl: string, siteUrl: string, servers: Record<'one' | 'two', Server>): Workload {
-  const checked = (steps: TwelveSteps) => async () => checkAnswers(steps, (await steps.run()).answers, siteUrl);
+  const checked = (steps: TwelveSteps) => async () => {
+    const run = await steps.run();
+    checkAnswers(steps, run.answers, siteUrl);
+    noteSteps(run.stepMs);
+  };
   const raw = rawTwelveSteps(gridUrl, siteUrl, 'script');
   const served = (id: 'one' | 'two') =>
     servedConfiguration('reference', id, servers[id], async (tools) => ({
@@ -210,6 +237,12 @@ async function throughput(
   round: number,
   tasks: number,
 ): Promise<Measured> {
+  const serverRss = () => configuration.serverPids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+  const rssBefore = serverRss();
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, serverRss());
+  }, 250);
   const settled = await Promise.allSettled(Array.from({ length: level }, (_, i) => configuration.worker(i, round)));
   const workers = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   try {
@@ -229,18 +262,29 @@ async function throughput(
     );
     const seconds = (performance.now() - started) / 1000;
     const serverCpuMs = configuration.serverPids.length > 0 ? (serverCpu() - cpuBefore) / (level * tasks) : Number.NaN;
-    return { perSecond: (level * tasks) / seconds, serverCpuMs };
+    rssPeak = Math.max(rssPeak, serverRss());
+    const rssPerWorkerBytes = configuration.serverPids.length > 0 ? (rssPeak - rssBefore) / level : Number.NaN;
+    return { perSecond: (level * tasks) / seconds, serverCpuMs, rssPerWorkerBytes };
   } finally {
+    clearInterval(sampler);
     await Promise.all(workers.map((w) => w.end().catch(() => undefined)));
   }
 }
 
 async function main(cleanup: Cleanup): Promise<void> {
-  progress(`starting a Grid with ${MAX_LEVEL} slots, the fixture site, Redis, and three selenium-flow processes`);
+  const gridShape = NODES === 0 ? 'a standalone Grid' : `a hub and ${NODES} nodes`;
+  progress(`starting ${gridShape} with ${MAX_LEVEL} slots, the fixture site, Redis, and three selenium-flow processes`);
   const site = await startFixtureSite();
   cleanup.add('fixture site', () => site.close());
   // The fixture sites' ports are the only ones of this host the browsers may open.
-  const grid = await startEmbeddedGrid({ maxSessions: Math.max(MAX_LEVEL, 1), loopbackPorts: [FIXTURE_PORTS] });
+  const grid =
+    NODES === 0
+      ? await startEmbeddedGrid({ maxSessions: Math.max(MAX_LEVEL, 1), loopbackPorts: [FIXTURE_PORTS] })
+      : await startHubAndNodes({
+          nodes: NODES,
+          maxSessions: Math.ceil(Math.max(MAX_LEVEL, 1) / NODES),
+          loopbackPorts: [FIXTURE_PORTS],
+        });
   cleanup.add('embedded Grid', () => grid.stop());
   const redis = await startRedis();
   cleanup.add('redis', () => redis.stop());
@@ -279,6 +323,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       for (const level of LEVELS) {
         for (const configuration of workload.configurations) {
           const what = `${workload.id}: ${configuration.id} with ${level} workers, round ${round}`;
+          stepsKey = round > 0 && workload.id === 'reference' ? `${configuration.id}@${level}` : undefined;
           const measured = await withTimeout(
             what,
             15 * 60_000,
@@ -305,8 +350,15 @@ async function main(cleanup: Cleanup): Promise<void> {
     }
   }
 
+  out(
+    `Grid: ${gridShape} (Grid 4.48, ${Math.ceil(Math.max(MAX_LEVEL, 1) / Math.max(NODES, 1))} slots per node); machine: 2 cores shared, so at 16 workers every configuration is CPU-bound and the ratio, not the rate, is the measure.`,
+  );
+  out();
   for (const workload of workloads) {
     printWorkload(workload, (id, level) => results.get(key(workload.id, id, level)) ?? []);
+  }
+  if (stepTimes.size > 0) {
+    printSteps();
   }
   if (options.json) {
     const json = Object.fromEntries(
@@ -342,10 +394,12 @@ function printWorkload(workload: Workload, runsOf: (id: ConfigurationId, level: 
         'vs raw',
         'paired',
         'server CPU ms/task',
+        'RSS MB/workspace',
         'two replicas',
         'vs raw',
         'paired',
         'server CPU ms/task',
+        'RSS MB/workspace',
       ],
       LEVELS.map((level) => {
         const raw = medianOf('raw', level);
@@ -358,24 +412,48 @@ function printWorkload(workload: Workload, runsOf: (id: ConfigurationId, level: 
             ratio(medianOf(id, level) / raw),
             ratio(pairedOf(id, level)),
             cpuOf(id, level).toFixed(1),
+            (median(runsOf(id, level).map((m) => m.rssPerWorkerBytes)) / 1e6).toFixed(1),
           ]),
         ];
       }),
-      Array.from({ length: paged ? 12 : 10 }, () => 'r' as const),
+      Array.from({ length: paged ? 14 : 12 }, () => 'r' as const),
     ),
   );
   out();
-  if (workload.id === 'reference' && LEVELS.includes(8)) {
-    for (const id of ['one', 'two'] as const) {
-      const r = medianOf(id, 8) / medianOf('raw', 8);
-      const paired = pairedOf(id, 8);
-      const verdict = r >= BAR_AT_8 && paired >= BAR_AT_8 ? 'met' : 'NOT met';
-      out(
-        `- ${id === 'one' ? 'one server' : 'two replicas'} at 8: ${ratio(r)} raw, paired ${ratio(paired)} (bar ≥ ${BAR_AT_8}×): ${verdict}`,
-      );
+  if (workload.id === 'reference') {
+    for (const level of LEVELS.filter((l) => l >= 8)) {
+      for (const id of ['one', 'two'] as const) {
+        const r = medianOf(id, level) / medianOf('raw', level);
+        const paired = pairedOf(id, level);
+        const verdict = r >= BAR_AT_8 && paired >= BAR_AT_8 ? 'met' : 'NOT met';
+        out(
+          `- ${id === 'one' ? 'one server' : 'two replicas'} at ${level}: ${ratio(r)} raw, paired ${ratio(paired)} (bar ≥ ${BAR_AT_8}×): ${verdict}`,
+        );
+      }
     }
     out();
   }
+}
+
+/** p50 / p95 of each step of the reference task, per configuration, at each level. */
+function printSteps(): void {
+  const keys = [...stepTimes.keys()];
+  out('## reference: each step, ms, p50 / p95 over every task of the kept rounds');
+  out();
+  out(
+    markdownTable(
+      ['step', ...keys],
+      Array.from({ length: 12 }, (_, i) => [
+        String(i + 1),
+        ...keys.map((k) => {
+          const values = stepTimes.get(k)?.[i] ?? [];
+          return `${percentile(values, 0.5).toFixed(0)} / ${percentile(values, 0.95).toFixed(0)}`;
+        }),
+      ]),
+      ['r', ...keys.map(() => 'r' as const)],
+    ),
+  );
+  out();
 }
 
 runBench(main, TIMEOUT_MINUTES);

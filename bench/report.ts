@@ -1,0 +1,160 @@
+/**
+ * `npm run bench`: every bench of performance.md in one run, one after the other (never two at
+ * once: they would time each other), and `docs/performance.md` written from what they printed,
+ * with the date, the commit, the machine and its load. That page is this program's output and
+ * is never edited by hand; `--sections` picks some (the page then says which ran), `--no-write`
+ * prints the page instead of writing it.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO } from './lib/env.js';
+
+/** Each bench with the sizes a shared 2-core machine finishes in about an hour altogether. */
+const SECTIONS = {
+  task: {
+    title: 'The 12-step task, what a model reads, cold start and memory',
+    args: ['bench/twelve-steps.ts', '--browsers', 'chrome', '--rounds', '5', '--pairs', '6', '--profile-rounds', '2'],
+  },
+  cold: {
+    title: 'Cold start against Playwright MCP',
+    args: ['bench/cold-start.ts', '--runs', '9', '--breakdown', '0'],
+  },
+  growth: { title: 'How cost grows', args: ['bench/growth.ts', '--reps', '3'] },
+  concurrency: {
+    title: 'Many agents at once',
+    args: [
+      'bench/concurrency.ts',
+      '--levels',
+      '8,16',
+      '--nodes',
+      '2',
+      '--rounds',
+      '2',
+      '--reference-tasks',
+      '1',
+      '--workloads',
+      'reference',
+    ],
+  },
+  soak: { title: 'Soak: memory over 1,000 runs and 1,000 calls', args: ['bench/soak.ts'] },
+} as const;
+type SectionId = keyof typeof SECTIONS;
+
+const { values: options } = parseArgs({
+  options: {
+    sections: { type: 'string', default: Object.keys(SECTIONS).join(',') },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const chosen = (options.sections ?? '').split(',').map((s) => s.trim());
+for (const id of chosen) {
+  if (!(id in SECTIONS)) {
+    throw new Error(`--sections takes ${Object.keys(SECTIONS).join(', ')} (got ${id})`);
+  }
+}
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
+const git = (...args: string[]) => spawnSync('git', args, { cwd: REPO, encoding: 'utf8' }).stdout.trim();
+
+interface Ran {
+  id: SectionId;
+  text: string;
+  ok: boolean;
+  minutes: number;
+  loadBefore: string;
+  loadAfter: string;
+}
+
+/** One bench in a child process; its stdout is the section, its stderr goes by as progress. */
+function run(id: SectionId): Promise<Ran> {
+  const loadBefore = load();
+  const started = Date.now();
+  process.stderr.write(`bench: ${id}: npx tsx ${SECTIONS[id].args.join(' ')} (load ${loadBefore})\n`);
+  return new Promise((resolve) => {
+    const child = spawn('npx', ['tsx', ...SECTIONS[id].args], {
+      cwd: REPO,
+      env: { ...process.env, SE_OFFLINE: 'true', SE_AVOID_STATS: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const tail: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      tail.push(...chunk.toString().split('\n'));
+      tail.splice(0, Math.max(0, tail.length - 20));
+    });
+    child.on('close', (code) => {
+      const ok = code === 0;
+      const text = ok
+        ? stdout
+        : `${stdout}\n**This section failed** (exit ${code}); the last lines it printed:\n\n\`\`\`\n${tail.join('\n').trim()}\n\`\`\`\n`;
+      resolve({ id, text, ok, minutes: (Date.now() - started) / 60_000, loadBefore, loadAfter: load() });
+    });
+  });
+}
+
+/** A bench's own first heading is the page's section heading: one level below the page's. */
+function demote(text: string): string {
+  return text
+    .replace(/^> .*\n/gm, '')
+    .replace(/^(#{1,4}) /gm, (_m, hashes: string) => `${hashes.length <= 2 ? '###' : '####'} `)
+    .trim();
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const commit = git('rev-parse', '--short=12', 'HEAD');
+  const subject = git('log', '-1', '--format=%s');
+  const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+  const cpu = cpus();
+  const uptime = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
+  const ran: Ran[] = [];
+  for (const id of chosen as SectionId[]) {
+    ran.push(await run(id));
+  }
+  const page = [
+    '# Performance',
+    '',
+    '<!-- Written by `npm run bench` (bench/report.ts) from one run; do not edit by hand: run it again. -->',
+    '',
+    'What a user pays for a browser task through selenium-flow: wall-clock time, and the bytes a model reads.',
+    'The measures and the bars are in the performance spec; every table below is what the benches printed in',
+    'this one run. The machine is shared and noisy: only the ratios against a baseline of the same run mean',
+    'anything, and each section says the load it ran at.',
+    '',
+    '## This run',
+    '',
+    `- **Date:** ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC (${((Date.now() - started.getTime()) / 60_000).toFixed(0)} min)`,
+    `- **Commit:** \`${commit}\` "${subject}"${dirty ? ' (with uncommitted changes)' : ''}`,
+    `- **Machine:** ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch}, Node ${process.version}`,
+    `- **Load at the start:** \`${uptime}\``,
+    `- **Sections:** ${ran.map((r) => `${r.id} (${r.minutes.toFixed(1)} min, load ${r.loadBefore} → ${r.loadAfter}${r.ok ? '' : ', FAILED'})`).join('; ')}`,
+    '',
+    ...ran.flatMap((r) => [
+      `## ${SECTIONS[r.id].title}`,
+      '',
+      `\`npx tsx ${SECTIONS[r.id].args.join(' ')}\`; load (1 / 5 / 15 min) ${r.loadBefore} at its start, ${r.loadAfter} at its end.`,
+      '',
+      demote(r.text),
+      '',
+    ]),
+  ].join('\n');
+  if (options['no-write']) {
+    process.stdout.write(page);
+  } else {
+    writeFileSync(join(REPO, 'docs', 'performance.md'), page);
+    process.stderr.write('bench: wrote docs/performance.md\n');
+  }
+  if (ran.some((r) => !r.ok)) {
+    process.exitCode = 1;
+  }
+}
+
+await main();
