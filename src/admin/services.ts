@@ -1,11 +1,10 @@
 import type { CallDeps } from '../capabilities/call/call.js';
-import { turnKeyOf } from '../capabilities/call/contexts.js';
 import { BadRequest } from '../errors.js';
 import type { EventLog } from '../events/events.js';
 import type { FlowStore } from '../flows/store.js';
 import { workspaceOrStdio } from '../workspace/names.js';
 import type { BrowserEnded } from './schemas.js';
-import { callerOfWorkspace } from '../workspace/caller.js';
+import { callerOfWorkspace, turnKeyOf } from '../workspace/caller.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import { OperatorFlows } from './flows.js';
 import { WorkspaceOverview } from './overview.js';
@@ -31,7 +30,7 @@ export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined, ev
     endBrowser: async (rawName) => {
       const name = workspaceOrStdio(rawName);
       const caller = callerOfWorkspace(name);
-      const turnKey = turnKeyOf(caller, undefined) ?? '';
+      const turnKey = turnKeyOf(caller) ?? '';
       const ended = await deps.turns.run(turnKey, async () => {
         const done = await deps.workspaces.end(caller, undefined, 'operator');
         // The values typed into that browser go with it, as when an agent ends it.

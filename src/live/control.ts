@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Conflict, Controlled, NotFound } from '../errors.js';
-import { callerOfWorkspace } from '../workspace/caller.js';
+import { callerOfWorkspace, turnKeyOf } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
 import type { Turns } from '../workspace/turns.js';
 import type { LiveStore } from './live-store.js';
@@ -299,7 +299,7 @@ export class Controls {
    * request) goes first; each of them after the running one is refused when its turn comes.
    */
   private async grant(workspace: string): Promise<void> {
-    const key = `workspace:${callerOfWorkspace(workspace).key}`;
+    const key = turnKeyOf(callerOfWorkspace(workspace)) ?? '';
     let turnTaken = false;
     const granting = this.turns.run(key, async () => {
       turnTaken = true;

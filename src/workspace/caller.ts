@@ -26,6 +26,14 @@ export function callerOfWorkspace(name: string): Caller & { key: string } {
   return { key: name === STDIO_WORKSPACE ? STDIO_KEY : `${NAMED}${name}`, workspace: name };
 }
 
+/**
+ * Who a call turns behind: a saved workspace, or a stateless caller's browser (by the handle it
+ * passed); undefined for a stateless call that names no browser.
+ */
+export function turnKeyOf(caller: Caller, sessionId?: string): string | undefined {
+  return caller.key ? `workspace:${caller.key}` : sessionId ? `browser:${sessionId}` : undefined;
+}
+
 /** The workspace name a saved workspace's store key stands for; undefined for any other key. */
 export function workspaceOfKey(key: string): string | undefined {
   return key === STDIO_KEY ? STDIO_WORKSPACE : key.startsWith(NAMED) ? key.slice(NAMED.length) : undefined;

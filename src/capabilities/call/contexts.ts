@@ -1,7 +1,7 @@
 import { readPageState } from '../../browser/page-state.js';
 import { BadRequest } from '../../errors.js';
 import { SecretCall } from '../../secrets/binding.js';
-import type { Caller } from '../../workspace/caller.js';
+import { turnKeyOf, type Caller } from '../../workspace/caller.js';
 import { capabilityNamed } from '../index.js';
 import type { AsStep, FlowToolbox, StepProgress } from '../../flows/view.js';
 import type { Files } from '../../files/files.js';
@@ -50,11 +50,6 @@ export type CallPath = (
   caller: Caller,
   asStep?: AsStep,
 ) => Promise<ToolResult>;
-
-/** Who a call turns behind: a saved workspace, or a stateless caller's browser. */
-export function turnKeyOf(caller: Caller, sessionId: string | undefined): string | undefined {
-  return caller.key ? `workspace:${caller.key}` : sessionId ? `browser:${sessionId}` : undefined;
-}
 
 /** A flow's steps are ordinary calls by the same caller (a stateless one lends its session_id). */
 export function flowToolbox(
