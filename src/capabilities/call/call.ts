@@ -10,10 +10,7 @@ import type { BrowserToolContext, WorkspaceToolContext } from '../context.js';
 import type { AsStep, StepProgress } from '../../flows/view.js';
 import { answeredSomething, rememberCall } from '../../workspace/recent.js';
 import { checkMode, parseArguments } from './arguments.js';
-import { flowToolbox, type CallDeps, type ToolResult } from './contexts.js';
-import { networkView } from '../../live/network-view.js';
-import { handBackView } from '../../live/hand-back.js';
-import { workspaceView } from '../../workspace/view.js';
+import { once, workspaceContext, type CallDeps, type ToolResult } from './contexts.js';
 import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
 import { checkPreconditions } from './preconditions.js';
 import { observeCall } from '../../ops/calls.js';
@@ -119,33 +116,7 @@ async function runHandler(
   const madeBy = step.flow === undefined ? undefined : { flow: step.flow, step: step.step ?? null };
   if (capability.attach === 'none') {
     await checkPreconditions(deps.preconditions, { capability, args, caller, sessionId });
-    const { handBackRead } = capability;
-    const ctx: WorkspaceToolContext = {
-      caller,
-      workspace: workspaceView(
-        {
-          workspaces: deps.workspaces,
-          readPage: readPageState,
-          flowsHere: async () =>
-            deps.flows
-              ? (await deps.flows.view(caller, flowToolbox(deps, caller, sessionId, callTool)).list(false)).map(
-                  (f) => f.name,
-                )
-              : [],
-        },
-        caller,
-        sessionId,
-      ),
-      // A flow that took the turn (run_flow) runs its steps in it.
-      flows: deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool, capability.takesTurn, progress)),
-      files: filesOf(deps.files, caller.workspace, madeBy),
-      secrets,
-      network: networkView(deps, caller, secrets),
-      control: handBackView(deps.control, caller, {
-        readPage: handBackRead && (() => callTool(deps, handBackRead.tool, handBackRead.args, caller)),
-        progress,
-      }),
-    };
+    const ctx = workspaceContext(deps, { capability, caller, sessionId, secrets, madeBy, progress }, callTool);
     return secrets.screenAnswer(await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext));
   }
   const browser = await deps.workspaces.attach(caller, sessionId, capability.attach === 'open');
@@ -153,11 +124,14 @@ async function runHandler(
     await checkPreconditions(deps.preconditions, { capability, args, caller, browser, sessionId });
     await secrets.adopt(browser.record);
     let known: PageState | undefined;
+    const files = once(() => filesOf(deps.files, caller.workspace, madeBy));
     const ctx: BrowserToolContext = {
       driver: browser.driver,
       browserName: browser.browserName,
       caller,
-      files: filesOf(deps.files, caller.workspace, madeBy),
+      get files() {
+        return files();
+      },
       secrets,
       answerUnread,
       pageKnown: (page) => {

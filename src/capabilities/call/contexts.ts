@@ -1,6 +1,11 @@
 import { readPageState } from '../../browser/page-state.js';
 import { BadRequest } from '../../errors.js';
 import { SecretCall } from '../../secrets/binding.js';
+import { filesOf } from '../../files/files.js';
+import { handBackView } from '../../live/hand-back.js';
+import { networkView } from '../../live/network-view.js';
+import { workspaceView } from '../../workspace/view.js';
+import type { WorkspaceToolContext } from '../context.js';
 import { turnKeyOf, type Caller } from '../../workspace/caller.js';
 import { capabilityNamed } from '../index.js';
 import type { AsStep, FlowToolbox, StepProgress } from '../../flows/view.js';
@@ -50,6 +55,75 @@ export type CallPath = (
   caller: Caller,
   asStep?: AsStep,
 ) => Promise<ToolResult>;
+
+/** What the call path knows of a call when it builds its handler's context. */
+export interface CallOrigin {
+  capability: Capability;
+  caller: Caller;
+  /** stateless mode: the handle the caller passed */
+  sessionId: string | undefined;
+  secrets: SecretCall;
+  /** the flow step this call is, if it is one: what files it makes are marked made_by it */
+  madeBy: { flow: string; step: number | string | null } | undefined;
+  progress?: StepProgress;
+}
+
+/**
+ * What a workspace-level tool sees. Each view is built at the handler's first look at it, and
+ * once: current_workspace builds the workspace view alone, not five views for one answer.
+ */
+export function workspaceContext(deps: CallDeps, call: CallOrigin, callTool: CallPath): WorkspaceToolContext {
+  const { capability, caller, sessionId, secrets, progress } = call;
+  const flowsOf = (inTurn: boolean, heard?: StepProgress) =>
+    deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool, inTurn, heard));
+  const workspace = once(() =>
+    workspaceView(
+      {
+        workspaces: deps.workspaces,
+        readPage: readPageState,
+        flowsHere: async () => (await flowsOf(false)?.list(false))?.map((f) => f.name) ?? [],
+      },
+      caller,
+      sessionId,
+    ),
+  );
+  // A flow that took the turn (run_flow) runs its steps in it.
+  const flows = once(() => flowsOf(capability.takesTurn, progress));
+  const files = once(() => filesOf(deps.files, caller.workspace, call.madeBy));
+  const network = once(() => networkView(deps, caller, secrets));
+  const { handBackRead } = capability;
+  const control = once(() =>
+    handBackView(deps.control, caller, {
+      readPage: handBackRead && (() => callTool(deps, handBackRead.tool, handBackRead.args, caller)),
+      progress,
+    }),
+  );
+  return {
+    caller,
+    secrets,
+    get workspace() {
+      return workspace();
+    },
+    get flows() {
+      return flows();
+    },
+    get files() {
+      return files();
+    },
+    get network() {
+      return network();
+    },
+    get control() {
+      return control();
+    },
+  };
+}
+
+/** Built at the first call, and only then; every later call answers the same value. */
+export function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}
 
 /** A flow's steps are ordinary calls by the same caller (a stateless one lends its session_id). */
 export function flowToolbox(
