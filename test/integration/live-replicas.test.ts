@@ -94,3 +94,73 @@ describe('Control across two replicas on one Redis', { timeout: 120_000 }, () =>
     expect((await rest(b.url, '/browser/navigate', { url: `${siteUrl}/login.html` }, agent)).status).toBe(200);
   });
 });
+
+/** One 2026-07-28 MCP request to a replica, declaring the Tasks extension; the JSON-RPC answer. */
+async function framed(
+  replica: Replica,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  const url = new URL(`${replica.url}/mcp`);
+  url.searchParams.set('workspace', WORKSPACE);
+  const name = method === 'tools/call' ? params.name : params.taskId;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'replica-tasks', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        },
+      },
+    }),
+  });
+  const text = await response.text();
+  const lines = text.split('\n').filter((line) => line.startsWith('data:'));
+  return JSON.parse(lines.length > 0 ? (lines.at(-1) ?? '').slice(5) : text) as {
+    result?: Record<string, unknown>;
+  };
+}
+
+describe('await_control as an MCP task across two replicas', { timeout: 120_000 }, () => {
+  it('started through A, handed back through B, returns through B', async () => {
+    expect((await control(a, 'POST')).body.state).toBe('held');
+    const started = await framed(a, 'tools/call', { name: 'await_control', arguments: {} });
+    expect(started.result?.resultType, JSON.stringify(started)).toBe('task');
+    const taskId = started.result?.taskId;
+    expect(typeof taskId).toBe('string');
+
+    // B knows the task A started, and it is still working while Kelly holds the browser.
+    const working = await framed(b, 'tasks/get', { taskId });
+    expect(working.result?.status, JSON.stringify(working)).toBe('working');
+
+    expect((await control(b, 'DELETE')).body).toEqual({ state: 'released' });
+    let answer: Awaited<ReturnType<typeof framed>> | undefined;
+    await expect
+      .poll(
+        async () => {
+          answer = await framed(b, 'tasks/get', { taskId });
+          return answer.result?.status;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('completed');
+    const result = answer?.result?.result as { structuredContent?: Record<string, unknown> } | undefined;
+    expect(result?.structuredContent).toMatchObject({ handed_back: true, who: 'Kelly' });
+    // A answers the same settled task.
+    expect((await framed(a, 'tasks/get', { taskId })).result).toMatchObject({ status: 'completed', result });
+  });
+});
