@@ -12,11 +12,28 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO } from './lib/env.js';
 
-/** Each bench with the sizes a shared 2-core machine finishes in about an hour altogether. */
+/**
+ * Each bench with the sizes a shared 2-core machine finishes in about half an hour altogether:
+ * fewer rounds than each bench's default, so each ratio is read with its spread.
+ */
 const SECTIONS = {
   task: {
     title: 'The 12-step task, what a model reads, cold start and memory',
-    args: ['bench/twelve-steps.ts', '--browsers', 'chrome', '--rounds', '5', '--pairs', '6', '--profile-rounds', '2'],
+    args: [
+      'bench/twelve-steps.ts',
+      '--browsers',
+      'chrome',
+      '--rounds',
+      '4',
+      '--pairs',
+      '4',
+      '--open-rounds',
+      '6',
+      '--profile-rounds',
+      '1',
+      '--cold-runs',
+      '3',
+    ],
   },
   cold: {
     title: 'Cold start against Playwright MCP',
@@ -32,7 +49,7 @@ const SECTIONS = {
       '--nodes',
       '2',
       '--rounds',
-      '2',
+      '1',
       '--reference-tasks',
       '1',
       '--workloads',

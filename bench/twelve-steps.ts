@@ -41,6 +41,7 @@ import { bytes, markdownTable, median, ms, ms1, ratio, summarize, triple, type S
 import { STEPS, checkAnswers, type Configuration, type TaskRun } from './lib/task.js';
 import { CapturingCaller, toolsConfiguration, twelveCalls } from './lib/tools-task.js';
 import { flowConfiguration } from './lib/flow-task.js';
+import { measureOpenPairs, openOverhead, openPairsTable, type OpenPairs } from './lib/open-pairs.js';
 
 const { values: options } = parseArgs({
   options: {
@@ -48,6 +49,8 @@ const { values: options } = parseArgs({
     'profile-rounds': { type: 'string', default: '3' },
     'cold-runs': { type: 'string', default: '5' },
     pairs: { type: 'string', default: '10' },
+    // rounds of opening a browser alone: raw, ours, raw without BiDi (bench/lib/open-pairs.ts)
+    'open-rounds': { type: 'string', default: '8' },
     json: { type: 'string' },
     // only the two configurations capture compares, then stop
     'capture-only': { type: 'boolean', default: false },
@@ -71,6 +74,7 @@ const ROUNDS = positive('rounds', options.rounds);
 const PROFILE_ROUNDS = positive('profile-rounds', options['profile-rounds']);
 const COLD_RUNS = positive('cold-runs', options['cold-runs']);
 const PAIRS = positive('pairs', options.pairs);
+const OPEN_ROUNDS = positive('open-rounds', options['open-rounds']);
 const TIMEOUT_MINUTES = positive('timeout-minutes', options['timeout-minutes']);
 const RUN_TIMEOUT_MS = 120_000;
 const BROWSERS = browsersAsked(options.browsers);
@@ -86,7 +90,9 @@ function browsersAsked(value: string | undefined): BrowserKind[] {
 
 /** The bars of performance.md. */
 const BARS = {
-  mcpVsRaw: 1.1,
+  mcpVsRaw: 1.05,
+  // open_session (+ first page) over a raw session + get, paired median, ms
+  openOverMs: 30,
   captureVsOff: 1.1,
   flowVsRaw: 1.05,
   // issue 17: the leanest peer's total, counted as tokens; the spec's older bar is bytes / 4
@@ -595,6 +601,7 @@ function bars(
   list: ToolsListSize,
   o: OutlineSize,
   c: ColdStart | undefined,
+  opens: OpenPairs,
 ): Bar[] {
   const row = (id: string) => rows.find((r) => r.config.id === id);
   const http = row('mcp-http');
@@ -620,6 +627,12 @@ function bars(
           },
         ]
       : []),
+    {
+      measure: 'open a browser + first page (navigate opening on demand) minus raw build() + get(), paired median',
+      bar: `≤ ${BARS.openOverMs} ms`,
+      measured: `${ms(openOverhead(opens))} ms`,
+      met: verdict(openOverhead(opens) <= BARS.openOverMs),
+    },
     {
       measure: '12 MCP calls vs raw, median total (stdio)',
       bar: `≤ ${BARS.mcpVsRaw.toFixed(2)}×`,
@@ -750,6 +763,12 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (h2h) {
     printHeadToHead(h2h);
   }
+  progress(`opening a browser alone (${OPEN_ROUNDS} rounds of raw, ours, raw without BiDi)`);
+  const opens = await measureOpenPairs(env.gridUrl, env.siteUrl, new McpToolCaller(env.http.client), OPEN_ROUNDS);
+  out(`### Opening a browser and loading the first page, ${OPEN_ROUNDS} rounds (rotating, after a warm-up round)`);
+  out();
+  out(openPairsTable(opens));
+  out();
   const t = tokens(results, env.siteUrl);
   printTokens(t, env.siteUrl);
 
@@ -780,7 +799,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   out();
   out('### Against the bars of performance.md');
   out();
-  const b = bars(rows, h2h, t, list, o, cold);
+  const b = bars(rows, h2h, t, list, o, cold, opens);
   out(
     markdownTable(
       ['measure', 'bar', 'measured', ''],
