@@ -52,6 +52,12 @@ export const SETTINGS = {
     help: 'the Selenium Grid (hub or standalone); unset starts an embedded Grid',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:4444' }).optional(),
   }),
+  gridVncPassword: setting({
+    env: 'GRID_VNC_PASSWORD',
+    usedBy: HTTP_ONLY,
+    help: "the Grid nodes' VNC password (docker-selenium: SE_VNC_PASSWORD, default secret); the live tunnel answers it, viewers never see it",
+    schema: z.string().min(1, 'must not be empty (unset it when the VNC asks no password)').max(256).optional(),
+  }),
   browserSandbox: setting({
     env: 'BROWSER_SANDBOX',
     help: 'on: Chromium keeps its sandbox; off: sends --no-sandbox (default on for the embedded Grid, off with GRID_URL)',

@@ -241,7 +241,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     store,
     deps,
     admin: createAdmin(deps, flowStore, events),
-    liveView: new LiveService(liveStore, store, grid, controls),
+    liveView: new LiveService(liveStore, store, grid, controls, config.gridVncPassword),
     events,
     close: async () => {
       await live.close();

@@ -46,7 +46,7 @@ export function attachLiveTunnel(
     }
     const vnc = await options.live.vncOf(workspace);
     sockets.handleUpgrade(request, socket, head, (viewer) => {
-      const tunnel = new Tunnel(workspace, ticket.who, viewer);
+      const tunnel = new Tunnel(workspace, ticket.who, viewer, options.live.tunnelOptions(workspace, ticket.viewer));
       options.live.tunnels.add(tunnel);
       // Closing the tab withdraws: a person who left holds nothing.
       tunnel.onEnded(

@@ -114,6 +114,7 @@ function bounded(work: Promise<unknown>, ms: number): Promise<unknown> {
 
 export class Controls {
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly changeListeners = new Set<(workspace: string) => void>();
 
   constructor(
     private readonly store: LiveStore,
@@ -362,7 +363,15 @@ export class Controls {
     this.wake(workspace);
   }
 
+  /** Told of every change of an episode made through this process (another replica's is not seen). */
+  onChange(listener: (workspace: string) => void): void {
+    this.changeListeners.add(listener);
+  }
+
   private wake(workspace: string): void {
+    for (const listener of this.changeListeners) {
+      listener(workspace);
+    }
     for (const waiter of [...(this.waiters.get(workspace) ?? [])]) {
       waiter();
     }

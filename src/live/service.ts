@@ -8,7 +8,8 @@ import type { RecordStore } from '../workspace/records.js';
 import { said, type Controls } from './control.js';
 import type { LiveStore } from './live-store.js';
 import { Tickets } from './tickets.js';
-import { Tunnels } from './tunnel.js';
+import { ControlCache } from './control-cache.js';
+import { Tunnels, type TunnelOptions } from './tunnel.js';
 
 /** What the admin page shows before it connects: whether there is anything to watch, and why not. */
 export interface LiveStatus {
@@ -36,14 +37,27 @@ export function sharedScreen(sessions: number): string {
 export class LiveService {
   readonly tickets: Tickets;
   readonly tunnels = new Tunnels();
+  private readonly holders: ControlCache;
 
   constructor(
     readonly store: LiveStore,
     private readonly records: RecordStore,
     private readonly grid: Grid,
     readonly controls: Controls,
+    /** the nodes' VNC password (GRID_VNC_PASSWORD): the tunnel answers it, no viewer sees it */
+    private readonly vncPassword?: string,
   ) {
     this.tickets = new Tickets(store);
+    this.holders = new ControlCache(controls);
+  }
+
+  /** A tunnel's options for one viewer: its input goes through only while that viewer holds Control. */
+  tunnelOptions(workspace: string, viewer: string): TunnelOptions {
+    return {
+      viewer,
+      holdsControl: () => this.holders.holds(workspace, viewer),
+      ...(this.vncPassword === undefined ? {} : { password: this.vncPassword }),
+    };
   }
 
   async status(workspace: string): Promise<LiveStatus> {

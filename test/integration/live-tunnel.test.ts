@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
+import { RfbClient } from '../helpers/rfb-client.js';
 import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'live-admin-token';
@@ -204,6 +205,70 @@ describe('Control through a viewer', () => {
     expect(await control('DELETE', { who: 'Kelly', viewer: second.body.viewer })).toEqual({ state: 'released' });
     const after = await rest(running.url, '/admin/api/workspaces/watched/live', undefined, admin);
     expect(after.body.control).toBeUndefined();
+  });
+});
+
+describe('Watch is watch: input reaches the VNC server only under Control', () => {
+  const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'watched' };
+  // A read that answers under Control too: the page lists what it heard.
+  const heard = async () => {
+    const answer = await rest(running.url, '/browser/extract', { selector: { css: '#heard li' }, all: true }, agent);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return answer.body.values as string[];
+  };
+  const control = (method: 'POST' | 'DELETE', viewer: unknown) =>
+    fetch(`${running.url}/admin/api/workspaces/watched/control`, {
+      method,
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ who: 'Kelly', viewer }),
+    }).then(async (r) => (await r.json()) as Record<string, unknown>);
+  /** A click in the page and three keys, then a screen read: its answer comes after the input went through the tunnel. */
+  const poke = async (client: RfbClient, text: string) => {
+    client.click(Math.floor(client.width / 2), Math.floor(client.height / 2));
+    client.type(text);
+    await client.colours(0, 0, 8, 8);
+  };
+
+  it('drops a raw RFB client’s keys and clicks without Control, passes them with it, and drops them after the hand-back', async () => {
+    const opened = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/input-log.html` }, agent);
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    const minted = await ticket();
+    const client = await RfbClient.open(wsBase + String(minted.body.path));
+    await client.handshake();
+    try {
+      await poke(client, 'abc');
+      // Time for the X server and the browser to deliver what would have passed.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await heard()).toEqual([]);
+      // A person merely watching refuses no agent: a call that acts on the page answers.
+      const acted = await rest(running.url, '/browser/execute-script', { script: 'return window.heard' }, agent);
+      expect(acted.status, JSON.stringify(acted.body)).toBe(200);
+      expect(acted.body.result).toEqual([]);
+
+      expect((await control('POST', minted.body.viewer)).state).toBe('held');
+      await poke(client, 'abc');
+      await expect.poll(heard, { timeout: 10_000 }).toEqual(['button 0', 'key a', 'key b', 'key c']);
+
+      expect(await control('DELETE', minted.body.viewer)).toEqual({ state: 'released' });
+      await poke(client, 'xyz');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await heard()).toEqual(['button 0', 'key a', 'key b', 'key c']);
+    } finally {
+      client.close();
+      await client.closed;
+    }
+  });
+
+  it('closes a viewer that sends a message the live view does not pass, with the reason', async () => {
+    const minted = await ticket();
+    const client = await RfbClient.open(wsBase + String(minted.body.path));
+    await client.handshake();
+    // QEMU's extended key event (255): noVNC sends it only where the server announced it, which the tunnel prevents.
+    client.send(Buffer.from([255, 0, 0, 1, 0, 0, 0, 0x61, 0, 0, 0, 30]));
+    expect(await client.closed).toEqual({
+      code: 1008,
+      reason: 'The live view passes no VNC message of type 255; reconnect.',
+    });
   });
 });
 
