@@ -130,12 +130,36 @@ async function main(): Promise<void> {
   const commit = git('rev-parse', '--short=12', 'HEAD');
   const subject = git('log', '-1', '--format=%s');
   const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
-  const cpu = cpus();
   const uptime = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
   const ran: Ran[] = [];
+  // The page is written after each section: a run stopped part way still leaves what it measured, and says so.
   for (const id of chosen as SectionId[]) {
     ran.push(await run(id));
+    const left = chosen.slice(ran.length);
+    write(pageOf(started, { commit, subject, dirty, uptime }, ran, left));
   }
+  if (ran.some((r) => !r.ok)) {
+    process.exitCode = 1;
+  }
+}
+
+function write(page: string): void {
+  if (options['no-write']) {
+    return;
+  }
+  writeFileSync(join(REPO, 'docs', 'performance.md'), page);
+  process.stderr.write('bench: wrote docs/performance.md\n');
+}
+
+interface Revision {
+  commit: string;
+  subject: string;
+  dirty: boolean;
+  uptime: string;
+}
+
+function pageOf(started: Date, { commit, subject, dirty, uptime }: Revision, ran: Ran[], left: string[]): string {
+  const cpu = cpus();
   const page = [
     '# Performance',
     '',
@@ -152,7 +176,7 @@ async function main(): Promise<void> {
     `- **Commit:** \`${commit}\` "${subject}"${dirty ? ' (with uncommitted changes)' : ''}`,
     `- **Machine:** ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch}, Node ${process.version}`,
     `- **Load at the start:** \`${uptime}\``,
-    `- **Sections:** ${ran.map((r) => `${r.id} (${r.minutes.toFixed(1)} min, load ${r.loadBefore} → ${r.loadAfter}${r.ok ? '' : ', FAILED'})`).join('; ')}`,
+    `- **Sections:** ${ran.map((r) => `${r.id} (${r.minutes.toFixed(1)} min, load ${r.loadBefore} → ${r.loadAfter}${r.ok ? '' : ', FAILED'})`).join('; ')}${left.length > 0 ? `; not run yet: ${left.join(', ')}` : ''}`,
     '',
     ...ran.flatMap((r) => [
       `## ${SECTIONS[r.id].title}`,
@@ -163,15 +187,10 @@ async function main(): Promise<void> {
       '',
     ]),
   ].join('\n');
-  if (options['no-write']) {
+  if (options['no-write'] && left.length === 0) {
     process.stdout.write(page);
-  } else {
-    writeFileSync(join(REPO, 'docs', 'performance.md'), page);
-    process.stderr.write('bench: wrote docs/performance.md\n');
   }
-  if (ran.some((r) => !r.ok)) {
-    process.exitCode = 1;
-  }
+  return page;
 }
 
 await main();
