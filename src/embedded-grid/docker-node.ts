@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { displayScript, untilDisplayReady, writeXauthority, type LivePorts } from './displays.js';
 import { gridWorkDir, type Launch } from './launch.js';
+import type { BrowserKind } from '../grid/capabilities.js';
+import type { NodeBrowsers } from './config.js';
 import { CHROMEDRIVER } from './paths.js';
 import { hasExited, superviseCommand, type SupervisedProcess } from './processes.js';
 
@@ -92,11 +94,19 @@ export async function startDockerNodeDisplay(
  * Manager (offline), the VNC bridge's loopback address, managed downloads on (the server asks for them; docker-selenium's
  * SE_NODE_ENABLE_MANAGED_DOWNLOADS).
  */
-export function dockerNodeToml(browser: { chromium: string }, hubUrl: string, noVncPort: number): string {
+export function dockerNodeToml(browsers: NodeBrowsers, kind: BrowserKind, hubUrl: string, noVncPort: number): string {
+  const firefox = browsers.firefox;
+  if (kind === 'firefox' && !firefox) {
+    throw new Error('This host runs no Firefox (firefox-esr and geckodriver): it cannot start a Firefox node.');
+  }
+  const options =
+    kind === 'firefox'
+      ? { 'moz:firefoxOptions': { binary: firefox?.binary } }
+      : { 'goog:chromeOptions': { binary: browsers.chromium } };
   const stereotype = JSON.stringify({
-    browserName: 'chrome',
+    browserName: kind,
     platformName: 'Linux',
-    'goog:chromeOptions': { binary: browser.chromium },
+    ...options,
     'se:containerName': '',
     // The one departure: in a container noVNC listens on every interface of the container and the
     // node dials the container's address; on this host it listens on loopback only, so say where.
@@ -114,8 +124,8 @@ export function dockerNodeToml(browser: { chromium: string }, hubUrl: string, no
     'enable-managed-downloads = true',
     '',
     '[[node.driver-configuration]]',
-    'display-name = "chrome"',
-    `webdriver-executable = "${CHROMEDRIVER}"`,
+    `display-name = "${kind}"`,
+    `webdriver-executable = "${kind === 'firefox' ? firefox?.geckodriver : CHROMEDRIVER}"`,
     `stereotype = '${stereotype}'`,
     `max-sessions = ${WATCHABLE_NODE_ENV.SE_NODE_MAX_SESSIONS}`,
     '',

@@ -153,8 +153,10 @@ export interface HubAndNodesOptions {
   /**
    * Each node configured as docker-selenium's node images are (docker-node.ts): one session on a
    * display of its own, VNC behind `vncPassword` (none when undefined), noVNC, the SE_* variables.
+   * `browsers` names each node's one browser, as node-chrome and node-firefox images do (default
+   * one Chromium node per `nodes`); a Firefox node only where this host runs Firefox.
    */
-  dockerSelenium?: { vncPassword?: string };
+  dockerSelenium?: { vncPassword?: string; browsers?: readonly BrowserKind[] };
 }
 
 /**
@@ -164,7 +166,8 @@ export interface HubAndNodesOptions {
  * The hub asks for the credentials; the nodes prove themselves with a registration secret.
  */
 export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promise<EmbeddedGrid> {
-  const nodes = options.nodes ?? 1;
+  const kinds = options.dockerSelenium?.browsers;
+  const nodes = kinds?.length ?? options.nodes ?? 1;
   const hubPort = options.port ?? (await freePort());
   const docker = options.dockerSelenium;
   const livePorts = docker ? await Promise.all(Array.from({ length: nodes }, async () => livePortPair())) : [];
@@ -210,7 +213,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
       await writeFile(
         configPath,
         display
-          ? dockerNodeToml(browsers, address, display.ports.websocket)
+          ? dockerNodeToml(browsers, kinds?.[i] ?? 'chrome', address, display.ports.websocket)
           : gridToml(options.maxSessions ?? 4, browsers, address),
       );
       const args = [

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startHubAndNodes, type EmbeddedGrid } from '../../src/embedded-grid/index.js';
+import { firefoxSupport } from '../../src/embedded-grid/config.js';
 import { WATCHABLE_NODE_ENV } from '../../src/embedded-grid/docker-node.js';
 import { fetchGridStatus } from '../../src/grid/status.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
@@ -19,9 +20,12 @@ const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
 const siteUrl = inject('siteUrl');
 let grid: EmbeddedGrid;
 let running: RunningServer;
+// As node-chrome and node-firefox images: one node per browser, each its own display.
+const firefox = (await firefoxSupport()).geckodriver !== undefined;
 
 beforeAll(async () => {
-  grid = await startHubAndNodes({ nodes: 1, dockerSelenium: {}, loopbackPorts: [FIXTURE_PORTS] });
+  const browsers = firefox ? (['chrome', 'firefox'] as const) : (['chrome'] as const);
+  grid = await startHubAndNodes({ dockerSelenium: { browsers }, loopbackPorts: [FIXTURE_PORTS] });
   running = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN }, grid.url);
 }, 180_000);
 
@@ -50,12 +54,14 @@ async function control(method: 'POST' | 'DELETE'): Promise<{ status: number; bod
 describe('a docker-selenium-style node', () => {
   it('advertises its own VNC screen, one session, without any capability of ours', async () => {
     const status = await fetchGridStatus(grid.url);
-    const node = status.nodes?.[0];
-    expect(node?.maxSessions).toBe(Number(WATCHABLE_NODE_ENV.SE_NODE_MAX_SESSIONS));
-    const stereotype = node?.slots?.[0]?.stereotype ?? {};
-    expect(stereotype['se:vncEnabled']).toBe(true);
-    expect(typeof stereotype['se:noVncPort']).toBe('number');
-    expect(stereotype['selenium-flow:liveView']).toBeUndefined();
+    expect(status.nodes).toHaveLength(firefox ? 2 : 1);
+    for (const node of status.nodes ?? []) {
+      expect(node.maxSessions).toBe(Number(WATCHABLE_NODE_ENV.SE_NODE_MAX_SESSIONS));
+      const stereotype = node.slots?.[0]?.stereotype ?? {};
+      expect(stereotype['se:vncEnabled']).toBe(true);
+      expect(typeof stereotype['se:noVncPort']).toBe('number');
+      expect(stereotype['selenium-flow:liveView']).toBeUndefined();
+    }
   });
 
   it('runs the browser headed on the node display', async () => {
@@ -98,5 +104,28 @@ describe('a docker-selenium-style node', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ handed_back: true, who: 'Kelly' });
     expect((await rest(running.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, agent)).status).toBe(200);
+  });
+
+  it.runIf(firefox)('runs Firefox headed on its node display too, and shows it through the tunnel', async () => {
+    const fox = { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'on-docker-firefox' };
+    try {
+      const opened = await rest(running.url, '/browser/open-session', { browser: 'firefox' }, fox);
+      expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+      // Headed on the display (1920 px wide); headless Firefox reports a screen of its own, 1366 px.
+      const screen = await rest(running.url, '/browser/execute-script', { script: 'return screen.width' }, fox);
+      expect(screen.body).toMatchObject({ result: 1920 });
+      await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, fox);
+      const minted = await rest(
+        running.url,
+        '/admin/api/workspaces/on-docker-firefox/live-ticket',
+        { who: 'Kelly' },
+        admin,
+      );
+      expect(minted.status).toBe(200);
+      const read = await readScreen(running.url.replace(/^http/, 'ws') + String(minted.body.path));
+      expect(read.colours).toBeGreaterThan(2);
+    } finally {
+      await rest(running.url, '/browser/end-browser', {}, fox);
+    }
   });
 });
