@@ -22,6 +22,7 @@ import { PROBE_ROUTES } from './operation-routes.js';
 import { callerOf, registerCallerHook } from './caller.js';
 import { fastifyPath, registerPlainRoutes, type RouteContext } from './routes.js';
 import { prettyInTerminal } from '../ops/log.js';
+import { registerOAuthDiscovery } from './oauth-discovery.js';
 
 export interface AppOptions {
   version: string;
@@ -128,6 +129,9 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
       registerPlainRoutes(scoped, PLAIN_ROUTES, context);
       registerCapabilities(scoped, deps);
       registerMcp(scoped, deps, options);
+      if (options.routePrefix) {
+        registerOAuthDiscovery(scoped);
+      }
     },
     { prefix: options.routePrefix ?? '' },
   );
@@ -135,6 +139,8 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     // Probes are configured per host, not per path: they find the health checks at the root too.
     registerPlainRoutes(app, PROBE_ROUTES, context);
   }
+  // Clients look for OAuth at the root of the origin, whatever the MCP URL's path.
+  registerOAuthDiscovery(app);
   return app;
 }
 
@@ -231,7 +237,8 @@ function logRequest(app: FastifyInstance, request: FastifyRequest, reply: Fastif
   };
   const machine =
     MACHINE_ROUTES.has(route) || (route.startsWith(prefix) && MACHINE_ROUTES.has(route.slice(prefix.length)));
-  app.log[machine ? 'debug' : 'info'](line, 'request');
+  // request.log carries the reqId that the request's tool-call line carries too (caller.requestId).
+  request.log[machine ? 'debug' : 'info'](line, 'request');
 }
 
 function checkBearer(request: FastifyRequest, token: string, refusal: string): void {
@@ -298,6 +305,11 @@ function sendError(reply: FastifyReply, err: unknown, app: FastifyInstance) {
   const { status, body } = errorBody(err);
   if (status === 500) {
     app.log.error({ err: errorSummary(err) }, 'unexpected error');
+  }
+  if (status === 401) {
+    // RFC 6750: the scheme a client should answer with. No resource_metadata: there is no OAuth here.
+    const sent = reply.request.headers.authorization !== undefined;
+    void reply.header('www-authenticate', `Bearer realm="selenium-flow"${sent ? ', error="invalid_token"' : ''}`);
   }
   return reply.code(status).send(body);
 }

@@ -33,7 +33,7 @@ export function registerCallerHook(app: FastifyInstance): void {
       mcpSessionId: mcp ? request.headers['mcp-session-id'] : undefined,
       principal: request.principal,
     });
-    request.caller = { ...resolved, abandoned: abandonment(reply) };
+    request.caller = { ...resolved, abandoned: abandonment(reply), requestId: String(request.id) };
   });
 }
 

@@ -13,10 +13,12 @@ export interface CallLog {
  */
 export function observeCall(
   log: CallLog | undefined,
-  call: { tool: string; workspace: string | undefined; error?: unknown; started: number },
+  call: { tool: string; workspace: string | undefined; requestId?: string; error?: unknown; started: number },
 ): void {
   const ms = Math.round(performance.now() - call.started);
   const outcome = call.error === undefined ? 'ok' : errorBody(call.error).body.error.code;
   countToolCall(call.tool, outcome, ms);
-  log?.info({ event: 'tool_call', tool: call.tool, workspace: call.workspace ?? null, outcome, ms }, 'tool call');
+  const line = { event: 'tool_call', tool: call.tool, workspace: call.workspace ?? null, outcome, ms };
+  // The same key as Fastify's request lines, so one search finds a request and the calls it made.
+  log?.info(call.requestId === undefined ? line : { reqId: call.requestId, ...line }, 'tool call');
 }

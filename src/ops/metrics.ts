@@ -23,8 +23,12 @@ let made: Metrics | undefined;
  */
 function metrics(): Metrics {
   if (!made) {
-    const { Counter, Gauge, Histogram, Registry } = promClient();
+    const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = promClient();
     const registry = new Registry();
+    // The process and runtime series every Node exporter has (process_cpu_seconds_total,
+    // process_resident_memory_bytes, nodejs_heap_size_used_bytes, nodejs_eventloop_lag_seconds …),
+    // under their usual names, so stock dashboards and alerts work unchanged.
+    collectDefaultMetrics({ register: registry });
     made = {
       registry,
       toolCalls: new Counter({

@@ -14,6 +14,8 @@ export interface Caller {
   owner?: string;
   /** aborted when the caller went away (its HTTP request closed): a browser opened for it is ended */
   abandoned?: AbortSignal;
+  /** the HTTP request's id (Fastify's reqId), so its tool-call log line joins its request line */
+  requestId?: string;
 }
 
 const STDIO_KEY = 'stdio';

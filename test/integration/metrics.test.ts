@@ -63,6 +63,10 @@ describe('one log line per request and per tool call, and /metrics', () => {
       ['end_browser', 'metered', 'ok'],
     ]);
     expect(calls.every((l) => typeof l.ms === 'number' && l.ms >= 0)).toBe(true);
+    // Each call's line carries its request's id: one search finds the request and what it did.
+    const requestIds = lines.filter((l) => l.event === 'request').map((l) => l.reqId);
+    expect(new Set(requestIds).size).toBe(5);
+    expect(calls.map((l) => l.reqId)).toEqual(requestIds.slice(0, 4));
     // Never the URL, its query, or the page's title.
     expect(replica.output()).not.toContain('in-the-query');
     expect(replica.output()).not.toContain('sig=abc');
@@ -82,6 +86,11 @@ describe('one log line per request and per tool call, and /metrics', () => {
     for (const family of ['selenium_flow_flow_runs_total', 'selenium_flow_secret_binds_total']) {
       expect(text).toContain(`# TYPE ${family} counter`);
     }
+    // The process and runtime series stock Node dashboards read, under their usual names.
+    expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sample(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
   });
 
   it('counts a flow run by its outcome', async () => {

@@ -31,7 +31,12 @@ export async function callTool(
   caller: Caller,
   asStep: AsStep = {},
 ): Promise<ToolResult> {
-  const call = { tool: capability.name, workspace: caller.workspace, started: performance.now() };
+  const call = {
+    tool: capability.name,
+    workspace: caller.workspace,
+    requestId: caller.requestId,
+    started: performance.now(),
+  };
   try {
     const result = await runCall(deps, capability, rawArgs, caller, asStep);
     observeCall(deps.log, call);
