@@ -18,7 +18,8 @@ import { rest, startServer, type RunningServer } from '../helpers/server.js';
  * whose slot advertises it (`se:vncEnabled`, `se:vncLocalAddress`). A second slot's
  * `se:vncLocalAddress` names a port nobody listens on; a third's websockify leads to a VNC
  * server that accepts and never greets (a hung x11vnc: the one stand-in here, a TCP listener
- * that says nothing, as a real server cannot be made to hang on demand).
+ * that says nothing, as a real server cannot be made to hang on demand); a fourth names that
+ * listener itself, so the node's websocket handshake never ends and the Grid never answers.
  */
 
 const ADMIN = 'vnc-admin-token-0123';
@@ -92,12 +93,13 @@ beforeAll(async () => {
   const config = join(dir, 'grid.toml');
   await writeFile(
     config,
-    ['[node]', 'detect-drivers = false', 'selenium-manager = false', 'max-sessions = 3', 'override-max-sessions = true']
+    ['[node]', 'detect-drivers = false', 'selenium-manager = false', 'max-sessions = 4', 'override-max-sessions = true']
       .concat(
         ...[
           ['live', ws],
           ['dead', dead],
           ['mute', muteWs],
+          ['silent', muteRfb],
         ].map(([name, port]) => [
           '[[node.driver-configuration]]',
           `display-name = "Chromium (${String(name)})"`,
@@ -144,7 +146,9 @@ afterAll(async () => {
 }, 60_000);
 
 /** A headed Chromium on the named slot, opened straight on the Grid; answers its id and capabilities. */
-async function openOn(slot: 'live' | 'dead' | 'mute'): Promise<{ id: string; capabilities: Record<string, unknown> }> {
+async function openOn(
+  slot: 'live' | 'dead' | 'mute' | 'silent',
+): Promise<{ id: string; capabilities: Record<string, unknown> }> {
   const response = await fetch(`${gridUrl}/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json; charset=utf-8' },
@@ -274,6 +278,17 @@ describe('the tunnel never hangs', () => {
     expect(ended.code).toBe(1011);
     expect(ended.reason).toBe("The browser's VNC did not greet within 5 s; the node's VNC server may be down.");
     expect(ended.ms).toBeGreaterThanOrEqual(4_900);
+    expect(ended.ms).toBeLessThan(8_000);
+  });
+
+  it('closes with a reason when the Grid never answers the upgrade (its node’s VNC address never answers HTTP)', async () => {
+    const silent = await openOn('silent');
+    const running = await serverWith({ GRID_VNC_PASSWORD: PASSWORD }, 'vnc-silent', silent);
+    const since = Date.now();
+    const client = await viewer(running, 'vnc-silent');
+    const ended = await ending(client, since);
+    expect(ended.code).toBe(1011);
+    expect(ended.reason).toBe("The Grid did not open the browser's VNC within 5 s.");
     expect(ended.ms).toBeLessThan(8_000);
   });
 
