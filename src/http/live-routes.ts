@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
 import { checkWorkspaceName } from '../workspace/names.js';
 import { copy, said, viewerId } from '../live/control.js';
+import {
+  controlAsked,
+  controlLeft,
+  liveStatus,
+  liveTicket,
+  type ControlAsked,
+  type ControlLeft,
+  type LiveTicket,
+} from '../live/answers.js';
 import type { LiveService } from '../live/service.js';
+import { answerOf } from './admin/routes.js';
 import { pathParams, type PlainRoute, type RouteContext } from './routes.js';
 
 const admin = { tag: 'admin', access: 'admin' } as const;
@@ -40,33 +50,6 @@ export function viewerOf(body: unknown): { who: string; viewer: string } {
   return { who: parsed.data?.who ?? 'a person', viewer: parsed.data?.viewer ?? 'api' };
 }
 
-const EPISODE = {
-  type: 'object',
-  properties: {
-    state: { enum: ['requested', 'held', 'released'] },
-    who: { type: 'string' },
-    since: { type: 'string' },
-    hint: { type: 'string' },
-  },
-  required: ['state'],
-};
-
-const STATUS = {
-  type: 'object',
-  properties: {
-    browser: { type: 'boolean' },
-    watchable: { type: 'boolean' },
-    gridLiveView: { type: 'boolean' },
-    message: { type: 'string' },
-    control: {
-      type: 'object',
-      properties: { state: { enum: ['requested', 'held'] }, who: { type: 'string' }, since: { type: 'string' } },
-      required: ['state', 'who', 'since'],
-    },
-  },
-  required: ['browser', 'watchable', 'gridLiveView'],
-};
-
 /** The live view's admin routes; its websocket is the upgrade in live-tunnel.ts. */
 export const LIVE_ROUTES: readonly PlainRoute[] = [
   {
@@ -74,7 +57,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: '/admin/api/workspaces/{workspace}/live',
     summary: "Whether a workspace's browser can be watched, and why not (the Grid has no VNC, no browser)",
-    answers: { json: STATUS },
+    answers: answerOf(liveStatus),
     handler: async (request, _reply, context) => liveOf(context).status(workspaceOfPath(pathParams(request))),
   },
   {
@@ -82,19 +65,8 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     method: 'POST',
     path: '/admin/api/workspaces/{workspace}/live-ticket',
     summary: 'A single-use ticket (30 s) for the live view websocket /admin/live/{workspace}?ticket=…; body {who}',
-    answers: {
-      json: {
-        type: 'object',
-        properties: {
-          ticket: { type: 'string' },
-          expiresInSeconds: { type: 'integer' },
-          path: { type: 'string' },
-          viewer: { type: 'string', description: 'this viewer, for POST …/control: its tunnel ending withdraws' },
-        },
-        required: ['ticket', 'expiresInSeconds', 'path', 'viewer'],
-      },
-    },
-    handler: async (request, _reply, context) => {
+    answers: answerOf(liveTicket),
+    handler: async (request, _reply, context): Promise<LiveTicket> => {
       const workspace = workspaceOfPath(pathParams(request));
       const live = liveOf(context);
       // Refused now, with the reason, rather than at the upgrade where a browser shows only "failed".
@@ -110,8 +82,8 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     path: '/admin/api/workspaces/{workspace}/control',
     summary:
       "A person takes Control of the workspace's browser: held at once when no call runs, else requested until the running call ends; body {who, viewer}",
-    answers: { json: EPISODE },
-    handler: async (request, _reply, context) => {
+    answers: answerOf(controlAsked),
+    handler: async (request, _reply, context): Promise<ControlAsked> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who, viewer } = viewerOf(request.body);
       const controls = liveOf(context).controls;
@@ -131,8 +103,8 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     path: '/admin/api/workspaces/{workspace}/control',
     summary:
       'The person hands the browser back (only they can); with a viewer, only that viewer lets go (it stays held while another of theirs holds it); body {who, viewer}',
-    answers: { json: EPISODE },
-    handler: async (request, _reply, context) => {
+    answers: answerOf(controlLeft),
+    handler: async (request, _reply, context): Promise<ControlLeft> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who, viewer } = viewerOf(request.body);
       const controls = liveOf(context).controls;

@@ -6,24 +6,11 @@ import { fetchGridStatus } from '../grid/status.js';
 import { callerOfWorkspace } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
 import { said, type Controls } from './control.js';
+import type { LiveStatus } from './answers.js';
 import type { LiveStore } from './live-store.js';
 import { Tickets } from './tickets.js';
 import { ControlCache } from './control-cache.js';
 import { Tunnels, type TunnelOptions } from './tunnel.js';
-
-/** What the admin page shows before it connects: whether there is anything to watch, and why not. */
-export interface LiveStatus {
-  /** the workspace has a browser now */
-  browser: boolean;
-  /** that browser runs on a watchable slot (its Grid node advertised VNC for it) */
-  watchable: boolean;
-  /** some slot of the Grid advertises se:vncEnabled */
-  gridLiveView: boolean;
-  /** what a person reads when there is nothing to watch */
-  message?: string;
-  /** a person's Control of this browser, while one applies: the page shows who holds it */
-  control?: { state: 'requested' | 'held'; who: string; since: string };
-}
 
 export const NO_GRID_LIVE_VIEW =
   'This Grid has no live view: no slot advertises se:vncEnabled (the embedded Grid needs xvfb, x11vnc and websockify; see docs/live.md).';

@@ -21,3 +21,4 @@ export type {
   WorkspaceList,
   WorkspaceRow,
 } from '../../../src/admin/schemas';
+export type { ControlAsked, ControlLeft, LiveControl, LiveStatus, LiveTicket } from '../../../src/live/answers';

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * The live view's answers to the admin API, declared once: the routes render their OpenAPI
+ * schemas from these, the server's types are z.infer, and the admin page imports the same types.
+ */
+
+/** A person's Control of a browser, while one applies: the page shows who holds it. */
+export const liveControl = z.object({
+  state: z.enum(['requested', 'held']),
+  who: z.string(),
+  since: z.string().describe('when it was asked for, or granted (ISO 8601)'),
+});
+
+/** What the admin page shows before it connects: whether there is anything to watch, and why not. */
+export const liveStatus = z.object({
+  browser: z.boolean().describe('the workspace has a browser now'),
+  watchable: z.boolean().describe('that browser runs on a watchable slot (its Grid node advertised VNC for it)'),
+  gridLiveView: z.boolean().describe('some slot of the Grid advertises se:vncEnabled'),
+  message: z.string().optional().describe('what a person reads when there is nothing to watch'),
+  control: liveControl.optional(),
+});
+
+/** A single-use ticket for the live view's websocket. */
+export const liveTicket = z.object({
+  ticket: z.string(),
+  expiresInSeconds: z.number().int(),
+  path: z.string(),
+  viewer: z.string().describe('this viewer, for POST …/control: its tunnel ending withdraws'),
+});
+
+/** POST …/control: the person's request, held at once or waiting for the running call. */
+export const controlAsked = liveControl.extend({ hint: z.string().describe('what the person is told to do next') });
+
+/** DELETE …/control: released once nobody holds it, else the episode another of their viewers keeps. */
+export const controlLeft = z.union([liveControl, z.object({ state: z.literal('released') })]);
+
+export type LiveControl = z.infer<typeof liveControl>;
+export type LiveStatus = z.infer<typeof liveStatus>;
+export type LiveTicket = z.infer<typeof liveTicket>;
+export type ControlAsked = z.infer<typeof controlAsked>;
+export type ControlLeft = z.infer<typeof controlLeft>;
