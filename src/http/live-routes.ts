@@ -113,7 +113,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
       const left = await controls.episode(workspace);
       return left
         ? { state: left.state, who: said(left.who), since: left.granted ?? left.since }
-        : { state: 'released' };
+        : { state: 'handed_back' };
     },
   },
 ];

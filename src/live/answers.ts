@@ -16,7 +16,7 @@ export const liveControl = z.object({
 export const liveStatus = z.object({
   browser: z.boolean().describe('the workspace has a browser now'),
   watchable: z.boolean().describe('that browser runs on a watchable slot (its Grid node advertised VNC for it)'),
-  gridLiveView: z.boolean().describe('some slot of the Grid advertises se:vncEnabled'),
+  grid_live_view: z.boolean().describe('some slot of the Grid advertises se:vncEnabled'),
   message: z.string().optional().describe('what a person reads when there is nothing to watch'),
   control: liveControl.optional(),
 });
@@ -24,7 +24,7 @@ export const liveStatus = z.object({
 /** A single-use ticket for the live view's websocket. */
 export const liveTicket = z.object({
   ticket: z.string(),
-  expiresInSeconds: z.number().int(),
+  expires_in_seconds: z.number().int(),
   path: z.string(),
   viewer: z.string().describe('this viewer, for POST …/control: its tunnel ending withdraws'),
 });
@@ -32,8 +32,11 @@ export const liveTicket = z.object({
 /** POST …/control: the person's request, held at once or waiting for the running call. */
 export const controlAsked = liveControl.extend({ hint: z.string().describe('what the person is told to do next') });
 
-/** DELETE …/control: released once nobody holds it, else the episode another of their viewers keeps. */
-export const controlLeft = z.union([liveControl, z.object({ state: z.literal('released') })]);
+/**
+ * DELETE …/control: handed_back once nobody holds it (the word agents read in a result's
+ * `control`), else the episode another of their viewers keeps.
+ */
+export const controlLeft = z.union([liveControl, z.object({ state: z.literal('handed_back') })]);
 
 export type LiveControl = z.infer<typeof liveControl>;
 export type LiveStatus = z.infer<typeof liveStatus>;

@@ -69,7 +69,13 @@ export class LiveService {
       who: said(episode.who),
       since: episode.granted ?? episode.since,
     };
-    return { browser, watchable, gridLiveView, ...(message ? { message } : {}), ...(control ? { control } : {}) };
+    return {
+      browser,
+      watchable,
+      grid_live_view: gridLiveView,
+      ...(message ? { message } : {}),
+      ...(control ? { control } : {}),
+    };
   }
 
   /** The Grid's VNC websocket for a workspace's browser (through the Grid's own address), or a refusal. */

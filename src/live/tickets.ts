@@ -23,10 +23,10 @@ export class Tickets {
     private readonly ttlMs: number = TICKET_TTL_MS,
   ) {}
 
-  async mint(ticket: Ticket): Promise<{ ticket: string; expiresInSeconds: number }> {
+  async mint(ticket: Ticket): Promise<{ ticket: string; expires_in_seconds: number }> {
     const id = randomBytes(24).toString('base64url');
     await this.store.put(`ticket:${id}`, JSON.stringify(ticket), this.ttlMs);
-    return { ticket: id, expiresInSeconds: Math.round(this.ttlMs / 1000) };
+    return { ticket: id, expires_in_seconds: Math.round(this.ttlMs / 1000) };
   }
 
   /** The ticket's grant, once; undefined when it was never minted, is used or has expired. */

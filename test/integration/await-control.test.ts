@@ -222,7 +222,7 @@ describe('await_control as an MCP task (2026-07-28 Tasks extension)', () => {
         expect(seen.every((s) => s === 'working:waiting for Kelly to hand back')).toBe(true);
         expect(seen.length).toBeGreaterThan(0);
 
-        expect((await control('DELETE', 'await-task')).body).toEqual({ state: 'released' });
+        expect((await control('DELETE', 'await-task')).body).toEqual({ state: 'handed_back' });
         const { outcome } = await settled;
         const result = resultFromTaskOutcome(outcome) as { structuredContent?: Record<string, unknown> };
         expect(result.structuredContent).toMatchObject({
@@ -344,7 +344,7 @@ describe('await_control', () => {
       await expect.poll(visited).toContain('login.html');
       expect(settled).toBe(false);
 
-      expect((await control('DELETE', 'await-visits')).body).toEqual({ state: 'released' });
+      expect((await control('DELETE', 'await-visits')).body).toEqual({ state: 'handed_back' });
       const answer = await waiting;
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({

@@ -96,7 +96,7 @@ describe('Control of a browser by a person', () => {
   });
 
   it('hands back: agents carry on, and the first result says it once', async () => {
-    expect((await control('DELETE', { who: 'Kelly' })).body).toEqual({ state: 'released' });
+    expect((await control('DELETE', { who: 'Kelly' })).body).toEqual({ state: 'handed_back' });
     const first = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, agent);
     expect(first.status).toBe(200);
     expect(first.body.control).toMatchObject({ state: 'handed_back', who: 'Kelly' });

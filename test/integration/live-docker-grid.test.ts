@@ -76,7 +76,7 @@ describe('a docker-selenium-style node', () => {
     expect(String(agentString.body.result)).toMatch(/Chrome\//);
     expect(String(agentString.body.result)).not.toMatch(/Headless/);
     const live = await rest(running.url, `/admin/api/workspaces/${WORKSPACE}/live`, undefined, admin);
-    expect(live.body).toEqual({ browser: true, watchable: true, gridLiveView: true });
+    expect(live.body).toEqual({ browser: true, watchable: true, grid_live_view: true });
   });
 
   it('shows the browser through the live tunnel: the screen read is not one colour', async () => {

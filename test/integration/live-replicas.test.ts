@@ -82,7 +82,7 @@ describe('Control across two replicas on one Redis', { timeout: 120_000 }, () =>
     await expect.poll(visited).toContain('Data table');
     expect(settled).toBe(false);
 
-    expect((await control(a, 'DELETE')).body).toEqual({ state: 'released' });
+    expect((await control(a, 'DELETE')).body).toEqual({ state: 'handed_back' });
     const answer = await waiting;
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
@@ -147,7 +147,7 @@ describe('await_control as an MCP task across two replicas', { timeout: 120_000 
     const working = await framed(b, 'tasks/get', { taskId });
     expect(working.result?.status, JSON.stringify(working)).toBe('working');
 
-    expect((await control(b, 'DELETE')).body).toEqual({ state: 'released' });
+    expect((await control(b, 'DELETE')).body).toEqual({ state: 'handed_back' });
     let answer: Awaited<ReturnType<typeof framed>> | undefined;
     await expect
       .poll(

@@ -79,7 +79,7 @@ describe('a watchable Firefox', () => {
       const opened = await rest(running.url, '/browser/open-session', { browser: 'firefox' }, agent);
       expect(opened.status, JSON.stringify(opened.body)).toBe(200);
       const status = await rest(running.url, '/admin/api/workspaces/watched-firefox/live', undefined, admin);
-      expect(status.body).toEqual({ browser: true, watchable: true, gridLiveView: true });
+      expect(status.body).toEqual({ browser: true, watchable: true, grid_live_view: true });
       const minted = await ticket('watched-firefox');
       expect(minted.status).toBe(200);
       const viewer = connect(String(minted.body.path));
@@ -98,7 +98,7 @@ describe('a watchable Firefox', () => {
 describe('the live tunnel /admin/live/<workspace>', () => {
   it('says whether the browser can be watched', async () => {
     const status = await rest(running.url, '/admin/api/workspaces/watched/live', undefined, admin);
-    expect(status.body).toEqual({ browser: true, watchable: true, gridLiveView: true });
+    expect(status.body).toEqual({ browser: true, watchable: true, grid_live_view: true });
     const none = await rest(running.url, '/admin/api/workspaces/nobody-here/live', undefined, admin);
     expect(none.body).toMatchObject({ browser: false, watchable: false });
     expect(none.body.message).toMatch(/has no browser now/);
@@ -202,7 +202,7 @@ describe('Control through a viewer', () => {
     const one = await control('DELETE', { who: 'Kelly', viewer: first.body.viewer });
     expect(one).toMatchObject({ state: 'held', who: 'Kelly' });
     expect(await running.server.liveView.controls.episode('watched')).toMatchObject({ state: 'held' });
-    expect(await control('DELETE', { who: 'Kelly', viewer: second.body.viewer })).toEqual({ state: 'released' });
+    expect(await control('DELETE', { who: 'Kelly', viewer: second.body.viewer })).toEqual({ state: 'handed_back' });
     const after = await rest(running.url, '/admin/api/workspaces/watched/live', undefined, admin);
     expect(after.body.control).toBeUndefined();
   });
@@ -249,7 +249,7 @@ describe('Watch is watch: input reaches the VNC server only under Control', () =
       await poke(client, 'abc');
       await expect.poll(heard, { timeout: 10_000 }).toEqual(['button 0', 'key a', 'key b', 'key c']);
 
-      expect(await control('DELETE', minted.body.viewer)).toEqual({ state: 'released' });
+      expect(await control('DELETE', minted.body.viewer)).toEqual({ state: 'handed_back' });
       await poke(client, 'xyz');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(await heard()).toEqual(['button 0', 'key a', 'key b', 'key c']);

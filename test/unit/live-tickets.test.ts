@@ -13,8 +13,8 @@ describe('live-view tickets', () => {
   it('expire after their 30 s', async () => {
     let now = 1_000_000;
     const tickets = new Tickets(new MemoryLiveStore(() => now));
-    const { ticket, expiresInSeconds } = await tickets.mint({ workspace: 'w1', who: 'a person', viewer: 'v1' });
-    expect(expiresInSeconds).toBe(30);
+    const { ticket, expires_in_seconds } = await tickets.mint({ workspace: 'w1', who: 'a person', viewer: 'v1' });
+    expect(expires_in_seconds).toBe(30);
     now += 30_001;
     expect(await tickets.take(ticket)).toBeUndefined();
   });
