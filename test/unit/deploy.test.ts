@@ -64,6 +64,10 @@ describe('docker-compose.yaml', () => {
       expect(env[name], name).toBe(value);
     }
     expect(env.SE_VNC_PASSWORD).toBe('${SE_VNC_PASSWORD:-secret}');
+    // The server answers the same password in its live tunnel.
+    for (const replica of ['selenium-flow-a', 'selenium-flow-b']) {
+      expect(services[replica]?.environment?.GRID_VNC_PASSWORD, replica).toBe(env.SE_VNC_PASSWORD);
+    }
   });
 
   it('gives the hub credentials the server is given, and the nodes a registration secret', () => {
@@ -335,6 +339,8 @@ describe('deploy/kubernetes (the Kustomize base)', () => {
     for (const [name, value] of Object.entries(WATCHABLE_NODE_ENV)) {
       expect(node.find((e) => e.name === name)?.value, name).toBe(value);
     }
-    expect(secretOf('selenium-node-chrome', 'SE_VNC_PASSWORD')).toEqual({ name: 'selenium-grid', key: 'vnc-password' });
+    const vnc = { name: 'selenium-grid', key: 'vnc-password' };
+    expect(secretOf('selenium-node-chrome', 'SE_VNC_PASSWORD')).toEqual(vnc);
+    expect(secretOf('selenium-flow', 'GRID_VNC_PASSWORD')).toEqual(vnc);
   });
 });
