@@ -181,7 +181,14 @@ async function writeGridEnvFile(gridUrl: string): Promise<string> {
   return file;
 }
 
-async function serveOverHttp(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
+/** The workspace the banner's client lines name: any name keeps a browser between conversations. */
+const BANNER_WORKSPACE = 'default';
+
+async function serveOverHttp(
+  config: Config & { dataDir: string },
+  gridUrl: string,
+  embedded: EmbeddedGrid | undefined,
+): Promise<void> {
   const { openServer } = await import('./server.js');
   const server = await openServer(config, gridUrl);
   const address = await server.app.listen({ host: config.host, port: config.port });
@@ -190,12 +197,15 @@ async function serveOverHttp(config: Config, gridUrl: string, embedded: Embedded
     [
       `selenium-flow ${VERSION} serving`,
       `  MCP:      ${base}/mcp`,
-      `  REST:     ${base}/openapi.json`,
+      `  REST:     ${base}/openapi.json (send X-Workspace: ${BANNER_WORKSPACE} to keep a browser)`,
       `  Grid:     ${embedded ? `embedded${embedded.isolated ? `, browsers run as ${GRID_USER}` : ''}` : withoutCredentials(gridUrl)}`,
-      `  Data:     ${config.dataDir ?? 'off (set FLOW_DATA_DIR for flows and files)'}`,
+      `  Data:     ${config.dataDir}`,
       `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
       ...accessLines(config),
-      ...clientLines(`${base}/mcp`, config.authToken !== undefined || config.tokensFile !== undefined),
+      ...clientLines(
+        `${base}/mcp?workspace=${BANNER_WORKSPACE}`,
+        config.authToken !== undefined || config.tokensFile !== undefined,
+      ),
       '',
     ].join('\n'),
   );
@@ -226,8 +236,9 @@ function accessLines(config: Config): string[] {
 }
 
 /**
- * A client set-up to paste (README "Client set-up" has the others). The token is a placeholder:
- * the banner never holds a token value.
+ * A client set-up to paste (README "Connect your client" has the others). The URL names a
+ * workspace, so a second conversation finds the browser of the first. The token is a
+ * placeholder: the banner never holds a token value.
  */
 function clientLines(mcpUrl: string, withToken: boolean): string[] {
   const header = 'Authorization: Bearer <MCP_AUTH_TOKEN>';

@@ -130,6 +130,16 @@ describe('selenium-flow serve', () => {
     const printed = server.output();
     expect(printed).toMatch(/Token:\s+set/);
     expect(printed).not.toContain(token);
+    // Every client line names a workspace: a second conversation finds the browser of the first.
+    const clients = printed.split('\n').filter((line) => /^\s+(REST|Claude Code|Cursor and others)/.test(line));
+    expect(clients).toHaveLength(3);
+    for (const line of clients) {
+      expect(line).toMatch(/\?workspace=default\b|X-Workspace: default\b/);
+    }
+    expect(printed).toContain(
+      `claude mcp add --transport http selenium-flow ${server.url}/mcp?workspace=default --header "Authorization: Bearer <MCP_AUTH_TOKEN>"`,
+    );
+    expect(printed).toMatch(/Data:\s+\//);
   });
 });
 
