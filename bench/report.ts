@@ -6,7 +6,7 @@
  * prints the page instead of writing it.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -54,6 +54,7 @@ const SECTIONS = {
       '1',
       '--workloads',
       'reference',
+      '--skip-warm-up',
     ],
   },
   soak: { title: 'Soak: memory over 1,000 runs and 1,000 calls', args: ['bench/soak.ts'] },
@@ -64,6 +65,8 @@ const { values: options } = parseArgs({
   options: {
     sections: { type: 'string', default: Object.keys(SECTIONS).join(',') },
     'no-write': { type: 'boolean', default: false },
+    // keep the sections of the page not run now, each with its own command and load line
+    resume: { type: 'boolean', default: false },
   },
 });
 const chosen = (options.sections ?? '').split(',').map((s) => s.trim());
@@ -81,6 +84,8 @@ const git = (...args: string[]) => spawnSync('git', args, { cwd: REPO, encoding:
 
 interface Ran {
   id: SectionId;
+  /** the section as an earlier run wrote it (--resume): kept verbatim */
+  kept?: string;
   text: string;
   ok: boolean;
   minutes: number;
@@ -131,16 +136,35 @@ async function main(): Promise<void> {
   const subject = git('log', '-1', '--format=%s');
   const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
   const uptime = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
-  const ran: Ran[] = [];
+  const ran: Ran[] = options.resume ? earlierSections() : [];
   // The page is written after each section: a run stopped part way still leaves what it measured, and says so.
+  const keptCount = ran.length;
   for (const id of chosen as SectionId[]) {
     ran.push(await run(id));
-    const left = chosen.slice(ran.length);
+    const left = chosen.slice(ran.length - keptCount);
     write(pageOf(started, { commit, subject, dirty, uptime }, ran, left));
   }
   if (ran.some((r) => !r.ok)) {
     process.exitCode = 1;
   }
+}
+
+/** The sections an earlier run wrote on the page, for those not run now (--resume). */
+function earlierSections(): Ran[] {
+  let page = '';
+  try {
+    page = readFileSync(join(REPO, 'docs', 'performance.md'), 'utf8');
+  } catch {
+    return [];
+  }
+  const blocks = page.split(/^## /m).slice(1);
+  return (Object.keys(SECTIONS) as SectionId[]).flatMap((id) => {
+    const block = blocks.find((b) => b.startsWith(`${SECTIONS[id].title}\n`));
+    if (!block || chosen.includes(id)) {
+      return [];
+    }
+    return [{ id, kept: `## ${block.trim()}`, text: '', ok: true, minutes: 0, loadBefore: '', loadAfter: '' }];
+  });
 }
 
 function write(page: string): void {
@@ -176,16 +200,20 @@ function pageOf(started: Date, { commit, subject, dirty, uptime }: Revision, ran
     `- **Commit:** \`${commit}\` "${subject}"${dirty ? ' (with uncommitted changes)' : ''}`,
     `- **Machine:** ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch}, Node ${process.version}`,
     `- **Load at the start:** \`${uptime}\``,
-    `- **Sections:** ${ran.map((r) => `${r.id} (${r.minutes.toFixed(1)} min, load ${r.loadBefore} → ${r.loadAfter}${r.ok ? '' : ', FAILED'})`).join('; ')}${left.length > 0 ? `; not run yet: ${left.join(', ')}` : ''}`,
+    `- **Sections:** ${ran.map((r) => (r.kept ? `${r.id} (kept from the page's earlier run, as it was written)` : `${r.id} (${r.minutes.toFixed(1)} min, load ${r.loadBefore} → ${r.loadAfter}${r.ok ? '' : ', FAILED'})`)).join('; ')}${left.length > 0 ? `; not run yet: ${left.join(', ')}` : ''}`,
     '',
-    ...ran.flatMap((r) => [
-      `## ${SECTIONS[r.id].title}`,
-      '',
-      `\`npx tsx ${SECTIONS[r.id].args.join(' ')}\`; load (1 / 5 / 15 min) ${r.loadBefore} at its start, ${r.loadAfter} at its end.`,
-      '',
-      demote(r.text),
-      '',
-    ]),
+    ...ran.flatMap((r) =>
+      r.kept
+        ? [r.kept, '']
+        : [
+            `## ${SECTIONS[r.id].title}`,
+            '',
+            `\`npx tsx ${SECTIONS[r.id].args.join(' ')}\`; load (1 / 5 / 15 min) ${r.loadBefore} at its start, ${r.loadAfter} at its end.`,
+            '',
+            demote(r.text),
+            '',
+          ],
+    ),
   ].join('\n');
   if (options['no-write'] && left.length === 0) {
     process.stdout.write(page);
