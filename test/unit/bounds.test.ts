@@ -240,3 +240,16 @@ describe('the capability table', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('upload_file says only what it does', () => {
+  it('takes no mime_type (the browser types a file by its extension) and says so as a 400', async () => {
+    const { parseArguments } = await import('../../src/capabilities/call/arguments.js');
+    const upload = CAPABILITIES.find((c) => c.name === 'upload_file');
+    if (!upload) {
+      throw new Error('upload_file is not in the table');
+    }
+    const args = { selector: { css: 'input' }, text: 'x', filename: 'a.csv' };
+    expect(parseArguments(upload, args)).toMatchObject({ filename: 'a.csv' });
+    expect(() => parseArguments(upload, { ...args, mime_type: 'text/csv' })).toThrow(/mime_type/);
+  });
+});

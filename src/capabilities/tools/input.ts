@@ -177,8 +177,8 @@ export const uploadFileTool = defineTool({
       .max(MAX_UPLOAD_BASE64_CHARS, `content is at most ${MAX_UPLOAD_BYTES} bytes (the upload limit)`)
       .optional(),
     file: z.string().min(1).max(MAX_URI_CHARS).optional().describe('a workspace://files… uri'),
-    filename: fileNameArgument.optional().describe('the name the page sees'),
-    mime_type: z.string().max(MAX_WORD_CHARS).optional(),
+    // No mime_type: WebDriver hands the browser a file, and the browser types it by its extension.
+    filename: fileNameArgument.optional().describe('the name the page sees; its extension sets the type'),
     wait_timeout: waitTimeout,
   }),
   check: (args) =>
