@@ -19,6 +19,7 @@ import type {
   WorkspaceDetail,
   WorkspaceList,
   WorkspaceRow,
+  WorkspaceUsage,
 } from './schemas.js';
 import { callerOfWorkspace, workspaceOfKey } from '../workspace/caller.js';
 import type { WorkspaceRecord } from '../workspace/records.js';
@@ -54,7 +55,7 @@ export class WorkspaceOverview {
    * node counts as use of the browser on the Grid, so a listing polled every few seconds would
    * keep an idle browser from ever timing out; this lets it idle (docs/admin.md).
    */
-  private readonly downloadCounts = new Map<string, { touchedAt: string; countedAt: number; count: number }>();
+  private readonly downloadCounts = new Map<string, { touchedAt: string; countedAt: number } & Measured>();
 
   /**
    * A live browser's downloads as the Files tab and a workspace's page last read them, by Grid
@@ -127,12 +128,19 @@ export class WorkspaceOverview {
     }
     const files = await this.sections(name);
     const state = stateOf(record, status);
-    const downloads = state === 'live' && files.browser ? files.downloads.length : null;
+    const downloads = state === 'live' && files.browser ? measure(files.downloads) : null;
     if (record?.gridId && downloads !== null) {
-      this.downloadCounts.set(record.gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), count: downloads });
+      this.downloadCounts.set(record.gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), ...downloads });
     }
     const row = await this.rowOf(name, record, state, files, downloads);
     return { ...row, browser: browserBlockOf(record, row.state, status), files };
+  }
+
+  /** What a workspace holds, counted and measured as its listing row shows it (for a deletion's answer). */
+  async usage(rawName: string): Promise<WorkspaceUsage> {
+    const name = checkLibrary(rawName);
+    const { counts, bytes } = await this.row(name, await this.gridStatus());
+    return { counts, bytes };
   }
 
   /** The Grid's nodes, slots and sessions, each session with the workspace that holds it. */
@@ -214,8 +222,8 @@ export class WorkspaceOverview {
     return this.rowOf(name, record, state, files, downloads);
   }
 
-  /** The live browser's download count: from its node while downloads may still land, else as last counted. */
-  private async downloadCount(name: string, record: WorkspaceRecord | undefined): Promise<number | null> {
+  /** The live browser's downloads, counted and measured: from its node while they may still land, else as last read. */
+  private async downloadCount(name: string, record: WorkspaceRecord | undefined): Promise<Measured | null> {
     const gridId = record?.gridId;
     if (!gridId) {
       return null;
@@ -223,14 +231,15 @@ export class WorkspaceOverview {
     const known = this.downloadCounts.get(gridId);
     const settled = (at: number) => at - Date.parse(record.touchedAt) > DOWNLOADS_SETTLE_MS;
     if (known && known.touchedAt === record.touchedAt && settled(known.countedAt)) {
-      return known.count;
+      return { count: known.count, bytes: known.bytes };
     }
     const listing = await this.parts.files.folder(name, 'downloads');
     if (!listing.browser) {
       return null;
     }
-    this.downloadCounts.set(gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), count: listing.count });
-    return listing.count;
+    const measured = measure(listing.files);
+    this.downloadCounts.set(gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), ...measured });
+    return measured;
   }
 
   /** Counts of browsers the Grid no longer runs go: the map holds at most the live ones. */
@@ -252,20 +261,28 @@ export class WorkspaceOverview {
     record: WorkspaceRecord | undefined,
     state: BrowserState,
     files: Pick<WorkspaceSections, 'screenshots' | 'files'>,
-    downloads: number | null,
+    downloads: Measured | null,
   ): Promise<WorkspaceRow> {
-    const flows = this.parts.flowStore ? (await this.parts.flowStore.names(name)).length : null;
+    const flows = this.parts.flowStore ? await this.parts.flowStore.usage(name) : null;
     const onDisk = this.parts.files.enabled;
+    const screenshots = onDisk ? measure(files.screenshots) : null;
+    const stored = onDisk ? measure(files.files) : null;
     return {
       name,
       global: name === GLOBAL_LIBRARY,
       state,
       last_page: record?.url === undefined ? null : { url: record.url, title: record.title ?? '' },
       counts: {
-        downloads,
-        screenshots: onDisk ? files.screenshots.length : null,
-        files: onDisk ? files.files.length : null,
-        flows,
+        downloads: downloads?.count ?? null,
+        screenshots: screenshots?.count ?? null,
+        files: stored?.count ?? null,
+        flows: flows?.count ?? null,
+      },
+      bytes: {
+        downloads: downloads?.bytes ?? null,
+        screenshots: screenshots?.bytes ?? null,
+        files: stored?.bytes ?? null,
+        flows: flows?.bytes ?? null,
       },
       last_activity: record?.touchedAt ?? newest([...files.screenshots, ...files.files]),
     };
@@ -278,6 +295,15 @@ export class WorkspaceOverview {
   private gridStatus(): Promise<GridStatusReading> {
     return readGridStatus(this.parts.workspaces.grid.url);
   }
+}
+
+interface Measured {
+  count: number;
+  bytes: number;
+}
+
+function measure(files: readonly { size: number }[]): Measured {
+  return { count: files.length, bytes: files.reduce((sum, f) => sum + f.size, 0) };
 }
 
 /** global first, then stdio, then the rest by name */
@@ -325,6 +351,7 @@ function problemRow(name: string, problem: string): WorkspaceRow {
     state: 'unknown',
     last_page: null,
     counts: { downloads: null, screenshots: null, files: null, flows: null },
+    bytes: { downloads: null, screenshots: null, files: null, flows: null },
     last_activity: null,
     problem,
   };

@@ -44,12 +44,22 @@ export const workspaceCounts = z.object({
   flows: z.number().int().nullable().describe('own flows only; null: flows are off (no data directory)'),
 });
 
+export const workspaceBytes = z
+  .object({
+    downloads: z.number().int().nullable().describe('null unless the browser is live and its Grid node answered'),
+    screenshots: z.number().int().nullable().describe('null: no data directory (FLOW_DATA_DIR)'),
+    files: z.number().int().nullable().describe('null: no data directory (FLOW_DATA_DIR)'),
+    flows: z.number().int().nullable().describe('own flows only; null: flows are off (no data directory)'),
+  })
+  .describe("the size of what counts counts, in bytes (downloads on the Grid node, the rest on this server's disk)");
+
 export const workspaceRow = z.object({
   name: z.string().describe('the workspace name; `global` is the shared flow library, `_stdio` the stdio caller'),
   global: z.boolean().describe('true for the shared library `global`, which has no browser'),
   state: browserState,
   last_page: lastPage,
   counts: workspaceCounts,
+  bytes: workspaceBytes,
   last_activity: isoTime.nullable().describe('the last call on it, else its newest file; null when neither is known'),
   problem: z.string().optional().describe('why part of this row could not be read; the rest of the listing is whole'),
 });
@@ -95,6 +105,15 @@ export const browserBlock = z
 export const workspaceDetail = workspaceRow.extend({
   browser: browserBlock,
   files: fileSections,
+});
+
+export const workspaceDeleted = z.object({
+  workspace: z.string(),
+  deleted: z.literal(true),
+  browser: z.boolean().describe('whether a browser was running and was ended'),
+  lost: z
+    .object({ counts: workspaceCounts, bytes: workspaceBytes })
+    .describe('what went with it, measured just before: the same figures the listing showed'),
 });
 
 export const browserEnded = z.object({
@@ -277,6 +296,8 @@ export type FileSections = z.infer<typeof fileSections>;
 export type BrowserBlock = z.infer<typeof browserBlock>;
 export type WorkspaceDetail = z.infer<typeof workspaceDetail>;
 export type BrowserEnded = z.infer<typeof browserEnded>;
+export type WorkspaceDeleted = z.infer<typeof workspaceDeleted>;
+export type WorkspaceUsage = WorkspaceDeleted['lost'];
 export type ScreenshotsCleared = z.infer<typeof screenshotsCleared>;
 export type DownloadsCleared = z.infer<typeof downloadsCleared>;
 export type FileDeleted = z.infer<typeof fileDeleted>;

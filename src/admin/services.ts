@@ -3,7 +3,8 @@ import { BadRequest } from '../errors.js';
 import type { EventLog } from '../events/events.js';
 import type { FlowStore } from '../flows/store.js';
 import { workspaceOrStdio } from '../workspace/names.js';
-import type { BrowserEnded } from './schemas.js';
+import type { BrowserEnded, WorkspaceDeleted } from './schemas.js';
+import { deleteWorkspace } from './removal.js';
 import { callerOfWorkspace, turnKeyOf } from '../workspace/caller.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import { OperatorFlows } from './flows.js';
@@ -19,12 +20,16 @@ export interface AdminServices {
   events: EventLog;
   /** ends a workspace's browser, taking its turn like any call so it never cuts one in half */
   endBrowser(workspace: string): Promise<BrowserEnded>;
+  /** deletes a workspace: its browser, record, flows and files (never `global`) */
+  deleteWorkspace(workspace: string): Promise<WorkspaceDeleted>;
 }
 
 export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined, events: EventLog): AdminServices {
+  const overview = new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore });
   return {
     events,
-    overview: new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore }),
+    overview,
+    deleteWorkspace: (name) => deleteWorkspace(name, deps, flowStore, overview, events),
     flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES, (library) => deps.flows?.changed(library)),
     secrets: new SecretsOverview(deps.secrets, deps.files, flowStore, CAPABILITIES),
     endBrowser: async (rawName) => {
@@ -54,4 +59,6 @@ const NO_FLOWS: FlowStore = {
   delete: async () => false,
   uses: async () => ({}),
   recordUse: async () => undefined,
+  usage: async () => ({ count: 0, bytes: 0 }),
+  clear: async () => undefined,
 };

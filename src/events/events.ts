@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * The audit events an operator watches: secret binds (allowed and refused), flow runs, browsers
- * opened and ended. Each names a workspace, never a page's full URL, a title, typed text or a
+ * opened and ended, workspaces deleted. Each names a workspace, never a page's full URL, a title, typed text or a
  * Grid id; a secret bind names the secret and key, never a value.
  */
 const eventBase = {
@@ -42,6 +42,16 @@ export const auditEvent = z.discriminatedUnion('type', [
     type: z.literal('browser_ended'),
     ...eventBase,
     by: z.enum(['caller', 'operator']).describe('an agent (end_browser, or opening another), or an operator'),
+  }),
+  z.object({
+    type: z.literal('workspace_deleted'),
+    ...eventBase,
+    by: z.literal('operator').describe('only the admin API deletes a workspace'),
+    browser: z.boolean().describe('whether a running browser was ended with it'),
+    downloads: z.number().int(),
+    screenshots: z.number().int(),
+    files: z.number().int(),
+    flows: z.number().int(),
   }),
 ]);
 

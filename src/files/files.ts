@@ -270,7 +270,12 @@ export class Files {
     return this.disk ? this.disk.workspaces() : [];
   }
 
-  /** Deletes one file in Files; Files is never cleared wholesale. */
+  /** Everything a workspace keeps on this server's disk goes (the operator deleting it). */
+  async removeWorkspace(workspace: string): Promise<void> {
+    await this.disk?.removeWorkspace(workspaceOrStdio(workspace));
+  }
+
+  /** Deletes one file in Files; Files is never cleared wholesale (but with its workspace). */
   async deleteFile(workspace: string, name: string): Promise<FileDeleted> {
     const owner = workspaceOrStdio(workspace);
     if (!(await this.requireDisk().delete(owner, 'files', fileName(name)))) {

@@ -184,6 +184,15 @@ export class DiskFiles {
     return removed.sort();
   }
 
+  /**
+   * Removes a workspace's directory and all under it (its sections, marks, half-written files,
+   * and whatever else it holds there). rm never follows a symbolic link: a link inside goes, never
+   * what it points at; a workspace directory that is itself a link loses only the link.
+   */
+  async removeWorkspace(workspace: string): Promise<void> {
+    await rm(join(this.root, workspaceOrStdio(workspace)), { recursive: true, force: true });
+  }
+
   /** The directories under the data directory: every workspace (and `global`) that ever stored something. */
   async workspaces(): Promise<string[]> {
     try {

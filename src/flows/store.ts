@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Conflict } from '../errors.js';
 
@@ -26,6 +26,10 @@ export interface FlowStore {
   uses(library: string): Promise<Record<string, number>>;
   /** remembers that this library's owner ran a flow now; best effort (an order, not a record) */
   recordUse(library: string, name: string): Promise<void>;
+  /** how many flows the library holds and their size in bytes, as stored */
+  usage(library: string): Promise<{ count: number; bytes: number }>;
+  /** removes every flow of the library and what it remembers of their runs */
+  clear(library: string): Promise<void>;
 }
 
 /** Enough to order any library that fits in tools/list; older uses are forgotten first. */
@@ -118,6 +122,23 @@ export class DirectoryFlowStore implements FlowStore {
     const temporary = join(this.dir(library), `.uses.${randomUUID()}.tmp`);
     await writeFile(temporary, JSON.stringify(Object.fromEntries(kept)), 'utf8');
     await rename(temporary, join(this.dir(library), USES_FILE));
+  }
+
+  async usage(library: string): Promise<{ count: number; bytes: number }> {
+    const sizes = await Promise.all(
+      (await this.names(library)).map(async (name) => {
+        // lstat: a link planted in the directory is not a flow, and its target is not ours to measure.
+        const info = await lstat(this.file(library, name)).catch(() => undefined);
+        return info?.isFile() ? info.size : undefined;
+      }),
+    );
+    const flows = sizes.filter((size): size is number => size !== undefined);
+    return { count: flows.length, bytes: flows.reduce((sum, size) => sum + size, 0) };
+  }
+
+  async clear(library: string): Promise<void> {
+    // rm never follows a symbolic link: a link inside goes, never what it points at.
+    await rm(this.dir(library), { recursive: true, force: true });
   }
 
   async delete(library: string, name: string): Promise<boolean> {

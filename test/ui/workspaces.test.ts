@@ -200,3 +200,76 @@ describe('polling the list', () => {
     }
   });
 });
+
+describe('deleting a workspace', () => {
+  it('names what will be lost, with sizes, and after the confirm the row and the browser are gone', async () => {
+    const page = tab.page;
+    const workspace = 'ui-doomed';
+    const flow =
+      'description: goes with its workspace\nsteps:\n  - tool: navigate\n    args: {url: "https://example.test/"}\n';
+    try {
+      const site = inject('siteUrl');
+      expect((await rest(running.url, '/browser/navigate', { url: `${site}/table.html` }, as(workspace))).status).toBe(
+        200,
+      );
+      const shot = await rest(running.url, '/browser/screenshot', { save: true, filename: 'doomed' }, as(workspace));
+      expect(shot.status).toBe(200);
+      const saved = await fetch(`${running.url}/flows/doomed-flow`, {
+        method: 'PUT',
+        headers: { ...as(workspace), 'content-type': 'application/yaml' },
+        body: flow,
+      });
+      expect(saved.status, await saved.text()).toBe(200);
+      const gridId = await gridIdOf(running, workspace);
+
+      await page.goto(`${running.url}/admin/#/workspaces`);
+      const row = rowOf(workspace);
+      await row.getByText('1 flow').waitFor({ timeout: 15_000 });
+      expect(await row.getByText(`1 flow (${Buffer.byteLength(flow)} B)`).isVisible()).toBe(true);
+
+      // Cancel first: nothing goes.
+      const remove = row.getByRole('button', { name: `Delete workspace ${workspace}` });
+      await remove.click();
+      const dialog = page.getByRole('dialog', { name: `Delete workspace ${workspace}` });
+      expect(await dialog.getAttribute('aria-modal')).toBe('true');
+      const lost = await dialog.getByRole('listitem').allTextContents();
+      expect(lost).toEqual([
+        expect.stringMatching(/^1 screenshot \(\d+ KB\)$/),
+        `1 flow (${Buffer.byteLength(flow)} B)`,
+      ]);
+      expect(await dialog.textContent()).toContain('Its browser ends');
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+      expect(await gridHas(String(gridId))).toBe(true);
+
+      await remove.click();
+      await dialog.getByRole('button', { name: 'Delete workspace' }).click();
+      await expect.poll(() => rowOf(workspace).count(), { timeout: 15_000 }).toBe(0);
+      // Gone from the server too, not only from the page, and it stays gone over the next polls.
+      const listed = await fetch(`${running.url}/admin/api/workspaces`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(JSON.stringify(await listed.json())).not.toContain(workspace);
+      expect(await gridHas(String(gridId))).toBe(false);
+      await page.waitForTimeout(3500);
+      expect(await rowOf(workspace).count()).toBe(0);
+      expect(tab.problems).toEqual([]);
+    } finally {
+      await rest(running.url, '/browser/end-browser', {}, as(workspace));
+    }
+  });
+
+  it('offers no delete for the shared global library', async () => {
+    const saved = await fetch(`${running.url}/admin/api/workspaces/global/flows/shared-one`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/yaml' },
+      body: 'steps:\n  - tool: navigate\n    args: {url: "https://example.test/"}\n',
+    });
+    expect(saved.status, await saved.text()).toBe(200);
+    await tab.page.goto(`${running.url}/admin/#/workspaces`);
+    const row = rowOf('🌐 global');
+    await row.waitFor();
+    expect(await row.getByRole('button').count()).toBe(0);
+  });
+});

@@ -68,6 +68,15 @@ export const WORKSPACE_ADMIN_ROUTES: readonly PlainRoute[] = [
   {
     ...admin,
     method: 'DELETE',
+    path: WORKSPACE_PATH,
+    summary:
+      'Delete a workspace: its browser ends, its record goes (on every replica), its flows and files leave the disk; answers what was lost (`global` cannot be deleted)',
+    answers: answerOf(schema.workspaceDeleted),
+    handler: async (request, _reply, context) => services(context).deleteWorkspace(param(request, 'workspace')),
+  },
+  {
+    ...admin,
+    method: 'DELETE',
     path: `${WORKSPACE_PATH}/browser`,
     summary: "End a workspace's browser (the workspace keeps its files and flows)",
     answers: answerOf(schema.browserEnded),

@@ -70,3 +70,7 @@ export function safeHref(url: string | undefined | null): string | undefined {
 }
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A size in bytes as a person reads it: 512 B, 12 KB, 3.4 MB. */
+export const bytes = (n: number) =>
+  n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(0)} KB` : `${(n / 1048576).toFixed(1)} MB`;

@@ -17,6 +17,7 @@ export type {
   SecretCard,
   SecretUse,
   SecretsAnswer,
+  WorkspaceDeleted,
   WorkspaceDetail,
   WorkspaceList,
   WorkspaceRow,
