@@ -33,9 +33,15 @@ Usage:
   selenium-flow grid    start the embedded Selenium Grid; its GRID_URL (with this start's
                         credentials) goes to a private file whose path it prints
                         (--nodes N: a hub and N nodes instead of one)
+  selenium-flow setup   install what the embedded Grid needs on Debian/Ubuntu: its packages
+                        through apt as root (else the apt line to run), geckodriver with cargo
+                        (--with-redis: Redis too)
+  selenium-flow doctor  say what this host has and lacks for serving browsers, and how to fix
+                        it (exit code 1 when something required is missing)
   selenium-flow --version | --help
 
-Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit.
+Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit;
+on macOS or Windows, point GRID_URL at a Grid (e.g. docker-selenium's standalone image).
 As root, its browsers run as the unprivileged user ${GRID_USER}, fenced off this host's ports.
 Without FLOW_DATA_DIR, serve and stdio keep flows and files in ${defaultDataDir()}.
 
@@ -44,7 +50,7 @@ Each setting: its flag, else its env var (SELENIUM_FLOW_<NAME> wins over <NAME>)
 ${settingsHelp()}
 `;
 
-const COMMANDS: readonly Command[] = ['serve', 'stdio', 'grid'];
+const COMMANDS: readonly Command[] = ['serve', 'stdio', 'grid', 'setup', 'doctor'];
 
 /** A mistake in how the command was typed: said on stderr, exit code 2. */
 class UsageError extends Error {}
@@ -53,6 +59,7 @@ interface CommandLine {
   command: Command;
   flags: Record<string, string>;
   nodes?: string;
+  withRedis?: boolean;
   file?: ConfigFile;
 }
 
@@ -70,6 +77,7 @@ function parseCommandLine(argv: string[]): CommandLine | 'help' | 'version' {
         // Only the flags this command reads: --port given to stdio is a mistake, said as one.
         ...flagOptions(command ?? 'serve'),
         ...(command === 'grid' ? { nodes: { type: 'string' } } : {}),
+        ...(command === 'setup' ? { 'with-redis': { type: 'boolean' } } : {}),
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -95,8 +103,8 @@ function parseCommandLine(argv: string[]): CommandLine | 'help' | 'version' {
   if (!command) {
     throw new UsageError(
       first === undefined
-        ? 'a command is missing: serve, stdio or grid'
-        : `unknown command "${first}": use serve, stdio or grid`,
+        ? `a command is missing: ${COMMANDS.join(', ')}`
+        : `unknown command "${first}": use ${COMMANDS.join(', ')}`,
     );
   }
   if (positionals.length > 1) {
@@ -113,6 +121,7 @@ function parseCommandLine(argv: string[]): CommandLine | 'help' | 'version' {
     command,
     flags,
     nodes: typeof values.nodes === 'string' ? values.nodes : undefined,
+    withRedis: values['with-redis'] === true,
     file: configPath === undefined ? undefined : readConfigFile(configPath),
   };
 }
@@ -134,7 +143,17 @@ async function main(): Promise<void> {
     return;
   }
   const { command, flags, file } = line;
+  if (command === 'setup') {
+    const { runSetup } = await import('./embedded-grid/setup.js');
+    process.exitCode = await runSetup({ redis: line.withRedis });
+    return;
+  }
   const config = loadConfig(flags, process.env, { command, file });
+  if (command === 'doctor') {
+    const { runDoctor } = await import('./embedded-grid/doctor.js');
+    process.exitCode = await runDoctor({ gridUrl: config.gridUrl, loopbackPorts: config.browserLoopbackPorts });
+    return;
+  }
   if (command === 'grid') {
     const nodes = line.nodes === undefined ? undefined : Number(line.nodes);
     if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 16)) {
@@ -162,15 +181,43 @@ async function main(): Promise<void> {
   }
   // A person starting it from a desktop client sets nothing: flows and files still have a home.
   const served = { ...config, dataDir: config.dataDir ?? defaultDataDir() };
-  const embedded = served.gridUrl
-    ? undefined
-    : await startEmbeddedGrid({ loopbackPorts: served.browserLoopbackPorts, liveViews: served.embeddedLiveViews });
-  const gridUrl = served.gridUrl ?? embedded?.url ?? '';
+  let embedded: EmbeddedGrid | undefined;
+  let noGrid: string | undefined;
+  if (!served.gridUrl) {
+    try {
+      embedded = await startEmbeddedGrid({
+        loopbackPorts: served.browserLoopbackPorts,
+        liveViews: served.embeddedLiveViews,
+      });
+    } catch (err) {
+      // A desktop client that started us sees only a process that exited before `initialize`:
+      // stdio serves anyway and says why to the first call that needs a browser.
+      if (command !== 'stdio') {
+        throw err;
+      }
+      noGrid = noGridReason(err);
+    }
+  }
+  const gridUrl = served.gridUrl ?? embedded?.url ?? NO_GRID_URL;
   if (command === 'stdio') {
-    await serveOverStdio(served, gridUrl, embedded);
+    await serveOverStdio(served, gridUrl, embedded, noGrid);
   } else {
     await serveOverHttp(served, gridUrl, embedded);
   }
+}
+
+/** Where a stdio server without a Grid points its Grid client: nothing listens on port 9 (discard). */
+const NO_GRID_URL = 'http://127.0.0.1:9';
+
+/** Why the embedded Grid did not start, and the remedy, in one message a model can pass on. */
+function noGridReason(err: unknown): string {
+  // The first line only: a Grid that exited adds its own log lines below it.
+  const why = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+  return (
+    `This server has no Selenium Grid: ${why} ` +
+    'Run `selenium-flow setup` on this Debian/Ubuntu machine (`selenium-flow doctor` says what is missing), ' +
+    "or set GRID_URL in this server's env to a running Grid, then restart it."
+  );
 }
 
 /** GRID_URL=… in a new private directory (0700) and file (0600): the credentials change at every start. */
@@ -253,7 +300,12 @@ function clientLines(mcpUrl: string, withToken: boolean): string[] {
   ];
 }
 
-async function serveOverStdio(config: Config, gridUrl: string, embedded: EmbeddedGrid | undefined): Promise<void> {
+async function serveOverStdio(
+  config: Config,
+  gridUrl: string,
+  embedded: EmbeddedGrid | undefined,
+  noGrid: string | undefined,
+): Promise<void> {
   // stdout is the protocol channel here: nothing else may write to it.
   // parts.js, not server.js: stdio never loads the HTTP app (fastify and its routes).
   const [{ openParts }, { buildMcpServer }, { listedTools }, { serveStdio }] = await Promise.all([
@@ -264,12 +316,15 @@ async function serveOverStdio(config: Config, gridUrl: string, embedded: Embedde
   ]);
   const parts = await openParts(config, gridUrl);
   process.stderr.write(`selenium-flow ${VERSION} on stdio; flows and files in ${config.dataDir ?? 'nowhere'}\n`);
+  if (noGrid) {
+    process.stderr.write(`selenium-flow: ${noGrid}\n`);
+  }
   const tools = listedTools(config.mirrorTools === 'on');
   const log = (err: unknown) =>
     process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);
   const flowTools = { enabled: config.flowTools === 'on', max: config.flowToolsMax };
   const handle = serveStdio(() =>
-    buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log, flowTools, connection: true }),
+    buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log, flowTools, connection: true, noGrid }),
   );
   const stop = async () => {
     await handle.close();

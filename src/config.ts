@@ -20,7 +20,7 @@ interface Setting<T> {
   separator?: string;
 }
 
-export type Command = 'serve' | 'stdio' | 'grid';
+export type Command = 'serve' | 'stdio' | 'grid' | 'doctor' | 'setup';
 const HTTP_ONLY: readonly Command[] = ['serve'];
 
 function setting<T>(s: Setting<T>): Setting<T> {
@@ -49,6 +49,7 @@ export const SETTINGS = {
   gridUrl: setting({
     env: 'GRID_URL',
     flag: 'grid-url',
+    usedBy: ['serve', 'stdio', 'doctor'],
     help: 'the Selenium Grid (hub or standalone); unset starts an embedded Grid',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:4444' }).optional(),
   }),
@@ -90,7 +91,7 @@ export const SETTINGS = {
   }),
   browserLoopbackPorts: setting({
     env: 'BROWSER_LOOPBACK_PORTS',
-    usedBy: ['serve', 'stdio', 'grid'],
+    usedBy: ['serve', 'stdio', 'grid', 'doctor'],
     help: "ports on this host the embedded Grid's browsers may still open (e.g. 3000,5173,8000-8010; default none)",
     schema: z
       .string()

@@ -22,6 +22,8 @@ export interface McpOptions {
    * its flow tools change; a per-request instance (HTTP) leaves that to the listen streams
    */
   connection?: boolean;
+  /** why this server has no Grid (a stdio start that could not run one): each call that needs a browser answers it */
+  noGrid?: string;
 }
 
 const NO_FLOW_TOOLS: FlowToolOptions = { enabled: false, max: 0 };
@@ -66,6 +68,9 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   }
   /** One tool call through the call path, answered as a tool result (a refusal is isError, not a protocol error). */
   const runTool = async (capability: Capability, args: unknown, as: Caller, asStep?: { progress?: StepProgress }) => {
+    if (options.noGrid !== undefined && capability.attach !== 'none') {
+      return errorResult(options.noGrid);
+    }
     try {
       return toolResult(capability, await callTool(deps, capability, args, as, asStep));
     } catch (err) {

