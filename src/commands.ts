@@ -15,7 +15,13 @@ import {
   type Config,
   type ConfigFile,
 } from './config.js';
-import { GRID_USER, startEmbeddedGrid, startHubAndNodes, type EmbeddedGrid } from './embedded-grid/index.js';
+import {
+  EXTERNAL_FENCE,
+  GRID_USER,
+  startEmbeddedGrid,
+  startHubAndNodes,
+  type EmbeddedGrid,
+} from './embedded-grid/index.js';
 import { withoutCredentials } from './grid/fetch.js';
 import { VERSION } from './version.js';
 import { redisWhere } from './workspace/redis-url.js';
@@ -42,7 +48,8 @@ Usage:
 
 Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit;
 on macOS or Windows, point GRID_URL at a Grid (e.g. docker-selenium's standalone image).
-As root, its browsers run as the unprivileged user ${GRID_USER}, fenced off this host's ports.
+Its browsers reach this host only through a proxy that closes its ports (BROWSER_LOOPBACK_PORTS opens some);
+as root they also run as the unprivileged user ${GRID_USER} behind an nftables table.
 Without FLOW_DATA_DIR, serve and stdio keep flows and files in ${defaultDataDir()}.
 
 Each setting: its flag, else its env var (SELENIUM_FLOW_<NAME> wins over <NAME>), else the file named by
@@ -160,9 +167,11 @@ async function main(): Promise<void> {
       throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
     }
     const loopbackPorts = config.browserLoopbackPorts;
+    const fence = config.browserFence;
     const grid = nodes
-      ? await startHubAndNodes({ nodes, loopbackPorts })
-      : await startEmbeddedGrid({ loopbackPorts, liveViews: config.embeddedLiveViews });
+      ? await startHubAndNodes({ nodes, loopbackPorts, fence })
+      : await startEmbeddedGrid({ loopbackPorts, liveViews: config.embeddedLiveViews, fence });
+    logFence(grid);
     const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
     // The operator's only way to use this Grid is its URL with the per-boot credentials. A
     // terminal ends up in scrollback, CI logs and screenshots: the URL goes to a file only its
@@ -170,6 +179,7 @@ async function main(): Promise<void> {
     const envFile = await writeGridEnvFile(grid.url);
     process.stdout.write(
       `Selenium Grid ready${shape} at ${withoutCredentials(grid.url)}; Ctrl-C stops it.\n` +
+        `Its browsers are fenced: ${grid.fence.summary}.\n` +
         `Its GRID_URL, with this start's credentials, is in ${envFile} (readable only by you): \`set -a; . ${envFile}; set +a\` before \`selenium-flow serve\`.\n`,
     );
     onExit(async () => {
@@ -188,7 +198,9 @@ async function main(): Promise<void> {
       embedded = await startEmbeddedGrid({
         loopbackPorts: served.browserLoopbackPorts,
         liveViews: served.embeddedLiveViews,
+        fence: served.browserFence,
       });
+      logFence(embedded);
     } catch (err) {
       // A desktop client that started us sees only a process that exited before `initialize`:
       // stdio serves anyway and says why to the first call that needs a browser.
@@ -220,6 +232,15 @@ function noGridReason(err: unknown): string {
   );
 }
 
+/**
+ * One log line on stderr (stdout is stdio's protocol channel) saying how the browsers are fenced,
+ * loud when they are not: BROWSER_FENCE=off lets a page run programs as the server's user.
+ */
+function logFence(grid: EmbeddedGrid): void {
+  const warning = grid.fence.kind === 'none' ? 'WARNING: ' : '';
+  process.stderr.write(`selenium-flow: ${warning}embedded Grid's browsers fenced: ${grid.fence.summary}\n`);
+}
+
 /** GRID_URL=… in a new private directory (0700) and file (0600): the credentials change at every start. */
 async function writeGridEnvFile(gridUrl: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'selenium-flow-grid-url-'));
@@ -237,7 +258,7 @@ async function serveOverHttp(
   embedded: EmbeddedGrid | undefined,
 ): Promise<void> {
   const { openServer } = await import('./server.js');
-  const server = await openServer(config, gridUrl);
+  const server = await openServer(config, gridUrl, (embedded?.fence ?? EXTERNAL_FENCE).summary);
   const address = await server.app.listen({ host: config.host, port: config.port });
   const base = publicBase(config, address);
   process.stdout.write(
@@ -246,6 +267,7 @@ async function serveOverHttp(
       `  MCP:      ${base}/mcp`,
       `  REST:     ${base}/openapi.json (send X-Workspace: ${BANNER_WORKSPACE} to keep a browser)`,
       `  Grid:     ${embedded ? `embedded${embedded.isolated ? `, browsers run as ${GRID_USER}` : ''}` : withoutCredentials(gridUrl)}`,
+      `  Fence:    ${(embedded?.fence ?? EXTERNAL_FENCE).summary}`,
       `  Data:     ${config.dataDir}`,
       `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
       ...accessLines(config),

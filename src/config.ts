@@ -114,6 +114,12 @@ export const SETTINGS = {
         'must hold ports from 1 to 65535, each range low-high',
       ),
   }),
+  browserFence: setting({
+    env: 'BROWSER_FENCE',
+    usedBy: ['serve', 'stdio', 'grid'],
+    help: "proxy: the embedded Grid's browsers reach this host only through a proxy that closes its ports but BROWSER_LOOPBACK_PORTS; off: no fence, a page can run programs as you (docs/security.md)",
+    schema: z.enum(['proxy', 'off'], { error: 'must be "proxy" or "off"' }).default('proxy'),
+  }),
   host: setting({
     env: 'HOST',
     usedBy: HTTP_ONLY,

@@ -13,11 +13,12 @@ export interface HttpServer extends Parts {
 }
 
 /** createServer with the configured store connected first (Redis is pinged at boot). */
-export async function openServer(config: Config, gridUrl: string): Promise<HttpServer> {
-  return createServer(config, gridUrl, await connectBackends(config));
+/** `fence` says how the Grid's browsers are fenced, for /ready (the embedded Grid's report, or the external one's). */
+export async function openServer(config: Config, gridUrl: string, fence?: string): Promise<HttpServer> {
+  return createServer(config, gridUrl, await connectBackends(config), fence);
 }
 
-export function createServer(config: Config, gridUrl: string, backends?: Backends): HttpServer {
+export function createServer(config: Config, gridUrl: string, backends?: Backends, fence?: string): HttpServer {
   const parts = createParts(config, gridUrl, backends);
   const app = buildApp(parts.deps, {
     version: VERSION,
@@ -35,6 +36,7 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
         () => true,
         () => false,
       ),
+      ...(fence === undefined ? {} : { fence }),
     }),
     routePrefix: config.routePrefix,
     admin: parts.admin,

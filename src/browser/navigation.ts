@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { wdError } from './webdriver.js';
 import { PageUnreachable } from '../errors.js';
+import { PORT_CLOSED, readProxyPageTitle } from '../grid/proxy-page.js';
 import { poll } from '../poll.js';
 import { inPage, navigationSettled, watchNavigations } from './scripts.js';
 
@@ -12,6 +13,30 @@ export async function navigateTo(driver: WebDriver, url: string): Promise<void> 
   } catch (err) {
     throw unreachable(err, originOf(url)) ?? err;
   }
+  await refusedByProxy(driver, originOf(url));
+}
+
+/**
+ * The embedded Grid's browsers go through a proxy, and a browser shows an HTTP proxy's refusal
+ * as the page: its title names the reason (grid/proxy-page.ts), answered here as the same 502 a
+ * direct failure gets. One more round trip per navigation (a title read, a few ms).
+ */
+async function refusedByProxy(driver: WebDriver, where: string): Promise<void> {
+  const title = await driver.getTitle().catch(() => '');
+  const refused = readProxyPageTitle(title);
+  if (!refused) {
+    return;
+  }
+  if (refused.reason === PORT_CLOSED) {
+    throw new PageUnreachable(
+      `${where} could not be loaded: that port of the browsers' own host is closed to them, not unanswered. ` +
+        `Only the ports in BROWSER_LOOPBACK_PORTS (now: ${refused.openPorts}) are open to the browsers: add this one there and restart, if it serves the site under test.`,
+    );
+  }
+  const meaning = MEANING[refused.reason];
+  throw new PageUnreachable(
+    `${where} could not be loaded: net::${refused.reason}${meaning ? ` (${meaning})` : ''}. Check the address, or retry once the site answers.`,
+  );
 }
 
 export async function moveThroughHistory(driver: WebDriver, action: HistoryAction): Promise<void> {
@@ -27,6 +52,7 @@ export async function moveThroughHistory(driver: WebDriver, action: HistoryActio
   } catch (err) {
     throw unreachable(err, 'The page') ?? err;
   }
+  await refusedByProxy(driver, 'The page');
 }
 
 const WATCH_NAVIGATIONS = inPage(watchNavigations);
@@ -85,6 +111,9 @@ const MEANING: Record<string, string> = {
   ERR_CERT_DATE_INVALID: 'its TLS certificate has expired or is not yet valid',
   ERR_SSL_PROTOCOL_ERROR: 'the TLS handshake failed',
   ERR_TOO_MANY_REDIRECTS: 'it redirects in a loop',
+  // https and wss through the embedded Grid's proxy: the browser shows none of the proxy's answer.
+  ERR_TUNNEL_CONNECTION_FAILED:
+    "the browsers' proxy could not open it: no such host, nothing listening, or a port of the browsers' own host that BROWSER_LOOPBACK_PORTS does not open",
 };
 
 /**

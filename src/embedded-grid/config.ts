@@ -83,46 +83,168 @@ export interface NodeBrowsers {
 }
 
 export async function nodeBrowsers(launch: Launch, workDir: string): Promise<NodeBrowsers> {
-  const chromium = await chromiumBinary(workDir, launch.account);
+  const chromium = await chromiumBinary(workDir, launch.account, launch.proxyPort);
   if (launch.geckodriver === undefined) {
     return { chromium };
   }
   return {
     chromium,
-    firefox: { binary: await firefoxBinary(workDir, launch.account), geckodriver: launch.geckodriver },
+    firefox: {
+      binary: await firefoxBinary(workDir, launch.account, launch.proxyPort),
+      geckodriver: launch.geckodriver,
+    },
   };
 }
 
 /**
- * What the node starts as Chromium. Under the Grid's account it is a wrapper that takes the
- * browser group (the firewall's key) with sg, and drops --no-sandbox: there Chromium's
- * sandbox works, whatever a client asks. sg forks and waits, and chromedriver ends a browser with
- * a temporary profile by SIGKILL to the process it started (sg): without a parent-death signal
- * every quit left its Chromium running (60 of them within one test run).
+ * Arguments no request may pass to Chromium: each could take it off the proxy (another proxy, a
+ * PAC script, no proxy, a bypass list), let WebRTC or QUIC send UDP past it, or load an extension
+ * (an extension's proxy setting outranks the command line).
  */
-async function chromiumBinary(workDir: string, account: GridAccount | undefined): Promise<string> {
-  return account ? browserWrapper(join(workDir, 'chromium'), CHROMIUM, '--no-sandbox') : CHROMIUM;
+const CHROMIUM_DROPPED = [
+  '--proxy*',
+  '--no-proxy-server',
+  '--winhttp-proxy-resolver',
+  '--force-webrtc-ip-handling-policy*',
+  '--webrtc-ip-handling-policy*',
+  '--enable-quic',
+  '--origin-to-force-quic-on*',
+  '--load-extension*',
+  '--disable-extensions-except*',
+];
+
+/**
+ * The fence's half in Chromium, appended after whatever the request asked: every connection
+ * through the proxy, loopback included (Chromium otherwise bypasses any proxy for loopback),
+ * WebRTC only through the proxy (TCP; a page's STUN otherwise reaches any UDP port), no QUIC
+ * (UDP, and WebTransport with it).
+ */
+function chromiumFence(proxyPort: number): string[] {
+  return [
+    `--proxy-server=http://127.0.0.1:${proxyPort}`,
+    '--proxy-bypass-list=<-loopback>',
+    // Chromium 156's switch (no "force-" prefix); checked with a UDP listener: 0 packets with it, 8 without.
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--disable-quic',
+  ];
 }
 
-/** What the node starts as Firefox: the same wrapper (the browser group, a parent-death signal). */
-async function firefoxBinary(workDir: string, account: GridAccount | undefined): Promise<string> {
-  return account ? browserWrapper(join(workDir, 'firefox'), FIREFOX) : FIREFOX;
+/**
+ * The fence's half in Firefox, appended to the user.js geckodriver wrote into the profile it
+ * passes as `-profile` (a later line wins, so these outrank any pref a request sent). Locked in
+ * all but name: nothing the node accepts sets prefs once Firefox runs.
+ */
+function firefoxFence(proxyPort: number): string[] {
+  const prefs: [string, string | number | boolean][] = [
+    ['network.proxy.type', 1],
+    ['network.proxy.http', '127.0.0.1'],
+    ['network.proxy.http_port', proxyPort],
+    ['network.proxy.ssl', '127.0.0.1'],
+    ['network.proxy.ssl_port', proxyPort],
+    ['network.proxy.share_proxy_settings', false],
+    ['network.proxy.socks', ''],
+    ['network.proxy.socks_port', 0],
+    ['network.proxy.no_proxies_on', ''],
+    ['network.proxy.allow_hijacking_localhost', true],
+    ['network.proxy.failover_direct', false],
+    ['network.proxy.autoconfig_url', ''],
+    ['media.peerconnection.ice.proxy_only', true],
+    ['media.peerconnection.ice.proxy_only_if_behind_proxy', true],
+    ['network.http.http3.enable', false],
+    ['network.webtransport.enabled', false],
+    ['network.trr.mode', 5],
+    ['network.dns.disablePrefetch', true],
+  ];
+  return prefs.map(([name, value]) => `user_pref(${JSON.stringify(name)}, ${JSON.stringify(value)});`);
 }
 
-async function browserWrapper(wrapper: string, binary: string, dropped?: string): Promise<string> {
-  // Each argument is single-quoted for sg's `sh -c`; a quote inside one becomes '"'"' (no backslash survives dash's quoting).
-  const script = [
-    '#!/bin/sh',
-    `sq="'"`,
-    `dq='"'`,
-    "q=''",
+/**
+ * What the node starts as Chromium: a wrapper that forces the proxy (the fence that needs no
+ * root). Under the Grid's account it also takes the browser group (the firewall's key) with sg,
+ * and drops --no-sandbox: there Chromium's sandbox works, whatever a client asks. sg forks and
+ * waits, and chromedriver ends a browser with a temporary profile by SIGKILL to the process it
+ * started (sg): without a parent-death signal every quit left its Chromium running (60 of them
+ * within one test run).
+ */
+async function chromiumBinary(
+  workDir: string,
+  account: GridAccount | undefined,
+  proxyPort: number | undefined,
+): Promise<string> {
+  // BROWSER_FENCE=off: no proxy, nothing to hold it in place.
+  const dropped = [...(proxyPort === undefined ? [] : CHROMIUM_DROPPED), ...(account ? ['--no-sandbox'] : [])];
+  return browserWrapper(join(workDir, 'chromium'), CHROMIUM, account, {
+    dropped,
+    appended: proxyPort === undefined ? [] : chromiumFence(proxyPort),
+  });
+}
+
+/** What the node starts as Firefox: the same wrapper, which writes the proxy prefs into its profile first. */
+async function firefoxBinary(
+  workDir: string,
+  account: GridAccount | undefined,
+  proxyPort: number | undefined,
+): Promise<string> {
+  return browserWrapper(join(workDir, 'firefox'), FIREFOX, account, {
+    dropped: [],
+    ...(proxyPort === undefined ? {} : { userJs: firefoxFence(proxyPort) }),
+  });
+}
+
+/** A word for sh, single-quoted ('\'' for a quote inside). */
+function shellWord(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+async function browserWrapper(
+  wrapper: string,
+  binary: string,
+  account: GridAccount | undefined,
+  fence: { dropped: string[]; appended?: string[]; userJs?: string[] },
+): Promise<string> {
+  const drop = fence.dropped.length > 0 ? [`    ${fence.dropped.join('|')}) ;;`] : [];
+  // Firefox: no `-profile <dir>` means no user.js to fence it with, so it does not start at all.
+  const userJs = fence.userJs
+    ? [
+        'profile=',
+        'prev=',
+        'for a in "$@"; do [ "$prev" = -profile ] && profile=$a; prev=$a; done',
+        // geckodriver asks `--version` first: that opens no page.
+        'if [ "$#" = 1 ] && { [ "$1" = --version ] || [ "$1" = -v ]; }; then',
+        '  :',
+        'elif [ -z "$profile" ] || [ ! -d "$profile" ]; then',
+        '  echo "selenium-flow: no -profile directory to write the proxy prefs into; refusing to start Firefox unfenced" >&2',
+        '  exit 1',
+        'else',
+        `  cat >> "$profile/user.js" <<'SELENIUM_FLOW_FENCE'`,
+        ...fence.userJs,
+        'SELENIUM_FLOW_FENCE',
+        'fi',
+      ]
+    : [];
+  const filter = [
     'for a in "$@"; do',
-    ...(dropped ? [`  [ "$a" = ${dropped} ] && continue`] : []),
-    `  q="$q '$(printf '%s' "$a" | sed "s/$sq/$sq$dq$sq$dq$sq/g")'"`,
+    '  shift',
+    '  case "$a" in',
+    ...drop,
+    '    *) set -- "$@" "$a" ;;',
+    '  esac',
     'done',
-    `exec ${SG} ${BROWSER_GROUP} -c "exec ${SETPRIV} --pdeathsig KILL -- ${binary}$q"`,
-    '',
-  ].join('\n');
+    ...(fence.appended ?? []).map((a) => `set -- "$@" ${shellWord(a)}`),
+  ];
+  // As root: each argument single-quoted for sg's `sh -c`; a quote inside one becomes '"'"' (no backslash survives dash's quoting).
+  const launch = account
+    ? [
+        `sq="'"`,
+        `dq='"'`,
+        "q=''",
+        'for a in "$@"; do',
+        `  q="$q '$(printf '%s' "$a" | sed "s/$sq/$sq$dq$sq$dq$sq/g")'"`,
+        'done',
+        `exec ${SG} ${BROWSER_GROUP} -c "exec ${SETPRIV} --pdeathsig KILL -- ${binary}$q"`,
+      ]
+    : [`exec ${binary} "$@"`];
+  const script = ['#!/bin/sh', ...userJs, ...filter, ...launch, ''].join('\n');
   await writeFile(wrapper, script, { mode: 0o755 });
   await chmod(wrapper, 0o755);
   return wrapper;

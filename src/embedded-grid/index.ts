@@ -13,3 +13,4 @@ export {
 } from './start.js';
 export { BROWSER_GROUP, GRID_USER } from './launch.js';
 export { freePort, signalGroup } from './processes.js';
+export { describeFence, EXTERNAL_FENCE, type FenceReport, type FenceSetting } from './fence-report.js';

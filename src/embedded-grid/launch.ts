@@ -26,6 +26,8 @@ export interface Launch {
   account: GridAccount | undefined;
   /** the nftables table fencing this Grid's browsers off the host, removed with the Grid */
   firewallTable: string | undefined;
+  /** the port of the proxy every browser must use; undefined only when BROWSER_FENCE=off */
+  proxyPort: number | undefined;
   credentials: { username: string; password: string };
   log: RecentLines;
   /** undefined when this host cannot run Firefox: then `firefoxMissing` says what to install */

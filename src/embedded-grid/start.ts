@@ -8,7 +8,9 @@ import { gridToml, firefoxSupport, nodeBrowsers, routerToml } from './config.js'
 import { missingLiveViewTools, type LivePorts, type LiveView } from './displays.js';
 import { fenceBrowsers, removeFirewall, writeChromiumPolicy, writeFirefoxPolicy, type PortRange } from './fence.js';
 import { gridAccount, gridWorkDir, RecentLines, writePrivate, type Launch } from './launch.js';
+import { fenceReport, type FenceReport, type FenceSetting } from './fence-report.js';
 import { livePortPair, startLiveView } from './live-views.js';
+import { PROXY_PORTS, startBrowserProxy, type BrowserProxy } from './proxy.js';
 import { CHROMEDRIVER } from './paths.js';
 import { dockerNodeToml, startDockerNodeDisplay } from './docker-node.js';
 import {
@@ -35,6 +37,8 @@ export interface EmbeddedGrid {
   address: string;
   /** Whether its browsers run as the unprivileged Grid user, fenced off this host's ports. */
   isolated: boolean;
+  /** How its browsers are fenced off this host (banner, /ready, doctor). */
+  fence: FenceReport;
   /** How many of its slots are watchable (headed under a display of their own, with VNC). */
   liveViews: number;
   /** Why it has fewer watchable slots than asked (a missing package), for a person to read. */
@@ -60,6 +64,8 @@ export interface EmbeddedGridOptions {
   liveViews?: number;
   /** Offer Firefox too where this host can run it (default true). */
   firefox?: boolean;
+  /** 'off' runs the browsers with no proxy (BROWSER_FENCE=off: a page can run programs as you). Default 'proxy'. */
+  fence?: FenceSetting;
 }
 
 function offered(launch: Launch): Pick<EmbeddedGrid, 'browsers' | 'firefoxMissing'> {
@@ -75,13 +81,14 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
   // Ports for a Firefox display beside each Chromium one, fenced before it is known whether this host runs Firefox.
   const perView = options.firefox === false ? 1 : 2;
   const livePorts = await Promise.all(Array.from({ length: liveCount * perView }, async () => livePortPair()));
-  const launch = await prepareLaunch(port, options.loopbackPorts ?? [], livePorts, options.firefox);
+  const launch = await prepareLaunch(port, options.loopbackPorts ?? [], livePorts, options.firefox, options.fence);
   const { url, address } = gridUrls(port, launch.credentials);
   let supervised: SupervisedProcess | undefined;
   const displays: { stop(): Promise<void> }[] = [];
   const stopAll = async () => {
     await supervised?.stop();
     await Promise.all(displays.map((d) => d.stop()));
+    await launch.proxy?.stop();
   };
   try {
     const workDir = await gridWorkDir('grid', launch.account);
@@ -133,6 +140,7 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
     url,
     address,
     isolated: launch.account !== undefined,
+    fence: fenceReport(launch, options.loopbackPorts ?? []),
     liveViews: liveCount,
     ...(missing === undefined ? {} : { liveViewMissing: missing }),
     ...offered(launch),
@@ -157,6 +165,7 @@ export interface HubAndNodesOptions {
    * one Chromium node per `nodes`); a Firefox node only where this host runs Firefox.
    */
   dockerSelenium?: { vncPassword?: string; browsers?: readonly BrowserKind[] };
+  fence?: FenceSetting;
 }
 
 /**
@@ -171,7 +180,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
   const hubPort = options.port ?? (await freePort());
   const docker = options.dockerSelenium;
   const livePorts = docker ? await Promise.all(Array.from({ length: nodes }, async () => livePortPair())) : [];
-  const launch = await prepareLaunch(hubPort, options.loopbackPorts ?? [], livePorts);
+  const launch = await prepareLaunch(hubPort, options.loopbackPorts ?? [], livePorts, true, options.fence);
   const { url, address } = gridUrls(hubPort, launch.credentials);
   const registration = ['--registration-secret', randomBytes(24).toString('base64url')];
   const eventBus = [
@@ -183,6 +192,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
   const processes: SupervisedProcess[] = [];
   const stop = async () => {
     await Promise.all(processes.map((p) => p.stop()));
+    await launch.proxy?.stop();
   };
   try {
     // The firewall goes with the hub: it is the last process to stop.
@@ -242,6 +252,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     url,
     address,
     isolated: launch.account !== undefined,
+    fence: fenceReport(launch, options.loopbackPorts ?? []),
     liveViews: livePorts.length,
     ...offered(launch),
     stop,
@@ -262,7 +273,8 @@ async function prepareLaunch(
   loopbackPorts: readonly PortRange[],
   livePorts: readonly LivePorts[] = [],
   withFirefox = true,
-): Promise<Launch> {
+  fence: FenceSetting = 'proxy',
+): Promise<Launch & { proxy: BrowserProxy | undefined }> {
   const jarPath = findJar();
   const isRoot = process.getuid?.() === 0;
   const java = await assertSystemDependencies(jarPath, isRoot);
@@ -276,13 +288,24 @@ async function prepareLaunch(
       await writeFirefoxPolicy();
     }
   }
+  const proxy = fence === 'off' ? undefined : await startProxy(loopbackPorts, isRoot ? PROXY_PORTS : undefined);
   const vncPorts = livePorts.flatMap((p) => [p.rfb, p.websocket]);
-  const firewallTable = account ? await fenceBrowsers(port, account, loopbackPorts, vncPorts) : undefined;
+  // The browsers' group may open the proxies' ports: every connection a page makes goes through one.
+  const open = proxy ? [...loopbackPorts, PROXY_PORTS] : loopbackPorts;
+  let firewallTable: string | undefined;
+  try {
+    firewallTable = account ? await fenceBrowsers(port, account, open, vncPorts) : undefined;
+  } catch (error) {
+    await proxy?.stop();
+    throw error;
+  }
   return {
     jarPath,
     java,
     account,
     firewallTable,
+    proxy,
+    proxyPort: proxy?.port,
     // base64url: no character that needs escaping in a URL's userinfo.
     credentials: { username: GRID_USERNAME, password: randomBytes(24).toString('base64url') },
     log: new RecentLines(LOG_LINES_KEPT),
@@ -355,5 +378,18 @@ async function isReady(url: string): Promise<boolean> {
     return (await fetchGridStatus(url)).ready === true;
   } catch {
     return false;
+  }
+}
+
+/** The proxy, or the refusal that names the risk and the one setting that accepts it. */
+async function startProxy(loopbackPorts: readonly PortRange[], ports: PortRange | undefined): Promise<BrowserProxy> {
+  try {
+    return await startBrowserProxy(loopbackPorts, ports);
+  } catch (error) {
+    throw new Error(
+      `Cannot fence the embedded Grid's browsers: their proxy did not start (${error instanceof Error ? error.message : String(error)}). ` +
+        'Without it a page can run programs as you (through chromedriver). Fix the cause, use an external Grid (GRID_URL), ' +
+        'or set BROWSER_FENCE=off to run unfenced anyway.',
+    );
   }
 }

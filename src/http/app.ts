@@ -39,7 +39,7 @@ export interface AppOptions {
   maxBodyBytes: number;
   logLevel: string;
   /** whether the Grid and the store answer, for /ready */
-  ready: () => Promise<{ grid: boolean; store: boolean }>;
+  ready: () => Promise<{ grid: boolean; store: boolean; fence?: string }>;
   features: Record<string, boolean>;
   /** the live view and Control */
   live?: LiveService;

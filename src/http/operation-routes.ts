@@ -33,11 +33,17 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
     ...probe,
     method: 'GET',
     path: '/ready',
-    summary: 'The Grid and the workspace store answer (otherwise 503, saying which does not)',
+    summary:
+      'The Grid and the workspace store answer (otherwise 503, saying which does not), and how the browsers are fenced',
     answers: {
       json: {
         type: 'object',
-        properties: { status: { enum: ['ok', 'unavailable'] }, grid: { type: 'boolean' }, store: { type: 'boolean' } },
+        properties: {
+          status: { enum: ['ok', 'unavailable'] },
+          grid: { type: 'boolean' },
+          store: { type: 'boolean' },
+          fence: { type: 'string' },
+        },
       },
     },
     handler: async (_request, reply, { ready }) => {

@@ -1,3 +1,4 @@
+import { createServer as createNetServer } from 'node:net';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -39,8 +40,16 @@ describe('expected failures are honest 4xx/5xx answers', () => {
     const port = await freePort();
     const refused = await rest(running.url, '/browser/navigate', { url: `http://127.0.0.1:${port}/` }, ws);
     expect(refused.status).toBe(502);
+    // A port of the browsers' own host the fence closes is named as closed, not as unanswered (issue 35).
     expect(errorOf(refused.body).message).toContain(
-      `http://127.0.0.1:${port} could not be loaded: net::ERR_CONNECTION_REFUSED`,
+      `http://127.0.0.1:${port} could not be loaded: that port of the browsers' own host is closed to them`,
+    );
+    expect(errorOf(refused.body).message).toContain('BROWSER_LOOPBACK_PORTS (now: 20100-20131)');
+    // An open port where nothing listens still says so, through the proxy.
+    const quiet = await unusedFixturePort();
+    const unanswered = await rest(running.url, '/browser/navigate', { url: `http://127.0.0.1:${quiet}/` }, ws);
+    expect(errorOf(unanswered.body).message).toContain(
+      `http://127.0.0.1:${quiet} could not be loaded: net::ERR_CONNECTION_REFUSED (nothing is listening there)`,
     );
     // The browser is still usable.
     const went = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, ws);
@@ -212,4 +221,19 @@ function rawGet(
     req.on('error', reject);
     req.end();
   });
+}
+
+/** A port the fence opens (the fixture sites' range) where nothing listens now: other runs may hold some. */
+async function unusedFixturePort(): Promise<number> {
+  for (let port = FIXTURE_PORTS.to; port >= FIXTURE_PORTS.from; port -= 1) {
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createNetServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) {
+      return port;
+    }
+  }
+  throw new Error('Every fixture port is in use.');
 }
