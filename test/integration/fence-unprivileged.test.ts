@@ -1,0 +1,266 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { chown, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { rest } from '../helpers/server.js';
+
+// selenium-flow as people run it: `npm start` or `stdio` as themselves, not root. Then there is no
+// second OS user and no nftables table: the browsers' proxy is the whole fence. This file runs the
+// server (and so its embedded Grid) as a fresh unprivileged user and attacks from a page served on
+// an allowed loopback port, on both browsers: the real chain that ran code as the server's user
+// (scan for chromedriver's port, POST a session whose binary is python3) must write no marker.
+
+const USER = 'sf-unprivileged';
+const siteUrl = inject('siteUrl');
+const sitePort = Number(new URL(siteUrl).port);
+let home: string;
+let markerDir: string;
+let server: ChildProcess;
+let base: string;
+let banner = '';
+
+function ensureUser(): { uid: number; gid: number } {
+  try {
+    execFileSync('getent', ['passwd', USER]);
+  } catch {
+    execFileSync('useradd', [
+      '--system',
+      '--no-create-home',
+      '--home-dir',
+      '/nonexistent',
+      '--shell',
+      '/usr/sbin/nologin',
+      USER,
+    ]);
+  }
+  const [, , uid, gid] = execFileSync('getent', ['passwd', USER]).toString().trim().split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+beforeAll(async () => {
+  const { uid, gid } = ensureUser();
+  home = await mkdtemp(join(tmpdir(), 'sf-unprivileged-'));
+  markerDir = join(home, 'markers');
+  await mkdir(markerDir);
+  await Promise.all([chown(home, uid, gid), chown(markerDir, uid, gid)]);
+  // node --import tsx as the user: one process, whose children (the Grid) are the user's too.
+  server = spawn(
+    'setpriv',
+    [
+      '--reuid',
+      USER,
+      '--regid',
+      USER,
+      '--init-groups',
+      '--',
+      process.execPath,
+      '--import',
+      'tsx',
+      'src/cli.ts',
+      'serve',
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home,
+        LOG_LEVEL: 'warn',
+        SE_OFFLINE: 'true',
+        PORT: '0',
+        FLOW_DATA_DIR: join(home, 'data'),
+        EMBEDDED_LIVE_VIEWS: '0',
+        BROWSER_LOOPBACK_PORTS: String(sitePort),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  server.stdout?.on('data', (chunk: Buffer) => (banner += chunk.toString()));
+  server.stderr?.on('data', (chunk: Buffer) => (banner += chunk.toString()));
+  base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not serve within 90 s:\n${banner}`)), 90_000);
+    server.stdout?.on('data', () => {
+      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(banner);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    server.once('exit', () => reject(new Error(`the server exited before serving:\n${banner}`)));
+  });
+}, 120_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  await rm(home, { recursive: true, force: true });
+});
+
+interface Outcome {
+  name: string;
+  reached: boolean;
+  how: string;
+}
+
+/** The ports a command line of the user's processes names with `--port=N` / `--port N`. */
+function portsOf(pattern: RegExp): number[] {
+  const lines = execFileSync('ps', ['-u', USER, '-o', 'args=']).toString().split('\n');
+  return lines.flatMap((line) => {
+    const port = pattern.exec(line)?.[1];
+    return port ? [Number(port)] : [];
+  });
+}
+
+/** Python code with no space, quote or `=` (chromedriver drops arguments with those): writes `file`. */
+function payload(file: string): string {
+  const code = Buffer.from(`open(${JSON.stringify(file)},"w").write("ran")`);
+  return `-cexec(bytes((${[...code].join(',')})).decode())`;
+}
+
+function newSession(browser: 'chrome' | 'firefox', file: string): string {
+  const options =
+    browser === 'chrome'
+      ? { 'goog:chromeOptions': { binary: '/usr/bin/python3', args: [payload(file)] } }
+      : { 'moz:firefoxOptions': { binary: '/usr/bin/python3', args: [payload(file)] } };
+  return JSON.stringify({ capabilities: { alwaysMatch: { browserName: browser, ...options } } });
+}
+
+async function listener(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const control: Server = createServer((_request, response) => response.end('control'));
+  control.on('connection', () => (count += 1));
+  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (control.address() as { port: number }).port,
+    connections: () => count,
+    close: () => new Promise((resolve) => control.close(() => resolve())),
+  };
+}
+
+async function udpListener(): Promise<{ port: number; packets: () => number; close: () => void }> {
+  let count = 0;
+  const socket: UdpSocket = createSocket('udp4');
+  socket.on('message', () => (count += 1));
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { port: socket.address().port, packets: () => count, close: () => socket.close() };
+}
+
+/** The attack page's probes, then WebRTC (STUN and TURN over UDP) and WebTransport at `udpPort`, run in the page. */
+async function attack(workspace: string, targets: object[], udpPort: number): Promise<Outcome[]> {
+  const ws = { 'X-Workspace': workspace };
+  expect((await rest(base, '/browser/navigate', { url: `${siteUrl}/attack.html` }, ws)).status).toBe(200);
+  const script = `
+    const udp = async (port) => {
+      const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:' + port },
+        { urls: 'turn:127.0.0.1:' + port + '?transport=udp', username: 'u', credential: 'c' }] });
+      pc.createDataChannel('x');
+      await pc.setLocalDescription(await pc.createOffer());
+      await new Promise((r) => setTimeout(r, 2500));
+      pc.close();
+      if (typeof WebTransport === 'function') {
+        try { const t = new WebTransport('https://127.0.0.1:' + port + '/'); await Promise.race([t.ready, new Promise((r) => setTimeout(r, 2500))]); } catch {}
+      }
+    };
+    await Promise.all([window.attack(${JSON.stringify(targets)}), udp(${udpPort})]);
+    return document.getElementById('results').textContent;`;
+  const answer = await rest(base, '/browser/execute-script', { script: `return (async () => {${script}})()` }, ws);
+  expect(answer.status).toBe(200);
+  return JSON.parse(String(answer.body.result)) as Outcome[];
+}
+
+describe.each(['chrome', 'firefox'] as const)('the embedded Grid run as an ordinary user, %s', (browser) => {
+  it('says which fence is in force: the banner and /ready', async () => {
+    expect(banner).toContain(`Fence:    proxy (host ports closed but ${sitePort})`);
+    expect(banner).toContain(`embedded Grid's browsers fenced: proxy (host ports closed but ${sitePort})`);
+    const ready = await rest(base, '/ready');
+    expect(ready.body).toMatchObject({ status: 'ok', fence: `proxy (host ports closed but ${sitePort})` });
+  });
+
+  it(
+    'a loopback page cannot make its driver run a program, nor reach the Grid, the server, a host port or UDP',
+    { timeout: 90_000 },
+    async () => {
+      const workspace = `fence-${browser}`;
+      const ws = { 'X-Workspace': workspace };
+      expect((await rest(base, '/browser/open-session', { browser }, ws)).status).toBe(200);
+      const driverPattern = browser === 'chrome' ? /chromedriver --port=(\d+)/ : /geckodriver --port[= ](\d+)/;
+      const [driverPort] = portsOf(driverPattern);
+      expect(driverPort).toBeGreaterThan(0);
+      const [gridPort] = portsOf(/selenium-server.* --port (\d+)/);
+      const serverPort = Number(new URL(base).port);
+      const marker = join(markerDir, `${browser}-${randomBytes(6).toString('hex')}`);
+      const tcp = await listener();
+      const udp = await udpListener();
+      // The page finds the driver by scanning, as the attack did: 64 ports around it (the real one among them).
+      const scan = Array.from({ length: 64 }, (_, i) => (driverPort ?? 0) - 32 + i).filter((p) => p > 0 && p < 65_536);
+      const targets = [
+        { name: 'the fixture site (allowed)', kind: 'fetch', url: `${siteUrl}/table.html` },
+        ...scan.map((port) => ({
+          name: `driver scan ${port}`,
+          kind: 'fetch',
+          url: `http://127.0.0.1:${port}/session`,
+          method: 'POST',
+          body: newSession(browser, marker),
+        })),
+        { name: 'the driver via localhost', kind: 'fetch', url: `http://localhost:${driverPort}/status` },
+        { name: 'the driver via [::1]', kind: 'fetch', url: `http://[::1]:${driverPort}/status` },
+        { name: 'the driver via 127.0.0.2', kind: 'fetch', url: `http://127.0.0.2:${driverPort}/status` },
+        { name: 'the Grid', kind: 'fetch', url: `http://127.0.0.1:${gridPort}/status` },
+        { name: 'the server', kind: 'fetch', url: `http://127.0.0.1:${serverPort}/info` },
+        { name: 'the server, websocket', kind: 'ws', url: `ws://127.0.0.1:${serverPort}/mcp` },
+        { name: 'an unallowed listener', kind: 'fetch', url: `http://127.0.0.1:${tcp.port}/` },
+        { name: 'the same as 0.0.0.0', kind: 'fetch', url: `http://0.0.0.0:${tcp.port}/` },
+        { name: 'the same v4-mapped', kind: 'fetch', url: `http://[::ffff:127.0.0.1]:${tcp.port}/` },
+      ];
+      let outcomes: Outcome[];
+      try {
+        outcomes = await attack(workspace, targets, udp.port);
+      } finally {
+        await tcp.close();
+        udp.close();
+      }
+      const [allowed, ...forbidden] = outcomes;
+      expect(allowed).toMatchObject({ name: 'the fixture site (allowed)', reached: true });
+      expect(forbidden.filter((o) => o.reached)).toEqual([]);
+      expect(forbidden).toHaveLength(targets.length - 1);
+      expect(tcp.connections()).toBe(0);
+      expect(udp.packets()).toBe(0);
+      await expect(stat(marker)).rejects.toThrow();
+
+      // The control: the same driver still serves its WebDriver client (the session goes on), and
+      // for Chromium the very request, sent from outside the fence with a loopback Origin, does run
+      // the program: the chain is real, only the fence stopped it.
+      const went = await rest(base, '/browser/navigate', { url: `${siteUrl}/login.html` }, ws);
+      expect(went.body).toMatchObject({ title: 'Login' });
+      if (browser === 'chrome') {
+        await fetch(`http://127.0.0.1:${driverPort}/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: siteUrl },
+          body: newSession('chrome', marker),
+        });
+        expect((await stat(marker)).isFile()).toBe(true);
+      }
+      await rest(base, '/browser/end-browser', {}, ws);
+    },
+  );
+
+  it('names a closed host port as closed, naming BROWSER_LOOPBACK_PORTS', async () => {
+    const ws = { 'X-Workspace': `closed-${browser}` };
+    const tcp = await listener();
+    try {
+      const refused = await rest(base, '/browser/navigate', { url: `http://127.0.0.1:${tcp.port}/` }, ws);
+      expect(refused.status).toBe(502);
+      expect(JSON.stringify(refused.body)).toContain("that port of the browsers' own host is closed to them");
+      expect(JSON.stringify(refused.body)).toContain(`BROWSER_LOOPBACK_PORTS (now: ${sitePort})`);
+      expect(tcp.connections()).toBe(0);
+    } finally {
+      await tcp.close();
+      await rest(base, '/browser/end-browser', {}, ws);
+    }
+  });
+});
