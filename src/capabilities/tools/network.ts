@@ -33,8 +33,9 @@ export const captureNetwork = defineTool({
   destructive: false,
   attach: 'none',
   runnableInFlow: true,
-  // never commands the page or the window: only listens to the browser
-  answersUnderControl: true,
+  // Turning capture on while a person holds the browser would record what they do (the forms
+  // they send, the pages they load): nothing new starts then. Stopping records nothing.
+  answersUnderControl: (args) => args.on === false,
   input: z.object({
     on: z.boolean().describe('false stops; the list stays'),
     match: match.optional(),
