@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
 import { checkWorkspaceName } from '../workspace/names.js';
-import { copy, said, viewerId } from '../live/control.js';
+import { copy, MAX_WHO_CHARS, said, viewerId, whoProblem } from '../live/control.js';
 import {
   controlAsked,
   controlLeft,
@@ -20,7 +20,18 @@ const admin = { tag: 'admin', access: 'admin' } as const;
 /** Who asks, as the admin page names its person (unsaid is "a person"), and from which viewer. */
 export const viewerBody = z
   .object({
-    who: z.string().trim().min(1).max(64).optional(),
+    who: z
+      .string()
+      .trim()
+      .min(1)
+      .max(MAX_WHO_CHARS)
+      .superRefine((who, ctx) => {
+        const problem = whoProblem(who);
+        if (problem) {
+          ctx.addIssue({ code: 'custom', message: problem });
+        }
+      })
+      .optional(),
     viewer: z
       .string()
       .regex(/^[A-Za-z0-9_-]{16}$/)
@@ -43,8 +54,11 @@ export function workspaceOfPath(params: Record<string, string>): string {
 export function viewerOf(body: unknown): { who: string; viewer: string } {
   const parsed = viewerBody.safeParse(body ?? undefined);
   if (!parsed.success) {
+    const who = (body as { who?: unknown } | null | undefined)?.who;
+    const whose = typeof who === 'string' ? whoProblem(who.trim()) : undefined;
     throw new BadRequest(
-      'The body may hold only {"who": "<name, 1-64 characters>", "viewer": "<the id its ticket answered>"}; fix it and call again.',
+      whose ??
+        `The body may hold only {"who": "<name, 1-${MAX_WHO_CHARS} characters>", "viewer": "<the id its ticket answered>"}; fix it and call again.`,
     );
   }
   return { who: parsed.data?.who ?? 'a person', viewer: parsed.data?.viewer ?? 'api' };
@@ -68,11 +82,12 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     answers: answerOf(liveTicket),
     handler: async (request, _reply, context): Promise<LiveTicket> => {
       const workspace = workspaceOfPath(pathParams(request));
+      const { who } = viewerOf(request.body);
       const live = liveOf(context);
       // Refused now, with the reason, rather than at the upgrade where a browser shows only "failed".
       await live.vncOf(workspace);
       const viewer = viewerId();
-      const minted = await live.tickets.mint({ workspace, who: viewerOf(request.body).who, viewer });
+      const minted = await live.tickets.mint({ workspace, who, viewer });
       return { ...minted, viewer, path: `/admin/live/${workspace}?ticket=${minted.ticket}` };
     },
   },

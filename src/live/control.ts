@@ -44,9 +44,36 @@ export interface HandBack {
 const EPISODE_TTL_MS = 24 * 60 * 60 * 1000;
 const HANDBACK_TTL_MS = 60 * 60 * 1000;
 
-/** "admin" and "open" are tokens' names, not a person's: the sentence says "a person". */
+/** The longest name a person goes by in the live view. */
+export const MAX_WHO_CHARS = 64;
+
+/**
+ * What a person's name may not hold: it is put in front of agents (the 409's sentence,
+ * await_control's answer), so a control character, a line break, a bidi override or a zero-width
+ * character (Unicode Cc, Cf, Zl, Zp) could rewrite the sentence an agent reads, and `<`, `>` could
+ * be read as markup by whatever renders it.
+ */
+const NOT_IN_A_NAME = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}<>]/gu;
+
+/** The refusal for a name a person sends, or undefined when it may be shown to agents as it is. */
+export function whoProblem(who: string): string | undefined {
+  if (who.length < 1 || who.length > MAX_WHO_CHARS) {
+    return `who is a person's name of 1 to ${MAX_WHO_CHARS} characters; send a shorter one, or none.`;
+  }
+  if (new RegExp(NOT_IN_A_NAME.source, 'u').test(who)) {
+    return 'who may not hold control, line-break, direction (bidi) or zero-width characters, nor < or >; send the name as plain text.';
+  }
+  return undefined;
+}
+
+/**
+ * A name as agents read it. Names are refused at the door (whoProblem); this is the second line,
+ * for a name that reached the store another way (an older server, a hand-edited Redis key).
+ * "admin" and "open" are tokens' names, not a person's: the sentence says "a person".
+ */
 export function said(who: string): string {
-  return who === '' || who === 'admin' || who === 'open' ? 'a person' : who;
+  const plain = who.replace(NOT_IN_A_NAME, '').trim().slice(0, MAX_WHO_CHARS);
+  return plain === '' || plain === 'admin' || plain === 'open' ? 'a person' : plain;
 }
 
 function hhmm(iso: string): string {
