@@ -49,9 +49,25 @@ export interface AppOptions {
   admin?: AdminServices;
 }
 
+/**
+ * A client that opens a connection and sends half a request holds a socket and its memory for as
+ * long as the server waits (Node's own defaults: a minute for the headers, five for the request,
+ * looked at every 30 s). Real clients send their headers in milliseconds: past HEADERS_TIMEOUT_MS
+ * the server answers 408 and closes. A body (an upload of up to MAX_BODY_BYTES) gets longer.
+ * Neither bounds an answer: a long poll or a stream, once its request is in, is the route's business.
+ */
+export const HEADERS_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+const CONNECTIONS_CHECK_MS = 1_000;
+/** Above the 60 s idle timeout of common load balancers, so they never reuse a socket we just closed. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: options.maxBodyBytes,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // A file name of 255 bytes is up to 765 characters percent-encoded: the default (100) made
     // names that save fine answer 414 when fetched.
     routerOptions: { maxParamLength: 1024 },
@@ -284,20 +300,34 @@ function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
 /** A request Node could not even parse: answered on the socket, in the shared error shape. */
 function refuseMalformedRequest(err: { code?: string }, socket: Socket): void {
   if (!socket.writable) {
+    socket.destroy();
     return;
   }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify({
-    error: tooLarge
-      ? {
-          code: 'payload_too_large',
-          message:
-            'The request line or headers are too large; send a shorter URL (arguments go in the body) and fewer headers.',
-        }
-      : { code: 'bad_request', message: 'The request is not valid HTTP; check the request line and headers.' },
-  });
+  const [status, error] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          '431 Request Header Fields Too Large',
+          {
+            code: 'payload_too_large',
+            message:
+              'The request line or headers are too large; send a shorter URL (arguments go in the body) and fewer headers.',
+          },
+        ]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [
+            '408 Request Timeout',
+            {
+              code: 'request_timeout',
+              message: `The request did not arrive in time (its headers within ${HEADERS_TIMEOUT_MS / 1000} s); send the whole request at once.`,
+            },
+          ]
+        : [
+            '400 Bad Request',
+            { code: 'bad_request', message: 'The request is not valid HTTP; check the request line and headers.' },
+          ];
+  const body = JSON.stringify({ error });
   socket.end(
-    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
