@@ -6,13 +6,20 @@ const IDLE_MS = 24 * 60 * 60 * 1000;
 // A page that shows part of a long value (an outline clips labels at 60 characters, a title may
 // be cut) still shows too much: any run this long of a typed value is the value.
 const PARTIAL_RUN = 12;
+// A short value (a PIN, a short password) shown with a quarter of it missing is still mostly
+// given away: such values are looked for in runs of three quarters of their length, never
+// fewer than this many characters (a shorter run is too common a string to withhold for).
+const MIN_PARTIAL_RUN = 5;
 // Base64 of a short value has no stable core to look for at an arbitrary offset.
 const MIN_BASE64_CORE = 8;
 
 /**
  * Whether a text carries a typed value: the value itself, or as a URL, a form, HTML, JSON or
- * base64 would encode it, or a run of PARTIAL_RUN characters of it. A page that transforms
- * the value some other way (reverses it, spells it out) is not recognised: see docs/security.md.
+ * base64 would encode it, or a run of it (PARTIAL_RUN characters of a long value, three
+ * quarters of a short one); in any letter case; and also once the text's numeric and basic
+ * named character references (&#115; &#x73; &amp;) and its \uXXXX, \u{X} and \xNN escapes are
+ * decoded. A page that transforms the value some other way (reverses it, spells it out,
+ * encrypts it) is not recognised: see docs/security.md.
  */
 export function carries(text: string, values: readonly string[]): boolean {
   return screenFor(values)(text);
@@ -24,18 +31,34 @@ export function screenFor(values: readonly string[]): (text: string) => boolean 
   if (typed.length === 0) {
     return () => false;
   }
-  const forms = typed.flatMap(formsOf);
-  const runs = typed.flatMap(runsOf);
+  // Every needle in lower case, matched against the text in lower case: one pass each, no RegExp.
+  const needles = [...new Set([...typed.flatMap(formsOf), ...typed.flatMap(runsOf)].map(lower))];
+  const found = (text: string) => {
+    const folded = lower(text);
+    return needles.some((needle) => folded.includes(needle));
+  };
   return (text) => {
     if (text === '') {
       return false;
     }
-    if (forms.some((form) => text.includes(form)) || runs.some((run) => text.includes(run))) {
+    if (found(text)) {
+      return true;
+    }
+    // Each decoding is one linear pass; the text is looked at again only when it changed anything.
+    const unescaped = unescape(text);
+    if (unescaped !== text && found(unescaped)) {
       return true;
     }
     const decoded = safeDecode(text.replace(/\+/g, ' '));
-    return decoded !== text && typed.some((v) => decoded.includes(v));
+    if (decoded !== text && (found(decoded) || found(unescape(decoded)))) {
+      return true;
+    }
+    return false;
   };
+}
+
+function lower(text: string): string {
+  return text.toLowerCase();
 }
 
 function formsOf(value: string): string[] {
@@ -64,12 +87,44 @@ function base64Cores(value: string): string[] {
   return cores;
 }
 
+/** The runs of a value that give it away: see PARTIAL_RUN and MIN_PARTIAL_RUN. */
+export function runLength(length: number): number {
+  return Math.min(PARTIAL_RUN, Math.max(MIN_PARTIAL_RUN, Math.ceil((length * 3) / 4)));
+}
+
 function runsOf(value: string): string[] {
+  const chars = Array.from(value);
+  const size = runLength(chars.length);
   const runs: string[] = [];
-  for (let i = 0; value.length > PARTIAL_RUN && i + PARTIAL_RUN <= value.length; i++) {
-    runs.push(value.slice(i, i + PARTIAL_RUN));
+  for (let i = 0; chars.length > size && i + size <= chars.length; i++) {
+    runs.push(chars.slice(i, i + size).join(''));
   }
   return runs;
+}
+
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * The text with character references and escapes decoded, in one pass of one RegExp whose
+ * every branch is a fixed prefix and a bounded run of hex or decimal digits (no nesting, so no
+ * backtracking to speak of): &#NN; &#xNN; (the ";" optional, as browsers read it), the five
+ * named references above, \uXXXX, \u{X…} and \xNN. Anything else is left as it is.
+ */
+function unescape(text: string): string {
+  if (!text.includes('&') && !text.includes('\\')) {
+    return text;
+  }
+  return text.replace(
+    /&#[xX]([0-9a-fA-F]{1,6});?|&#([0-9]{1,7});?|&(amp|lt|gt|quot|apos);|\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\}|\\x([0-9a-fA-F]{2})/g,
+    (whole, hex?: string, dec?: string, name?: string, u4?: string, uBraced?: string, x2?: string) => {
+      if (name !== undefined) {
+        return NAMED[name] ?? whole;
+      }
+      const code = dec === undefined ? parseInt(hex ?? u4 ?? uBraced ?? x2 ?? '', 16) : parseInt(dec, 10);
+      // A lone surrogate from \uD83D\uDE00 is kept as a UTF-16 unit, so the pair joins again.
+      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    },
+  );
 }
 
 function safeDecode(text: string): string {

@@ -21,7 +21,11 @@ const FORMS = [
   encodeURIComponent(CANARY).replace(/%20/g, '+'),
   Buffer.from(CANARY).toString('base64'),
   'Canary-7f3a91',
+  CANARY.toUpperCase(),
+  Array.from(CANARY, (c) => `&#${c.codePointAt(0)};`).join(''),
+  Array.from(CANARY, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`).join(''),
 ];
+const PIN = '482913';
 
 /** the server under attack: its own process, so its whole log can be grepped */
 let served: Replica;
@@ -60,7 +64,10 @@ beforeAll(async () => {
   a = await startFixtureSite();
   b = await startFixtureSite();
   redis = await startRedis();
-  const dir = await secretsDir({ canary: { password: CANARY, _allowed_urls: `${a.url}\n` } });
+  const dir = await secretsDir({
+    canary: { password: CANARY, _allowed_urls: `${a.url}\n` },
+    pin: { code: PIN, _allowed_urls: `${a.url}\n` },
+  });
   secretsDirs = dir;
   dataDir = await mkdtemp(join(tmpdir(), 'sf-hostile-data-'));
   served = await spawnReplica({
@@ -183,6 +190,33 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     expect(html.body).toMatchObject({ value: '', withheld: true });
     const text = await call('/browser/extract', {});
     expect(text.body.withheld).toBe(true);
+  });
+
+  it('does not come back in another encoding: references, \\u and \\x escapes, upper case, most of a PIN', async () => {
+    await call('/browser/navigate', { url: `${a.url}/hostile/encode.html` });
+    const shown = ['decimal', 'hex', 'unicode', 'bytes', 'upper', 'mostly'];
+    // The page echoes plain text too, and that is answered: the screen blanks only typed values.
+    await call('/browser/write', { selector: { css: '#pin' }, text: 'hello' });
+    expect((await call('/browser/extract', { selector: { css: '#upper' } })).body).toMatchObject({ value: 'HELLO' });
+    expect((await call('/browser/extract', { selector: { css: '#decimal' } })).body.withheld).toBeUndefined();
+    for (const [field, typed] of [
+      ['#password', secret],
+      ['#pin', { name: 'pin', key: 'code' }],
+    ] as const) {
+      const written = await call('/browser/write', { selector: { css: field }, secret: typed });
+      expect(written.status, JSON.stringify(written.body)).toBe(200);
+      // The page echoes in its input listener, inside the write's own script: shown by now.
+      expect((await script('return document.body.dataset.shown')).result).toBe(field.slice(1));
+      for (const id of shown) {
+        const read = await call('/browser/extract', { selector: { css: `#${id}` } });
+        expect(read.body, `${field} as ${id}`).toMatchObject({ value: '', withheld: true });
+      }
+      expect((await call('/browser/extract', {})).body.withheld, field).toBe(true);
+      expect((await call('/browser/extract', { what: 'html' })).body.withheld, field).toBe(true);
+      const scripted = await script("return [...document.querySelectorAll('p[id]')].map((p) => p.textContent)");
+      expect(scripted, field).toMatchObject({ withheld: true });
+    }
+    expect(answers.some((answer) => answer.includes(PIN) || answer.includes(PIN.slice(0, -1)))).toBe(false);
   });
 
   it('is blanked in screenshots and prints, and the field holds it again after', async () => {

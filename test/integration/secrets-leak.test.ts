@@ -14,6 +14,11 @@ const FORMS = [
   encodeURIComponent(CANARY),
   encodeURIComponent(CANARY).replace(/%20/g, '+'),
   Buffer.from(CANARY).toString('base64'),
+  CANARY.toUpperCase(),
+  CANARY.toLowerCase(),
+  Array.from(CANARY, (c) => `&#${c.codePointAt(0)};`).join(''),
+  Array.from(CANARY, (c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`).join(''),
+  Array.from(CANARY, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`).join(''),
 ];
 
 /** the server under attack: its own process, so its whole log can be grepped */
@@ -108,6 +113,15 @@ describe('a bound secret value never comes back', { timeout: 180_000 }, () => {
       });
       expect(typed.isError).toBe(false);
       expect(typed.structured).toMatchObject({ value: null, secret: { name: 'canary', key: 'password' } });
+      // A page that shows the value re-encoded: each form is blanked in the tool result too.
+      await call('navigate', { url: `${site()}/hostile/encode.html` });
+      expect(
+        (await call('write', { selector: { css: '#password' }, secret: { name: 'canary', key: 'password' } })).isError,
+      ).toBe(false);
+      for (const id of ['decimal', 'hex', 'unicode', 'bytes', 'upper', 'mostly']) {
+        const read = await call('extract', { selector: { css: `#${id}` } });
+        expect(read.structured, id).toMatchObject({ value: '', withheld: true });
+      }
       await call('current_workspace');
       await call('list_secrets');
       answers.push(await mcp.readResource('workspace://current'), await mcp.readResource('secret://secrets'));

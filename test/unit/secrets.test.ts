@@ -307,6 +307,51 @@ describe('withholding a page that carries a typed value', () => {
     expect(carries(Buffer.from('something else entirely').toString('base64'), [value])).toBe(false);
   });
 
+  it('finds a value as character references, \\u or \\x escapes, and in any letter case', () => {
+    const value = 'Canary-7f3a91 pw!';
+    const codes = Array.from(value, (c) => c.codePointAt(0) ?? 0);
+    const decimal = codes.map((c) => `&#${c};`).join('');
+    const hex = codes.map((c) => `&#x${c.toString(16).toUpperCase()}`).join('');
+    const unicode = codes.map((c) => `\\u${c.toString(16).padStart(4, '0')}`).join('');
+    const bytes = codes.map((c) => `\\x${c.toString(16).padStart(2, '0')}`).join('');
+    for (const shown of [decimal, hex, unicode, `\\u{${codes[0]?.toString(16)}}${value.slice(1)}`, bytes]) {
+      expect(carries(`<p>${shown}</p>`, [value]), shown).toBe(true);
+    }
+    // Mixed, and percent-encoded after: each decoding is applied to what the other left.
+    const mixed = Array.from(value, (c, i) => (i % 2 ? c : `&#${c.codePointAt(0)};`)).join('');
+    expect(carries(mixed, [value])).toBe(true);
+    expect(carries(encodeURIComponent(unicode), [value])).toBe(true);
+    expect(carries('Hello CANARY-7F3A91 PW!', [value])).toBe(true);
+    expect(carries('hello canary-7f3a91 pw!', [value])).toBe(true);
+    expect(carries(JSON.stringify({ v: '\u{1F511}' + value.toUpperCase() }), [value])).toBe(true);
+    // A value that itself looks like an escape is still found as it is.
+    expect(carries('key a\\u0041b here', ['a\\u0041b'])).toBe(true);
+    expect(carries('&#67;&#97;&#110;&#97;&#114;&#121;', [value])).toBe(false);
+    expect(carries('\\u0043\\u0061\\u006e', [value])).toBe(false);
+  });
+
+  it('finds most of a short value, as a PIN would be shown with a digit missing', () => {
+    expect(carries('Your PIN is 482913', ['482913'])).toBe(true);
+    expect(carries('PIN 48291*', ['482913'])).toBe(true);
+    expect(carries('PIN *82913', ['482913'])).toBe(true);
+    expect(carries('&#52;&#56;&#50;&#57;&#49;&#51;', ['482913'])).toBe(true);
+    expect(carries('order 4829 of 2913', ['482913'])).toBe(false);
+    expect(carries('it costs 1234', ['482913'])).toBe(false);
+    // A long value keeps its run of 12: a shorter piece of it is not withheld.
+    expect(carries('Canary-7f3a9', ['Canary-7f3a91 pw!'])).toBe(true);
+    expect(carries('Canary-7f3a', ['Canary-7f3a91 pw!'])).toBe(false);
+  });
+
+  it('screens a large answer in linear time, however its text is built', () => {
+    const value = 'Canary-7f3a91 pw!';
+    // 200 KB each: milliseconds when linear, hours if any pass backtracked over its input.
+    for (const filler of ['&#'.repeat(100_000), '\\u00'.repeat(50_000), '&#x1234567'.repeat(20_000)]) {
+      const started = performance.now();
+      expect(carries(filler, [value])).toBe(false);
+      expect(performance.now() - started).toBeLessThan(2_000);
+    }
+  });
+
   it('holds typed values per browser, bounded, and lets them go after a day without a call', () => {
     let now = 0;
     const typed = new TypedValues(() => now);
