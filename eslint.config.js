@@ -41,9 +41,9 @@ export const ZONES = [
   {
     target: ['./src/mcp', './src/http'],
     from: './src/flows',
-    except: ['./document.ts', './names.ts', './view.ts'],
+    except: ['./document.ts', './names.ts', './view.ts', './tool.ts'],
     message:
-      'The surfaces reach flows/ through the call path; only the document schema, names and the service types are theirs.',
+      'The surfaces reach flows/ through the call path; only the document schema, names, the service types and a flow as a tool are theirs.',
   },
   {
     // Every folder of src/ but embedded-grid/ itself; commands.ts (a file at the top) starts the Grid.

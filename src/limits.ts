@@ -29,5 +29,17 @@ export const MAX_URI_CHARS = 1024;
 /** a flow run's report: step results past it are left out and named (200 steps of 1 MB each would be 200 MB) */
 export const MAX_REPORT_BYTES = 4_000_000;
 
+/**
+ * One saved flow as an MCP tool (flow_<name>: its name, title, description, parameters and hints
+ * as tools/list shows them, in bytes of JSON): some 40 documented parameters.
+ */
+export const MAX_FLOW_TOOL_BYTES = 8 * 1024;
+/**
+ * A library's flows as tools, together; and what one caller's tools/list carries of flow tools
+ * (its own library's and global's, most recently run first). tools/list is read by every client
+ * on every connection: with the built-in tools (12,000 bytes) it stays under 45 KB.
+ */
+export const MAX_FLOW_TOOLS_BYTES = 32 * 1024;
+
 /** draft_flow's reach: the recent calls a workspace keeps, and so the most a draft reads. */
 export const MAX_DRAFT_CALLS = 30;

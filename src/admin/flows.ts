@@ -6,6 +6,7 @@ import { parseFlow, toYamlText, type FlowDocument } from '../flows/document.js';
 import { checkFlowName, GLOBAL_LIBRARY } from '../flows/names.js';
 import { validatorOf } from '../flows/parameters.js';
 import { referencesIn } from '../flows/references.js';
+import { asFlowTool, checkToolBudget } from '../flows/tool.js';
 import type { FlowStore, StoredFlow } from '../flows/store.js';
 import type {
   FlowDeleted,
@@ -86,7 +87,7 @@ export class OperatorFlows {
       throw new BadRequest('Send the flow as YAML text (Content-Type: application/yaml) or as a JSON object.');
     }
     const text = toYamlText(source as string | Record<string, unknown>);
-    this.validate(text);
+    await this.checkBudget(library, name, this.validate(text));
     try {
       const { flow, created } = await this.store.put(library, name, text, ifMatch);
       this.changed(library);
@@ -129,6 +130,7 @@ export class OperatorFlows {
         `${to} already has a flow named ${name}; delete or rename that one first, then move this one.`,
       );
     }
+    await this.checkBudget(to, name, this.readable(source.text));
     const { flow } = await this.store.put(to, name, source.text);
     await this.store.delete(from, name);
     this.changed(to);
@@ -178,14 +180,32 @@ export class OperatorFlows {
     return stored;
   }
 
-  private validate(text: string): void {
+  private validate(text: string): FlowDocument {
     try {
       const document = parseFlow(text, this.capabilities);
       if (document.parameters) {
         validatorOf(document.parameters);
       }
+      return document;
     } catch (err) {
       throw this.refusal(text, err);
+    }
+  }
+
+  /** The document, or undefined when it cannot be read (then it is no tool, and moves as it is). */
+  private readable(text: string): FlowDocument | undefined {
+    try {
+      return parseFlow(text, this.capabilities);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The flow tools' budget (src/flows/tool.ts), for a document about to be written into `library`. */
+  private async checkBudget(library: string, name: string, document: FlowDocument | undefined): Promise<void> {
+    if (document) {
+      const tool = asFlowTool(name, document, library === GLOBAL_LIBRARY, this.capabilities);
+      await checkToolBudget(this.store, this.capabilities, library, tool);
     }
   }
 

@@ -10,6 +10,7 @@ import { urlMatches } from './glob.js';
 import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
 import { validatorOf } from './parameters.js';
 import { runFlow } from './runner.js';
+import { asFlowTool, checkToolBudget } from './tool.js';
 import type { FlowStore, StoredFlow } from './store.js';
 
 // Long enough to spare a directory read per call in a busy loop, short enough that an
@@ -137,17 +138,14 @@ export class FlowLibraries implements FlowsService {
     const shared = stored.library === GLOBAL_LIBRARY;
     try {
       const document = parseFlow(stored.text, this.capabilities);
-      const tools = document.steps.map((step) => this.capabilities.find((c) => c.name === step.tool));
+      const { readOnly, destructive } = asFlowTool(stored.name, document, shared, this.capabilities);
       return {
         name: stored.name,
         description: document.description,
         parameters: document.parameters,
         urls: document.urls,
         shared,
-        steps: {
-          readOnly: tools.every((c) => c?.readOnly === true),
-          destructive: tools.some((c) => c?.destructive !== false),
-        },
+        steps: { readOnly, destructive },
       };
     } catch (err) {
       return { name: stored.name, shared, problem: err instanceof Error ? err.message : 'unreadable' };
@@ -207,6 +205,7 @@ export class FlowLibraries implements FlowsService {
     if (document.parameters) {
       validatorOf(document.parameters);
     }
+    await checkToolBudget(this.store, this.capabilities, library, asFlowTool(name, document, false, this.capabilities));
     const { flow, created } = await this.store.put(library, name, text, ifMatch);
     this.changed(library);
     return { name, revision: flow.revision, created };

@@ -3,10 +3,10 @@ import type { FlowTool } from '../flows/view.js';
 import { runFlowTool } from '../capabilities/tools/flows.js';
 import { jsonSchemaOf, type ObjectSchema } from '../capabilities/json-schema.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
+import { FLOW_TOOL_PREFIX, flowToolOf, listingBytes } from '../flows/tool.js';
+import { MAX_FLOW_TOOLS_BYTES } from '../limits.js';
 import type { Caller } from '../workspace/caller.js';
 import type { ListedTool } from './tools.js';
-
-export const FLOW_TOOL_PREFIX = 'flow_';
 
 export interface FlowToolOptions {
   /** FLOW_TOOLS */
@@ -41,28 +41,24 @@ export async function flowToolsFor(
     return { tools: [], meta: { listed: 0, total: 0, bytes: 0 } };
   }
   const flows = await deps.flows.tools(caller);
-  const tools = flows.slice(0, options.max).map((flow) => toListedFlowTool(flow, caller.key === undefined));
-  return {
-    tools,
-    meta: { listed: tools.length, total: flows.length, bytes: tools.reduce((n, t) => n + jsonBytes(t) + 1, 0) },
-  };
+  // Most recently run first, while the flow tools together stay within their budget: a save keeps
+  // each library within it (src/flows/tool.ts), and a caller lists its own library and global's.
+  const tools: ListedTool[] = [];
+  let bytes = 0;
+  for (const flow of flows.slice(0, options.max)) {
+    const tool = toListedFlowTool(flow, caller.key === undefined);
+    const size = listingBytes(tool);
+    if (bytes + size <= MAX_FLOW_TOOLS_BYTES) {
+      tools.push(tool);
+      bytes += size;
+    }
+  }
+  return { tools, meta: { listed: tools.length, total: flows.length, bytes } };
 }
 
 export function toListedFlowTool(flow: FlowTool, stateless: boolean): ListedTool {
-  const parameters = (flow.parameters ?? { type: 'object', properties: {} }) as ObjectSchema;
-  const inputSchema: ObjectSchema = stateless
-    ? {
-        ...parameters,
-        properties: { ...(parameters.properties as Record<string, unknown> | undefined), session_id: SESSION_ID },
-      }
-    : parameters;
-  return {
-    name: `${FLOW_TOOL_PREFIX}${flow.name}`,
-    title: `Flow ${flow.name}${flow.shared ? ' (shared)' : ''}`,
-    description: `${flow.description ? `${flow.description.replace(/\.?\s*$/, '')}. ` : ''}The saved flow ${flow.name}: every step in one call, as run_flow.`,
-    inputSchema,
-    annotations: flow.readOnly ? { readOnlyHint: true } : { destructiveHint: flow.destructive },
-  };
+  const listing = flowToolOf(flow, stateless ? SESSION_ID : undefined);
+  return { ...listing, inputSchema: listing.inputSchema as ObjectSchema };
 }
 
 /**
@@ -91,8 +87,4 @@ export async function flowToolCall(
 /** Whether a change to this library changes what this caller lists. */
 export function affects(caller: Caller | undefined, library: string): boolean {
   return library === GLOBAL_LIBRARY || (caller?.workspace !== undefined && caller.workspace === library);
-}
-
-function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value));
 }
