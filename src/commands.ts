@@ -158,7 +158,11 @@ async function main(): Promise<void> {
   const config = loadConfig(flags, process.env, { command, file });
   if (command === 'doctor') {
     const { runDoctor } = await import('./embedded-grid/doctor.js');
-    process.exitCode = await runDoctor({ gridUrl: config.gridUrl, loopbackPorts: config.browserLoopbackPorts });
+    process.exitCode = await runDoctor({
+      gridUrl: config.gridUrl,
+      loopbackPorts: config.browserLoopbackPorts,
+      fence: config.browserFence,
+    });
     return;
   }
   if (command === 'grid') {

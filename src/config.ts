@@ -116,7 +116,7 @@ export const SETTINGS = {
   }),
   browserFence: setting({
     env: 'BROWSER_FENCE',
-    usedBy: ['serve', 'stdio', 'grid'],
+    usedBy: ['serve', 'stdio', 'grid', 'doctor'],
     help: "proxy: the embedded Grid's browsers reach this host only through a proxy that closes its ports but BROWSER_LOOPBACK_PORTS; off: no fence, a page can run programs as you (docs/security.md)",
     schema: z.enum(['proxy', 'off'], { error: 'must be "proxy" or "off"' }).default('proxy'),
   }),

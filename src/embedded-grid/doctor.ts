@@ -1,4 +1,5 @@
 import type { PortRange } from './fence.js';
+import { describeFence, type FenceSetting } from './fence-report.js';
 import { findGeckodriver, locate, packagesFor } from './packages.js';
 import { findJar, isReadable } from './requirements.js';
 import { withoutCredentials } from '../grid/fetch.js';
@@ -7,6 +8,7 @@ import { fetchGridStatus, upSlots } from '../grid/status.js';
 export interface DoctorOptions {
   gridUrl: string | undefined;
   loopbackPorts: readonly PortRange[];
+  fence: FenceSetting;
   say?: (line: string) => void;
 }
 
@@ -28,6 +30,7 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
   const checks = options.gridUrl ? await remoteGrid(options.gridUrl) : await embeddedGrid(options.loopbackPorts);
   checks.unshift(nodeCheck());
+  checks.push(fenceCheck(options));
   for (const c of checks) {
     say(`${MARK[c.verdict]} ${c.what}: ${c.detail}`);
   }
@@ -95,7 +98,6 @@ async function embeddedGrid(loopbackPorts: readonly PortRange[]): Promise<Check[
           detail: `missing (no Firefox): ${SETUP}, or as root: cargo install --locked --root /usr/local geckodriver`,
         },
   );
-  checks.push(fenceCheck(root));
   const open = loopbackPorts.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}-${r.to}`));
   checks.push({
     verdict: 'ok',
@@ -118,19 +120,17 @@ async function jarCheck(): Promise<Check> {
   }
 }
 
-// FENCE: the fence engineer exposes which fence is in force; until it lands on main this says
-// what the embedded Grid does today (src/embedded-grid/fence.ts: nftables, as root only).
-function fenceCheck(root: boolean): Check {
-  return root
-    ? {
-        verdict: 'ok',
-        what: 'Fence',
-        detail: "as root: the browsers run as an unprivileged user, and nftables closes this host's ports to them",
-      }
-    : {
-        verdict: 'note',
-        what: 'Fence',
-        detail:
-          "not as root: the browsers run as you, and a page can open this host's loopback ports; run as root, or point GRID_URL at a Grid on another host (docs/security.md)",
-      };
+// The same report the banner, /ready and the log give once the Grid runs; only BROWSER_FENCE=off
+// is a finding, since an external Grid's fence is its operator's and cannot be seen from here.
+function fenceCheck(options: DoctorOptions): Check {
+  const report = describeFence({
+    gridUrl: options.gridUrl,
+    fence: options.fence,
+    loopbackPorts: options.loopbackPorts,
+  });
+  return {
+    verdict: report.kind === 'proxy' || report.kind === 'proxy+firewall+user' ? 'ok' : 'note',
+    what: 'Fence',
+    detail: report.summary,
+  };
 }

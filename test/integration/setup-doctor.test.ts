@@ -92,8 +92,21 @@ describe('selenium-flow doctor', () => {
     expect(stdout).toContain('✗ Java 17: missing: apt-get install -y openjdk-17-jre-headless');
     expect(stdout).toMatch(/✓ Chromium: \/usr\/bin\/chromium/);
     expect(stdout).toContain('Loopback ports open to browsers: 3000, 8000-8010');
-    expect(stdout).toMatch(/Fence: /);
+    // Run as root here: the proxy plus the firewall and the browsers' own OS user.
+    expect(stdout).toContain(
+      '✓ Fence: proxy + firewall + own OS user selenium-flow-grid (host ports closed but 3000,8000-8010)',
+    );
     expect(stdout).toContain('required part is missing');
+  });
+
+  it('says plainly when BROWSER_FENCE=off leaves the browsers unfenced', async () => {
+    const { stdout } = await cli(['doctor'], { PATH: process.env.PATH ?? '', BROWSER_FENCE: 'off' });
+    expect(stdout).toContain('! Fence: NONE (BROWSER_FENCE=off): a page can run programs as you');
+  });
+
+  it("says an external Grid's fence is its operator's", async () => {
+    const { stdout } = await cli(['doctor'], { PATH: process.env.PATH ?? '', GRID_URL: 'http://127.0.0.1:9' });
+    expect(stdout).toContain('! Fence: external Grid: fence the nodes yourself (docs/security.md)');
   });
 });
 
