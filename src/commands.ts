@@ -274,7 +274,7 @@ async function serveOverHttp(
       `  Fence:    ${(embedded?.fence ?? EXTERNAL_FENCE).summary}`,
       `  Data:     ${config.dataDir}`,
       `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
-      ...accessLines(config),
+      ...accessLines(config, base, server.adminCode),
       ...clientLines(
         `${base}/mcp?workspace=${BANNER_WORKSPACE}`,
         config.authToken !== undefined || config.tokensFile !== undefined,
@@ -296,15 +296,25 @@ async function serveOverHttp(
 
 /**
  * Whether tokens are set, from booleans only: a banner ends up in terminals, CI logs and
- * screenshots, so no token value is ever within reach of its template.
+ * screenshots, so no token value is ever within reach of its template. The one secret it prints
+ * is the admin link's code, on purpose, for the person at this terminal: single use, short-lived.
  */
-function accessLines(config: Config): string[] {
+function accessLines(config: Config, base: string, adminCode: string | undefined): string[] {
   const bearer = config.authToken !== undefined;
   const tokensFile = config.tokensFile !== undefined;
   const admin = config.adminToken !== undefined || bearer;
+  const minutes = Math.max(1, Math.round(config.adminLinkTtl / 60));
   return [
     `  Token:    ${bearer ? 'set' : 'none (loopback only)'}${tokensFile ? ' + TOKENS_FILE' : ''}`,
-    `  Admin:    ${admin ? 'token set' : 'closed (set ADMIN_TOKEN)'}`,
+    `  Admin:    ${
+      admin
+        ? 'token set'
+        : adminCode
+          ? `${base}/admin/#code=${adminCode} (open it in your browser: works once, for ${minutes} min)`
+          : config.sessionStore === 'redis' && !tokensFile
+            ? 'closed (set ADMIN_TOKEN: a one-time link cannot sign in across replicas)'
+            : 'closed (set ADMIN_TOKEN)'
+    }`,
   ];
 }
 

@@ -202,8 +202,14 @@ export const SETTINGS = {
     env: 'ADMIN_TOKEN',
     usedBy: HTTP_ONLY,
     flag: 'admin-token',
-    help: 'token for the admin API (/admin/api); default: MCP_AUTH_TOKEN; with neither the admin API is closed',
+    help: 'token for the admin API (/admin/api); default: MCP_AUTH_TOKEN; with no token at all the banner prints a one-time admin link',
     schema: z.string().min(16, 'must be at least 16 characters').optional(),
+  }),
+  adminLinkTtl: setting({
+    env: 'ADMIN_LINK_TTL',
+    usedBy: HTTP_ONLY,
+    help: "seconds the banner's one-time admin link works (printed when no token is set)",
+    schema: seconds(1).max(86_400).default(600),
   }),
   allowedHosts: setting({
     env: 'ALLOWED_HOSTS',

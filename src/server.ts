@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { AdminLink } from './admin/link.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { RequestGuard } from './http/guard.js';
@@ -10,6 +11,8 @@ import { TokenBook } from './workspace/tokens.js';
 
 export interface HttpServer extends Parts {
   app: FastifyInstance;
+  /** the one-time admin link's code, for the banner only: set when no token is configured and the store is this process's */
+  adminCode?: string;
 }
 
 /** createServer with the configured store connected first (Redis is pinged at boot). */
@@ -20,10 +23,12 @@ export async function openServer(config: Config, gridUrl: string, fence?: string
 
 export function createServer(config: Config, gridUrl: string, backends?: Backends, fence?: string): HttpServer {
   const parts = createParts(config, gridUrl, backends);
+  const issued = adminLinkFor(config);
   const app = buildApp(parts.deps, {
     version: VERSION,
     authToken: config.authToken,
     adminToken: config.adminToken,
+    adminLink: issued?.link,
     tokens: TokenBook.from(config.authToken, config.tokensFile),
     guard: new RequestGuard(config),
     mirrorTools: config.mirrorTools === 'on',
@@ -61,9 +66,20 @@ export function createServer(config: Config, gridUrl: string, backends?: Backend
   return {
     ...parts,
     app,
+    adminCode: issued?.code,
     close: async () => {
       await app.close();
       await parts.close();
     },
   };
+}
+
+/**
+ * A server with no token at all gets a one-time admin link for its terminal. Not with Redis: the
+ * session lives in one replica's memory, and the next request may reach another replica.
+ */
+export function adminLinkFor(config: Config): ReturnType<typeof AdminLink.issue> | undefined {
+  const tokenless =
+    config.adminToken === undefined && config.authToken === undefined && config.tokensFile === undefined;
+  return tokenless && config.sessionStore !== 'redis' ? AdminLink.issue(config.adminLinkTtl * 1000) : undefined;
 }

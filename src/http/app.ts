@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { AdminServices } from '../admin/services.js';
+import type { AdminLink } from '../admin/link.js';
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { HttpRendering } from '../capabilities/capability.js';
@@ -23,12 +24,15 @@ import { callerOf, registerCallerHook } from './caller.js';
 import { fastifyPath, registerPlainRoutes, type RouteContext } from './routes.js';
 import { prettyInTerminal } from '../ops/log.js';
 import { registerOAuthDiscovery } from './oauth-discovery.js';
+import { ADMIN_SESSION_REMEDY } from './admin/session-route.js';
 
 export interface AppOptions {
   version: string;
   authToken: string | undefined;
   /** the admin API's token (ADMIN_TOKEN); the bearer token when unset; neither: the admin API is closed */
   adminToken?: string;
+  /** with no token at all: the banner's one-time link, and the admin session it was exchanged for */
+  adminLink?: AdminLink;
   /** every bearer token (MCP_AUTH_TOKEN and TOKENS_FILE) and who each stands for */
   tokens: TokenBook;
   /** Host and Origin: who may address this server by which name */
@@ -101,12 +105,18 @@ export function buildApp(deps: CallDeps, options: AppOptions): FastifyInstance {
     // A route nobody matched (a 404) asks for the bearer token like any other.
     if (access === 'admin') {
       const adminToken = options.adminToken ?? options.authToken;
-      if (!adminToken) {
+      if (adminToken) {
+        checkBearer(request, adminToken, 'Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
+      } else if (options.adminLink) {
+        const header = request.headers.authorization ?? '';
+        if (!options.adminLink.accepts(header.startsWith('Bearer ') ? header.slice(7) : undefined)) {
+          throw new Unauthorized(ADMIN_SESSION_REMEDY);
+        }
+      } else {
         throw new Forbidden(
           'The admin API is closed because no admin token is set; set ADMIN_TOKEN (or MCP_AUTH_TOKEN, which it defaults to) and send it as Authorization: Bearer <token>.',
         );
       }
-      checkBearer(request, adminToken, 'Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
     } else if (access === 'bearer') {
       // A signed link carries its own proof (an HMAC with an expiry), checked by its route.
       const header = request.headers.authorization ?? '';

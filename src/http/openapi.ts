@@ -207,7 +207,12 @@ export function openApiDocument(version: string, routePrefix?: string): Record<s
       schemas: { Error: ERROR_SCHEMA },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'MCP_AUTH_TOKEN, when the server has one' },
-        admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (the bearer token when unset)' },
+        admin: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "ADMIN_TOKEN (the bearer token when unset); with no token at all, the session POST /admin/api/session gives for the banner's one-time admin link",
+        },
       },
     },
   };

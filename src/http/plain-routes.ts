@@ -1,5 +1,6 @@
 import { CATALOGUE_ADMIN_ROUTES, FLOW_ADMIN_ROUTES, WORKSPACE_ADMIN_ROUTES } from './admin/routes.js';
 import { EVENT_ADMIN_ROUTES } from './admin/event-routes.js';
+import { SESSION_ROUTES } from './admin/session-route.js';
 import { FILE_ROUTES } from './files-routes.js';
 import { LIVE_ROUTES } from './live-routes.js';
 import { OPERATION_ROUTES } from './operation-routes.js';
@@ -14,6 +15,7 @@ export const PLAIN_ROUTES: readonly PlainRoute[] = [
   ...FLOW_ADMIN_ROUTES,
   ...CATALOGUE_ADMIN_ROUTES,
   ...EVENT_ADMIN_ROUTES,
+  ...SESSION_ROUTES,
   ...LIVE_ROUTES,
   ...PAGE_ROUTES,
 ];

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminServices } from '../admin/services.js';
+import type { AdminLink } from '../admin/link.js';
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { Principal, TokenBook } from '../workspace/tokens.js';
 import type { LiveService } from '../live/service.js';
@@ -63,6 +64,8 @@ export interface RouteContext {
   openApiYaml: () => string;
   /** the operator's services behind /admin/api */
   admin?: AdminServices;
+  /** the banner's one-time admin link, when no token is configured */
+  adminLink?: AdminLink;
 }
 
 export function registerPlainRoutes(app: FastifyInstance, routes: readonly PlainRoute[], context: RouteContext): void {

@@ -150,13 +150,17 @@ describe('Host and Origin (DNS rebinding, cross-site pages)', () => {
 });
 
 describe('the admin API without a token', () => {
-  it('is closed with a 403 that says to set ADMIN_TOKEN', async () => {
+  it("is closed to anyone without the banner link's session, with a 401 that says to set ADMIN_TOKEN", async () => {
     const running = await startServer();
     try {
+      // The link itself is test/ui/admin-link.test.ts's: here, nobody holds its session.
       const refused = await raw(running.url, '/admin/api/workspaces/someone/files', {});
-      expect(refused.status).toBe(403);
-      expect(refused.body.error).toMatchObject({ code: 'forbidden' });
-      expect(messageOf(refused.body)).toContain('ADMIN_TOKEN');
+      expect(refused.status).toBe(401);
+      expect(refused.body.error).toMatchObject({ code: 'unauthorized' });
+      expect(messageOf(refused.body)).toContain('set ADMIN_TOKEN');
+      const guessed = await raw(running.url, '/admin/api/session', {}, { code: 'a'.repeat(43) });
+      expect(guessed.status).toBe(401);
+      expect(messageOf(guessed.body)).toContain('restart the server for a new link, or set ADMIN_TOKEN');
       // The agent's API stays open on loopback without a token.
       expect((await raw(running.url, '/workspace', {})).status).toBe(200);
     } finally {

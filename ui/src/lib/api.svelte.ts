@@ -10,6 +10,8 @@ export const session = $state({
   refusal: '',
   /** false while the server cannot be reached; every poll that succeeds sets it back */
   online: true,
+  /** true while the banner's one-time admin link is being exchanged for a session */
+  linking: false,
 });
 
 export class ApiError extends Error {
@@ -83,7 +85,9 @@ export async function call(path: string, options: Call = {}): Promise<Response> 
     (answer as { error?: { message?: string } } | undefined)?.error?.message ??
     `The server answered HTTP ${response.status}.`;
   if (response.status === 401) {
-    signOut('The server refused that token. Paste the ADMIN_TOKEN (or MCP_AUTH_TOKEN) this server runs with.');
+    signOut(
+      'The server refused that token. Paste the ADMIN_TOKEN (or MCP_AUTH_TOKEN) this server runs with, or open the admin link it printed when it started.',
+    );
   }
   throw new ApiError(response.status, message, answer);
 }

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { AdminLink } from '../../src/admin/link.js';
+import { loadConfig } from '../../src/config.js';
+import { adminLinkFor } from '../../src/server.js';
+
+describe('AdminLink', () => {
+  it('exchanges its code once for a session that only it accepts', () => {
+    const { link, code } = AdminLink.issue(60_000);
+    expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(link.accepts(code)).toBe(false);
+    expect(link.exchange(`${code}x`)).toBeUndefined();
+    const token = link.exchange(code);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(link.accepts(token)).toBe(true);
+    expect(link.accepts(undefined)).toBe(false);
+    expect(link.accepts(`${token}x`)).toBe(false);
+    // Used: the same code again gives nothing, and the first session stays the only one.
+    expect(link.exchange(code)).toBeUndefined();
+    expect(link.accepts(token)).toBe(true);
+  });
+
+  it('gives nothing after its time, and is spent by the late try', () => {
+    let now = 1_000;
+    const { link, code } = AdminLink.issue(600_000, () => now);
+    now += 600_001;
+    expect(link.exchange(code)).toBeUndefined();
+    now = 1_000;
+    expect(link.exchange(code)).toBeUndefined();
+  });
+
+  it('is issued only to a server with no token whose store is its own memory', () => {
+    const config = (env: Record<string, string>) => loadConfig({}, env);
+    expect(adminLinkFor(config({}))).toBeDefined();
+    expect(adminLinkFor(config({ ADMIN_TOKEN: 'admin-token-0123456789' }))).toBeUndefined();
+    expect(adminLinkFor(config({ MCP_AUTH_TOKEN: 'bearer-token-0123456789' }))).toBeUndefined();
+    expect(adminLinkFor(config({ TOKENS_FILE: '/nonexistent/tokens.yaml' }))).toBeUndefined();
+    expect(adminLinkFor(config({ REDIS_URL: 'redis://127.0.0.1:1' }))).toBeUndefined();
+  });
+
+  it('takes its lifetime from ADMIN_LINK_TTL (10 minutes unless set)', () => {
+    expect(loadConfig({}, {}).adminLinkTtl).toBe(600);
+    expect(loadConfig({}, { ADMIN_LINK_TTL: '1' }).adminLinkTtl).toBe(1);
+  });
+});
