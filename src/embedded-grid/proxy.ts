@@ -48,6 +48,8 @@ const REASONS: Record<string, string> = {
   EINVAL: 'ERR_ADDRESS_UNREACHABLE',
 };
 
+const LOCALHOST_NAME = /^(?:[^.]+\.)*localhost\.?$/i;
+
 type Opened = { socket: Socket } | { status: 403 | 502; reason: string; sentence: string };
 
 /**
@@ -124,6 +126,10 @@ async function open(host: string, port: number, allowed: readonly PortRange[], o
   let addresses: string[];
   if (isIP(bare) !== 0) {
     addresses = [bare];
+  } else if (LOCALHOST_NAME.test(bare)) {
+    // Both browsers resolve every *.localhost name to loopback themselves (RFC 6761) and the
+    // system resolver may not: answer as they would, and the fence then judges loopback.
+    addresses = ['127.0.0.1', '::1'];
   } else {
     try {
       addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
