@@ -75,14 +75,34 @@ describe('who may call the admin API', () => {
     expect(messageOf(await answer.json())).toContain('ALLOWED_ORIGINS');
   });
 
-  it('is closed (403) when no token is set at all', async () => {
+  it("answers 401 without the one-time admin link's session when no token is set at all", async () => {
     const open = await startServer({});
     try {
       const answer = await fetch(`${open.url}/admin/api/workspaces`);
+      expect(answer.status).toBe(401);
+      expect(messageOf(await answer.json())).toContain('set ADMIN_TOKEN');
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('is closed (403) with TOKENS_FILE and no admin token: no admin link, and no TOKENS_FILE token is an admin', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'admin-closed-'));
+    await writeFile(
+      join(dir, 'tokens.yaml'),
+      'tokens:\n  - name: agent\n    token: only-agent-token-0123456789\n    workspaces: [agent-*]\n',
+    );
+    const closed = await startServer({ TOKENS_FILE: join(dir, 'tokens.yaml') });
+    try {
+      expect(closed.server.adminCode).toBeUndefined();
+      const answer = await fetch(`${closed.url}/admin/api/workspaces`, {
+        headers: { authorization: 'Bearer only-agent-token-0123456789' },
+      });
       expect(answer.status).toBe(403);
       expect(messageOf(await answer.json())).toContain('ADMIN_TOKEN');
     } finally {
-      await open.close();
+      await closed.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
@@ -177,9 +197,11 @@ describe('the OpenAPI document', () => {
     for (const [path, operations] of admin) {
       for (const operation of Object.values(operations)) {
         expect(operation.tags, path).toEqual(['admin']);
-        expect(operation.security, path).toEqual([{ admin: [] }]);
+        // The one public admin route: it exchanges the banner's one-time code, which is its own proof.
+        expect(operation.security, path).toEqual(path === '/admin/api/session' ? [] : [{ admin: [] }]);
       }
     }
+    expect(document.paths['/admin/api/session']).toBeDefined();
     expect(JSON.stringify(document.paths['/admin/api/workspaces'])).toContain('last_activity');
   });
 });
