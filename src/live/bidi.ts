@@ -78,9 +78,15 @@ function wrap(bidi: BiDi): BidiConnection {
         if (typeof subscription !== 'string') {
           throw new Error('session.subscribe answered without a subscription id');
         }
+        // Unsubscribed before the listener goes: the browser sends every event it raised before
+        // the command's answer, so an event of the last moment (a page reached just before the
+        // hand-back) is still heard.
         return async () => {
-          bidi.off(event, handler);
-          await send('session.unsubscribe', { subscriptions: [subscription] });
+          try {
+            await send('session.unsubscribe', { subscriptions: [subscription] });
+          } finally {
+            bidi.off(event, handler);
+          }
         };
       } catch (err) {
         bidi.off(event, handler);
