@@ -331,7 +331,8 @@ function clientLines(mcpUrl: string, withToken: boolean): string[] {
     },
   };
   return [
-    `  Claude Code: claude mcp add --transport http selenium-flow ${mcpUrl}${withToken ? ` --header "${header}"` : ''}`,
+    // Quoted: zsh refuses an unmatched `?` glob, and the URL carries ?workspace=.
+    `  Claude Code: claude mcp add --transport http selenium-flow "${mcpUrl}"${withToken ? ` --header "${header}"` : ''}`,
     `  Cursor and others (mcp.json): ${JSON.stringify(json)}`,
   ];
 }

@@ -137,7 +137,7 @@ describe('selenium-flow serve', () => {
       expect(line).toMatch(/\?workspace=default\b|X-Workspace: default\b/);
     }
     expect(printed).toContain(
-      `claude mcp add --transport http selenium-flow ${server.url}/mcp?workspace=default --header "Authorization: Bearer <MCP_AUTH_TOKEN>"`,
+      `claude mcp add --transport http selenium-flow "${server.url}/mcp?workspace=default" --header "Authorization: Bearer <MCP_AUTH_TOKEN>"`,
     );
     expect(printed).toMatch(/Data:\s+\//);
   });
