@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { yaml } from './lazy.js';
+import { MAX_UPLOAD_BASE64_CHARS } from './limits.js';
 import { z } from 'zod';
 
 /**
@@ -288,12 +289,15 @@ export const SETTINGS = {
   maxBodyBytes: setting({
     env: 'MAX_BODY_BYTES',
     usedBy: HTTP_ONLY,
-    help: 'largest request body accepted, in bytes',
+    help: 'largest request body accepted, in bytes (default: room for the largest upload, 16 MiB as base64, and its JSON)',
+    // Room for the largest upload_file content the schema accepts, so an upload over the limit is
+    // refused by its argument rule, with the remedy, rather than by the body limit, which an MCP
+    // client reports only as a transport failure.
     schema: z.coerce
       .number()
       .int()
       .min(1024)
-      .default(16 * 1024 * 1024),
+      .default(MAX_UPLOAD_BASE64_CHARS + 1024 * 1024),
   }),
   logLevel: setting({
     env: 'LOG_LEVEL',
