@@ -11,7 +11,7 @@ import { FOLDERS, isFolder, servedInline, type Folder, type Section } from '../f
 import { uriOf } from '../files/uris.js';
 import { answerOf, services, WORKSPACE_PATH } from './admin/routes.js';
 import * as adminSchema from './admin/schemas.js';
-import { callerOf } from './caller.js';
+import { callerOf } from './plugins/caller.js';
 import { pathParams, type PlainRoute } from './routes.js';
 
 const workspaceOf = (request: FastifyRequest) => callerOf(request).workspace;

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { NotFound } from '../errors.js';
 
 /**
@@ -14,7 +14,7 @@ const DISCOVERY = [
   '/.well-known/openid-configuration',
 ] as const;
 
-export function registerOAuthDiscovery(app: FastifyInstance): void {
+export const oauthDiscovery: FastifyPluginAsync = async (app) => {
   const refuse = async () => {
     throw new NotFound(
       'This server does not use OAuth; send its token as a header, Authorization: Bearer <MCP_AUTH_TOKEN>.',
@@ -28,4 +28,4 @@ export function registerOAuthDiscovery(app: FastifyInstance): void {
     }
   }
   app.route({ method: ['GET', 'POST'], url: '/register', config, handler: refuse });
-}
+};

@@ -4,7 +4,8 @@ import type { Capability } from '../capabilities/capability.js';
 import { STATUS_OF, WHEN, type ErrorCode } from '../errors.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
-import { pathParameterNames, type Access, type PlainRoute } from './routes.js';
+import type { Access } from './plugins/auth.js';
+import { pathParameterNames, type PlainRoute } from './routes.js';
 
 const ERROR_SCHEMA = {
   type: 'object',

@@ -1,28 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminServices } from '../admin/services.js';
 import type { AdminLink } from '../admin/link.js';
 import type { CallDeps } from '../capabilities/call/call.js';
-import type { Principal, TokenBook } from '../workspace/tokens.js';
+import type { TokenBook } from '../workspace/tokens.js';
 import type { LiveService } from '../live/service.js';
-
-/**
- * Who may call a route: anyone (health checks, the API description), the bearer token (the
- * default), the admin token, or the holder of a signed link (an HMAC with an expiry, checked
- * by the route itself).
- */
-export type Access = 'public' | 'bearer' | 'admin' | 'signed';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** who the bearer token says is asking (set for bearer routes) */
-    principal?: Principal;
-  }
-  interface FastifyContextConfig {
-    access?: Access;
-    /** answers whatever the Host header says (probes: kubelets and load balancers address a pod by IP) */
-    anyHost?: boolean;
-  }
-}
+import type { Access } from './plugins/auth.js';
 
 /**
  * A REST route that is not a tool: the health checks, the API description, the file tree,
@@ -68,15 +50,21 @@ export interface RouteContext {
   adminLink?: AdminLink;
 }
 
-export function registerPlainRoutes(app: FastifyInstance, routes: readonly PlainRoute[], context: RouteContext): void {
-  for (const route of routes) {
-    app.route({
-      method: route.method,
-      url: fastifyPath(route.path),
-      config: { access: route.access, anyHost: route.anyHost === true },
-      handler: (request, reply) => route.handler(request, reply, context),
-    });
-  }
+/**
+ * One area's rows as an encapsulated plugin: what it registers (routes, and any hook an area
+ * adds later) stays inside it, while the root's plugins (errors, auth, caller) reach in.
+ */
+export function routes(rows: readonly PlainRoute[]): FastifyPluginAsync<RouteContext> {
+  return async (app, context) => {
+    for (const route of rows) {
+      app.route({
+        method: route.method,
+        url: fastifyPath(route.path),
+        config: { access: route.access, anyHost: route.anyHost === true },
+        handler: (request, reply) => route.handler(request, reply, context),
+      });
+    }
+  };
 }
 
 /** `/flows/{name}/run` → `['name']` */

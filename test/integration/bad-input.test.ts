@@ -289,7 +289,7 @@ describe('invalid workspace names', () => {
 
 describe('bodies the server cannot read', () => {
   // Known bug, reported: Fastify 5 signals bad JSON as FST_ERR_CTP_INVALID_JSON_BODY, which
-  // src/http/app.ts (fromFastifyError) does not map, so it is a 500. Turn into it() when fixed.
+  // src/http/plugins/errors.ts (fromFastifyError) does not map, so it is a 500. Turn into it() when fixed.
   it('invalid JSON is a 400 that says to send JSON', async () => {
     for (const body of ['{"url": ', "{'url': 'x'}", 'url=x']) {
       const response = await fetch(`${running.url}/browser/navigate`, {

@@ -7,10 +7,6 @@ import { ADMIN_API, answerOf } from './routes.js';
 const ADMIN_LINK_REMEDY =
   'That admin link is wrong, used or expired; restart the server for a new link, or set ADMIN_TOKEN.';
 
-/** What an admin call without the link's session is told, on a server without a token. */
-export const ADMIN_SESSION_REMEDY =
-  'Missing or wrong admin session; open the admin link the server printed when it started (restart the server for a new link), or set ADMIN_TOKEN.';
-
 const Exchange = z.strictObject({ code: z.string().max(200) });
 const Session = z.object({ token: z.string() });
 

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { resolveCaller, type Caller } from '../workspace/caller.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { resolveCaller, type Caller } from '../../workspace/caller.js';
+import { global } from './global.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,7 +20,7 @@ declare module 'fastify' {
  * and signed routes address a workspace by their path instead, and a route nobody matched (a
  * 404) has no caller to decide.
  */
-export function registerCallerHook(app: FastifyInstance): void {
+export const caller = global(async (app) => {
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request, reply) => {
     const { access = 'bearer', mcp = false } = request.routeOptions.config;
@@ -35,7 +36,7 @@ export function registerCallerHook(app: FastifyInstance): void {
     });
     request.caller = { ...resolved, abandoned: abandonment(reply), requestId: String(request.id) };
   });
-}
+});
 
 /** The caller the hook set; a route that reads it without being a bearer route is a bug. */
 export function callerOf(request: FastifyRequest): Caller {

@@ -1,0 +1,138 @@
+import type { FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
+import type { Socket } from 'node:net';
+import { BadRequest, errorBody, PayloadTooLarge, SeleniumFlowError } from '../../errors.js';
+import { global } from './global.js';
+
+/**
+ * A client that opens a connection and sends half a request holds a socket and its memory for as
+ * long as the server waits (Node's own defaults: a minute for the headers, five for the request,
+ * looked at every 30 s). Real clients send their headers in milliseconds: past HEADERS_TIMEOUT_MS
+ * the server answers 408 and closes. A body (an upload of up to MAX_BODY_BYTES) gets longer.
+ * Neither bounds an answer: a long poll or a stream, once its request is in, is the route's business.
+ */
+export const HEADERS_TIMEOUT_MS = 5_000;
+
+export interface ErrorOptions {
+  maxBodyBytes: number;
+  routePrefix?: string;
+}
+
+/**
+ * The one place a failure becomes an answer: a typed error (src/errors.ts) its status and
+ * `{"error": {code, message}}`, Fastify's own refusals in the same words, anything else a 500
+ * whose log line names its class but never its message.
+ */
+export const errors = global<ErrorOptions>(async (app, options) => {
+  app.setErrorHandler((err, _request, reply) => sendError(reply, fromFastifyError(err, options.maxBodyBytes), app));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({
+      error: {
+        code: 'not_found',
+        message: `No route ${request.method} ${request.url.split('?')[0]}; see ${options.routePrefix ?? ''}/openapi.json for the routes.`,
+      },
+    }),
+  );
+});
+
+/** The refusals that happen before any plugin runs (the router's, Node's), in the same shape: Fastify options. */
+export function frameworkErrors(
+  maxBodyBytes: number,
+): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'> {
+  return {
+    // The router's own refusals (a malformed %-escape) and Node's (headers too large) in the shared error shape.
+    frameworkErrors: (err, _request, reply) => {
+      const { status, body } = errorBody(fromFastifyError(err, maxBodyBytes));
+      void (reply as FastifyReply).code(status).send(body);
+    },
+    clientErrorHandler: refuseMalformedRequest,
+  };
+}
+
+/** Fastify's own failures (body too large, bad JSON) in our catalogue's words. */
+function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new PayloadTooLarge(
+      `The request body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES); send less (a file saved in the workspace goes by its workspace:// uri).`,
+    );
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new BadRequest('Send the arguments as JSON with Content-Type: application/json.');
+  }
+  if (code === 'FST_ERR_BAD_URL') {
+    return new BadRequest('The URL has a malformed %-escape; percent-encode names in the path (encodeURIComponent).');
+  }
+  if (
+    code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    err instanceof SyntaxError
+  ) {
+    return new BadRequest('The body is not valid JSON; send the arguments as a JSON object.');
+  }
+  // Any other request Fastify itself refuses is the caller's to fix, never a 500.
+  const status = (err as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && !(err instanceof SeleniumFlowError)) {
+    return new BadRequest(
+      `The request was refused (HTTP ${status}); check the method, headers and body against /openapi.json.`,
+    );
+  }
+  return err;
+}
+
+/** A request Node could not even parse: answered on the socket, in the shared error shape. */
+function refuseMalformedRequest(err: { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, error] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          '431 Request Header Fields Too Large',
+          {
+            code: 'payload_too_large',
+            message:
+              'The request line or headers are too large; send a shorter URL (arguments go in the body) and fewer headers.',
+          },
+        ]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [
+            '408 Request Timeout',
+            {
+              code: 'request_timeout',
+              message: `The request did not arrive in time (its headers within ${HEADERS_TIMEOUT_MS / 1000} s); send the whole request at once.`,
+            },
+          ]
+        : [
+            '400 Bad Request',
+            { code: 'bad_request', message: 'The request is not valid HTTP; check the request line and headers.' },
+          ];
+  const body = JSON.stringify({ error });
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function sendError(reply: FastifyReply, err: unknown, app: FastifyInstance) {
+  const { status, body } = errorBody(err);
+  if (status === 500) {
+    app.log.error({ err: errorSummary(err) }, 'unexpected error');
+  }
+  if (status === 401) {
+    // RFC 6750: the scheme a client should answer with. No resource_metadata: there is no OAuth here.
+    const sent = reply.request.headers.authorization !== undefined;
+    void reply.header('www-authenticate', `Bearer realm="selenium-flow"${sent ? ', error="invalid_token"' : ''}`);
+  }
+  return reply.code(status).send(body);
+}
+
+/**
+ * What a log line may say about an unexpected error: its class and stack, not its message,
+ * which can quote a page URL, a title or typed text.
+ */
+export function errorSummary(err: unknown): { type: string; stack?: string } {
+  if (err instanceof Error) {
+    return { type: err.name, stack: err.stack?.split('\n').slice(1, 6).join('\n') };
+  }
+  return { type: typeof err };
+}
