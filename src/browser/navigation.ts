@@ -4,28 +4,31 @@ import { PageUnreachable } from '../errors.js';
 import { PORT_CLOSED, readProxyPageTitle } from '../grid/proxy-page.js';
 import { poll } from '../poll.js';
 import { inPage, navigationSettled, watchNavigations } from './scripts.js';
+import { readPageState, type PageState } from './page-state.js';
 
 export type HistoryAction = 'back' | 'forward' | 'refresh';
 
-export async function navigateTo(driver: WebDriver, url: string): Promise<void> {
+/** Goes to url; answers where the browser is then, which the caller answers with (no second read). */
+export async function navigateTo(driver: WebDriver, url: string): Promise<PageState> {
   try {
     await driver.get(url);
   } catch (err) {
     throw unreachable(err, originOf(url)) ?? err;
   }
-  await refusedByProxy(driver, originOf(url));
+  return refusedByProxy(driver, originOf(url));
 }
 
 /**
  * The embedded Grid's browsers go through a proxy, and a browser shows an HTTP proxy's refusal
  * as the page: its title names the reason (grid/proxy-page.ts), answered here as the same 502 a
- * direct failure gets. One more round trip per navigation (a title read, a few ms).
+ * direct failure gets. The page state every acting tool answers with carries the title, so one
+ * read serves both: the check costs no round trip of its own.
  */
-async function refusedByProxy(driver: WebDriver, where: string): Promise<void> {
-  const title = await driver.getTitle().catch(() => '');
-  const refused = readProxyPageTitle(title);
+async function refusedByProxy(driver: WebDriver, where: string): Promise<PageState> {
+  const page = await readPageState(driver);
+  const refused = readProxyPageTitle(page.title);
   if (!refused) {
-    return;
+    return page;
   }
   if (refused.reason === PORT_CLOSED) {
     throw new PageUnreachable(
@@ -39,7 +42,7 @@ async function refusedByProxy(driver: WebDriver, where: string): Promise<void> {
   );
 }
 
-export async function moveThroughHistory(driver: WebDriver, action: HistoryAction): Promise<void> {
+export async function moveThroughHistory(driver: WebDriver, action: HistoryAction): Promise<PageState> {
   const nav = driver.navigate();
   try {
     if (action === 'back') {
@@ -52,7 +55,7 @@ export async function moveThroughHistory(driver: WebDriver, action: HistoryActio
   } catch (err) {
     throw unreachable(err, 'The page') ?? err;
   }
-  await refusedByProxy(driver, 'The page');
+  return refusedByProxy(driver, 'The page');
 }
 
 const WATCH_NAVIGATIONS = inPage(watchNavigations);

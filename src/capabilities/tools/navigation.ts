@@ -33,11 +33,11 @@ export const navigate = defineTool({
       ? undefined
       : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
   output: z.object({}),
-  handler: async (args, { driver }) => {
+  handler: async (args, { driver, pageKnown }) => {
     if (args.url !== undefined) {
-      await navigateTo(driver, args.url);
+      pageKnown(await navigateTo(driver, args.url));
     } else if (args.action !== undefined) {
-      await moveThroughHistory(driver, args.action);
+      pageKnown(await moveThroughHistory(driver, args.action));
     }
     return {};
   },
