@@ -12,6 +12,7 @@ import { startEmbeddedGrid } from '../../src/embedded-grid/index.js';
 import { createServer, type HttpServer } from '../../src/server.js';
 import { FIXTURE_PORTS, startFixtureSite } from '../../test/fixtures/site.js';
 import type { Cleanup } from './cleanup.js';
+import { WINDOW } from './task.js';
 import { McpToolCaller, connectHttp, connectStdio, type StdioServer } from './mcp.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,6 +33,8 @@ export interface BenchEnv {
   firefoxMissing?: string;
   /** an MCP client of the same HTTP server whose workspace opens Firefox */
   firefoxClient?: Client;
+  /** what the server asks a new browser of each kind for: the raw script asks the same */
+  capabilities: Record<BrowserKind, Record<string, unknown>>;
 }
 
 export const HTTP_WORKSPACE = 'bench-http';
@@ -64,7 +67,12 @@ export async function startBench(cleanup: Cleanup, wanted: readonly BrowserKind[
   cleanup.add('stdio server', () => stdio.close());
 
   const browsers = wanted.filter((b) => grid.browsers.includes(b));
+  const capabilities = {
+    chrome: await server.grid.capabilitiesFor('chrome', WINDOW),
+    firefox: await server.grid.capabilitiesFor('firefox', WINDOW),
+  };
   const env: BenchEnv = {
+    capabilities,
     dataDir,
     gridUrl: grid.url,
     siteUrl: site.url,

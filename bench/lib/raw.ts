@@ -30,6 +30,8 @@ export function rawConfiguration(
   siteUrl: string,
   rowRead: RowRead,
   browser: BrowserKind = 'chrome',
+  /** what the server asks a new browser for (Grid.capabilitiesFor): the same, so only our own work differs */
+  capabilities: Record<string, unknown> = browserCapabilities(browser, WINDOW),
 ): Configuration {
   const url = pages(siteUrl);
   const on = browser === 'chrome' ? '' : ', Firefox';
@@ -44,10 +46,7 @@ export function rawConfiguration(
       let quit = false;
       try {
         driver = await clock.step(async () => {
-          const d = await new Builder()
-            .usingServer(gridUrl)
-            .withCapabilities(browserCapabilities(browser, WINDOW))
-            .build();
+          const d = await new Builder().usingServer(gridUrl).withCapabilities(capabilities).build();
           await d.get(url.login);
           return d;
         });

@@ -85,16 +85,33 @@ export class Grid {
     return this.client;
   }
 
-  async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
-    const offers = await this.checkOffers(kind);
+  /**
+   * What a new browser is asked for, exactly: the bench's raw script creates its sessions with
+   * the same, so the comparison holds everything but our own work equal.
+   */
+  async capabilitiesFor(kind: BrowserKind, window: WindowSize): Promise<Record<string, unknown>> {
+    return this.sessionCapabilities(kind, window, await this.offers.get().catch(() => undefined));
+  }
+
+  private sessionCapabilities(
+    kind: BrowserKind,
+    window: WindowSize,
+    offers: Offers | undefined,
+  ): Record<string, unknown> {
     const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
-    const { Capabilities, WebDriver } = selenium();
     const steer = this.liveViewAsked(kind, offers);
-    const caps = new Capabilities({
+    return {
       ...browserCapabilities(kind, window, { sandbox: this.sandbox, headed: headedOn(kind, offers, steer) }),
       ...(timeouts ? { timeouts } : {}),
       ...steer,
-    });
+    };
+  }
+
+  async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
+    const offers = await this.checkOffers(kind);
+    const { Capabilities, WebDriver } = selenium();
+    const asked = this.sessionCapabilities(kind, window, offers);
+    const caps = new Capabilities(asked);
     let session: Session;
     try {
       // The new session's answer, or the Grid's refusal, arrives with the session (createSession
@@ -104,7 +121,7 @@ export class Grid {
       this.offers.changed();
       throw browserNotStarted(err, kind, offers?.browsers) ?? translateGridError(err, true);
     }
-    this.offers.changed(steer[LIVE_VIEW_CAPABILITY] === true ? kind : undefined);
+    this.offers.changed(asked[LIVE_VIEW_CAPABILITY] === true ? kind : undefined);
     countBrowser('opened');
     const answered = session.getCapabilities();
     const kept: Record<string, unknown> = {};
