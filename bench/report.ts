@@ -35,6 +35,10 @@ const SECTIONS = {
       '3',
     ],
   },
+  fence: {
+    title: 'What the fence costs',
+    args: ['bench/fence.ts', '--rounds', '4'],
+  },
   cold: {
     title: 'Cold start against Playwright MCP',
     args: ['bench/cold-start.ts', '--runs', '9', '--breakdown', '0'],
@@ -60,6 +64,7 @@ const SECTIONS = {
   soak: { title: 'Soak: memory over 1,000 runs and 1,000 calls', args: ['bench/soak.ts'] },
 } as const;
 type SectionId = keyof typeof SECTIONS;
+const ORDER = Object.keys(SECTIONS) as SectionId[];
 
 const { values: options } = parseArgs({
   options: {
@@ -200,20 +205,30 @@ function pageOf(started: Date, { commit, subject, dirty, uptime }: Revision, ran
     `- **Commit:** \`${commit}\` "${subject}"${dirty ? ' (with uncommitted changes)' : ''}`,
     `- **Machine:** ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${process.platform} ${process.arch}, Node ${process.version}`,
     `- **Load at the start:** \`${uptime}\``,
-    `- **Sections:** ${ran.map((r) => (r.kept ? `${r.id} (kept from the page's earlier run, as it was written)` : `${r.id} (${r.minutes.toFixed(1)} min, load ${r.loadBefore} → ${r.loadAfter}${r.ok ? '' : ', FAILED'})`)).join('; ')}${left.length > 0 ? `; not run yet: ${left.join(', ')}` : ''}`,
+    `- **Sections:** ${[...ran]
+      .sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id))
+      .map((r) =>
+        r.kept
+          ? `${r.id} (kept from the page's earlier run, as it was written)`
+          : `${r.id} (${r.minutes.toFixed(1)} min, load ${r.loadBefore} → ${r.loadAfter}${r.ok ? '' : ', FAILED'})`,
+      )
+      .join('; ')}${left.length > 0 ? `; not run yet: ${left.join(', ')}` : ''}`,
     '',
-    ...ran.flatMap((r) =>
-      r.kept
-        ? [r.kept, '']
-        : [
-            `## ${SECTIONS[r.id].title}`,
-            '',
-            `\`npx tsx ${SECTIONS[r.id].args.join(' ')}\`; load (1 / 5 / 15 min) ${r.loadBefore} at its start, ${r.loadAfter} at its end.`,
-            '',
-            demote(r.text),
-            '',
-          ],
-    ),
+    // In the page's own order: a section run now takes the place it had, between those kept.
+    ...[...ran]
+      .sort((a, b) => ORDER.indexOf(a.id) - ORDER.indexOf(b.id))
+      .flatMap((r) =>
+        r.kept
+          ? [r.kept, '']
+          : [
+              `## ${SECTIONS[r.id].title}`,
+              '',
+              `\`npx tsx ${SECTIONS[r.id].args.join(' ')}\`; load (1 / 5 / 15 min) ${r.loadBefore} at its start, ${r.loadAfter} at its end.`,
+              '',
+              demote(r.text),
+              '',
+            ],
+      ),
   ].join('\n');
   if (options['no-write'] && left.length === 0) {
     process.stdout.write(page);
