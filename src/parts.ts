@@ -185,6 +185,9 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     log: network ?? new MemoryNetworkLog(config.networkCaptureLimit, config.sessionTtl),
     bodyBytes: config.networkBodyMaxBytes,
   });
+  const library = flowStore
+    ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000, events)
+    : undefined;
   const deps: CallDeps = {
     workspaces,
     live,
@@ -193,7 +196,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     callTimeoutMs: config.callTimeout * 1000,
     // stderr until an HTTP server lends its logger (stdout is stdio's protocol channel).
     log: stderrLines(config.logLevel, 'calls'),
-    flows: flowStore ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000, events) : undefined,
+    flows: library,
     // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
     secrets: createSecrets(
       {
@@ -240,7 +243,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     grid,
     store,
     deps,
-    admin: createAdmin(deps, flowStore, events),
+    admin: createAdmin(deps, flowStore, library, events),
     liveView: new LiveService(liveStore, store, grid, controls, config.gridVncPassword),
     events,
     close: async () => {

@@ -4,10 +4,9 @@ import { BadRequest, Conflict, NotFound, SeleniumFlowError } from '../errors.js'
 import { workspaceOrStdio } from '../workspace/names.js';
 import { parseFlow, toYamlText, type FlowDocument } from '../flows/document.js';
 import { checkFlowName, GLOBAL_LIBRARY } from '../flows/names.js';
-import { validatorOf } from '../flows/parameters.js';
 import { referencesIn } from '../flows/references.js';
-import { asFlowTool, checkToolBudget } from '../flows/tool.js';
-import type { FlowStore, StoredFlow } from '../flows/store.js';
+import type { FlowLibraries } from '../flows/library.js';
+import { StaleRevision, type FlowStore, type StoredFlow } from '../flows/store.js';
 import type {
   FlowDeleted,
   FlowDetail,
@@ -38,8 +37,8 @@ export class OperatorFlows {
   constructor(
     private readonly store: FlowStore,
     private readonly capabilities: readonly Capability[],
-    /** hears every library an operator's write changed: agents' listings and flow tools follow it */
-    private readonly changed: (library: string) => void = () => undefined,
+    /** every write goes through the libraries' one rule set, which tells agents' listings and flow tools */
+    private readonly library: FlowLibraries,
   ) {}
 
   /** A workspace's own flows, then the global ones (a global one its own hides is `shadowed`). */
@@ -79,23 +78,24 @@ export class OperatorFlows {
     }
   }
 
-  /** Saves the text as written; a stale `ifMatch` is a 409, a refused document names its line. */
+  /**
+   * Saves the text as written, under the library's one rule set (flows/library.ts); here only
+   * the words change: a refusal names its line, a stale `ifMatch` says to reload.
+   */
   async save(rawLibrary: string, rawName: string, source: unknown, ifMatch: string | undefined): Promise<FlowSaved> {
     const library = checkLibrary(rawLibrary);
-    const name = checkFlowName(rawName);
     if (typeof source !== 'string' && (source === null || typeof source !== 'object' || Array.isArray(source))) {
       throw new BadRequest('Send the flow as YAML text (Content-Type: application/yaml) or as a JSON object.');
     }
-    const text = toYamlText(source as string | Record<string, unknown>);
-    await this.checkBudget(library, name, this.validate(text));
+    const document = source as string | Record<string, unknown>;
     try {
-      const { flow, created } = await this.store.put(library, name, text, ifMatch);
-      this.changed(library);
-      return { name, library, revision: flow.revision, created };
+      return await this.library.write(library, rawName, document, ifMatch);
     } catch (err) {
-      if (err instanceof Conflict) {
-        const now = (await this.store.get(library, name))?.revision;
-        throw staleTag(name, ifMatch ?? '', now);
+      if (err instanceof StaleRevision) {
+        throw staleTag(err);
+      }
+      if (err instanceof BadRequest) {
+        throw this.refusal(toYamlText(document), err);
       }
       throw err;
     }
@@ -104,38 +104,25 @@ export class OperatorFlows {
   async delete(rawLibrary: string, rawName: string, ifMatch: string | undefined): Promise<FlowDeleted> {
     const library = checkLibrary(rawLibrary);
     const name = checkFlowName(rawName);
-    const existing = await this.stored(library, name);
-    if (ifMatch !== undefined && existing.revision !== ifMatch) {
-      throw staleTag(name, ifMatch, existing.revision);
+    try {
+      if (!(await this.library.erase(library, name, ifMatch))) {
+        throw notFound(library, name);
+      }
+    } catch (err) {
+      throw err instanceof StaleRevision ? staleTag(err) : err;
     }
-    await this.store.delete(library, name);
-    this.changed(library);
     return { name, library, deleted: true };
   }
 
-  /**
-   * Written at the destination first, then removed here: a failure between the two leaves the
-   * flow in both places, which an operator sees and mends; the other order could lose it.
-   */
   async move(rawLibrary: string, rawName: string, rawTo: string): Promise<FlowMoved> {
     const from = checkLibrary(rawLibrary);
     const to = checkLibrary(rawTo);
     const name = checkFlowName(rawName);
-    if (from === to) {
-      throw new BadRequest(`Flow ${name} is already in ${to}; name another destination (global, or a workspace).`);
+    const moved = await this.library.move(from, to, name);
+    if (!moved) {
+      throw notFound(from, name);
     }
-    const source = await this.stored(from, name);
-    if (await this.store.get(to, name)) {
-      throw new Conflict(
-        `${to} already has a flow named ${name}; delete or rename that one first, then move this one.`,
-      );
-    }
-    await this.checkBudget(to, name, this.readable(source.text));
-    const { flow } = await this.store.put(to, name, source.text);
-    await this.store.delete(from, name);
-    this.changed(to);
-    this.changed(from);
-    return { name, from, to, revision: flow.revision };
+    return { name, from, to, revision: moved.revision };
   }
 
   private async summaries(library: string): Promise<FlowSummary[]> {
@@ -173,40 +160,9 @@ export class OperatorFlows {
   private async stored(library: string, name: string): Promise<StoredFlow> {
     const stored = await this.store.get(library, name);
     if (!stored) {
-      throw new NotFound(
-        `No flow named ${name} in ${library}; GET /admin/api/workspaces/${library}/flows lists what is there.`,
-      );
+      throw notFound(library, name);
     }
     return stored;
-  }
-
-  private validate(text: string): FlowDocument {
-    try {
-      const document = parseFlow(text, this.capabilities);
-      if (document.parameters) {
-        validatorOf(document.parameters);
-      }
-      return document;
-    } catch (err) {
-      throw this.refusal(text, err);
-    }
-  }
-
-  /** The document, or undefined when it cannot be read (then it is no tool, and moves as it is). */
-  private readable(text: string): FlowDocument | undefined {
-    try {
-      return parseFlow(text, this.capabilities);
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** The flow tools' budget (src/flows/tool.ts), for a document about to be written into `library`. */
-  private async checkBudget(library: string, name: string, document: FlowDocument | undefined): Promise<void> {
-    if (document) {
-      const tool = asFlowTool(name, document, library === GLOBAL_LIBRARY, this.capabilities);
-      await checkToolBudget(this.store, this.capabilities, library, tool);
-    }
   }
 
   /** The document's refusal, with the line it points at when the message names a step or a key. */
@@ -223,9 +179,16 @@ export function checkLibrary(name: string): string {
   return name === GLOBAL_LIBRARY ? name : workspaceOrStdio(name);
 }
 
-function staleTag(name: string, given: string, now: string | undefined): Conflict {
+/** The library's stale write (the same 409), with the operator's remedy: the page reloads. */
+function staleTag({ flow, given, now }: StaleRevision): Conflict {
   const since = now ? `has changed since revision ${given} (now ${now})` : 'has been deleted since you read it';
-  return new Conflict(`Flow ${name} ${since}: someone else saved it; reload it and reapply your change.`);
+  return new Conflict(`Flow ${flow} ${since}: someone else saved it; reload it and reapply your change.`);
+}
+
+function notFound(library: string, name: string): NotFound {
+  return new NotFound(
+    `No flow named ${name} in ${library}; GET /admin/api/workspaces/${library}/flows lists what is there.`,
+  );
 }
 
 function secretOf(args: Record<string, unknown>): { name: string; key: string } | null {

@@ -8,6 +8,7 @@ import { deleteWorkspace } from './removal.js';
 import { callerOfWorkspace, turnKeyOf } from '../workspace/caller.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import { OperatorFlows } from './flows.js';
+import { FlowLibraries } from '../flows/library.js';
 import { WorkspaceOverview } from './overview.js';
 import { SecretsOverview } from './secrets.js';
 
@@ -24,13 +25,22 @@ export interface AdminServices {
   deleteWorkspace(workspace: string): Promise<WorkspaceDeleted>;
 }
 
-export function createAdmin(deps: CallDeps, flowStore: FlowStore | undefined, events: EventLog): AdminServices {
+export function createAdmin(
+  deps: CallDeps,
+  flowStore: FlowStore | undefined,
+  library: FlowLibraries | undefined,
+  events: EventLog,
+): AdminServices {
   const overview = new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore });
   return {
     events,
     overview,
     deleteWorkspace: (name) => deleteWorkspace(name, deps, flowStore, overview, events),
-    flows: new OperatorFlows(flowStore ?? NO_FLOWS, CAPABILITIES, (library) => deps.flows?.changed(library)),
+    flows: new OperatorFlows(
+      flowStore ?? NO_FLOWS,
+      CAPABILITIES,
+      library ?? new FlowLibraries(NO_FLOWS, CAPABILITIES, 0),
+    ),
     secrets: new SecretsOverview(deps.secrets, deps.files, flowStore, CAPABILITIES),
     endBrowser: async (rawName) => {
       const name = workspaceOrStdio(rawName);

@@ -1,7 +1,7 @@
 import type { Capability } from '../capabilities/capability.js';
 import type { FlowsService, FlowsView, FlowTool, FlowToolbox } from './view.js';
-import type { FlowListing, FlowRead } from './answers.js';
-import { BadRequest, Forbidden, NotFound } from '../errors.js';
+import type { FlowListing, FlowRead, FlowSaved } from './answers.js';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.js';
 import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams, toYamlText, type FlowDocument } from './document.js';
@@ -11,7 +11,7 @@ import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
 import { validatorOf } from './parameters.js';
 import { runFlow } from './runner.js';
 import { asFlowTool, checkToolBudget } from './tool.js';
-import type { FlowStore, StoredFlow } from './store.js';
+import { StaleRevision, type FlowStore, type StoredFlow } from './store.js';
 
 // Long enough to spare a directory read per call in a busy loop, short enough that an
 // operator's edit shows up before anyone wonders why.
@@ -193,11 +193,26 @@ export class FlowLibraries implements FlowsService {
 
   private async save(
     own: string | undefined,
+    name: string,
+    source: string | Record<string, unknown>,
+    ifMatch?: string,
+  ): Promise<FlowSaved> {
+    const { library: _library, ...saved } = await this.write(this.writable(own), name, source, ifMatch);
+    return saved;
+  }
+
+  /**
+   * The one rule set for a written flow, whoever writes it (an agent into its own library, an
+   * operator into any, `global` included): the name rule, never a tool's name, a document that
+   * parses with parameters that compile, the flow tools' budget, and a stale `ifMatch` a 409
+   * (StaleRevision) that writes nothing.
+   */
+  async write(
+    library: string,
     rawName: string,
     source: string | Record<string, unknown>,
     ifMatch?: string,
-  ) {
-    const library = this.writable(own);
+  ): Promise<FlowSaved & { library: string }> {
     const name = checkFlowName(rawName);
     this.refuseToolName(name);
     const text = toYamlText(source);
@@ -205,10 +220,60 @@ export class FlowLibraries implements FlowsService {
     if (document.parameters) {
       validatorOf(document.parameters);
     }
-    await checkToolBudget(this.store, this.capabilities, library, asFlowTool(name, document, false, this.capabilities));
+    const tool = asFlowTool(name, document, library === GLOBAL_LIBRARY, this.capabilities);
+    await checkToolBudget(this.store, this.capabilities, library, tool);
     const { flow, created } = await this.store.put(library, name, text, ifMatch);
     this.changed(library);
-    return { name, revision: flow.revision, created };
+    return { name, library, revision: flow.revision, created };
+  }
+
+  /** Deletes a flow of `library`, at `ifMatch` when given (else a 409); false when there is none. */
+  async erase(library: string, rawName: string, ifMatch?: string): Promise<boolean> {
+    const name = checkFlowName(rawName);
+    const existing = await this.store.get(library, name);
+    if (!existing) {
+      return false;
+    }
+    if (ifMatch !== undefined && existing.revision !== ifMatch) {
+      throw new StaleRevision(name, ifMatch, existing.revision);
+    }
+    const deleted = await this.store.delete(library, name);
+    if (deleted) {
+      this.changed(library);
+    }
+    return deleted;
+  }
+
+  /**
+   * Moves a flow between libraries (an operator's act): written at the destination first, then
+   * removed here, so a failure between the two leaves it in both places, which an operator sees
+   * and mends; the other order could lose it. Undefined when `from` has no such flow.
+   */
+  async move(from: string, to: string, rawName: string): Promise<{ name: string; revision: string } | undefined> {
+    const name = checkFlowName(rawName);
+    if (from === to) {
+      throw new BadRequest(`Flow ${name} is already in ${to}; name another destination (global, or a workspace).`);
+    }
+    const source = await this.store.get(from, name);
+    if (!source) {
+      return undefined;
+    }
+    if (await this.store.get(to, name)) {
+      throw new Conflict(
+        `${to} already has a flow named ${name}; delete or rename that one first, then move this one.`,
+      );
+    }
+    // A flow that cannot be read is no tool, and moves as it is.
+    const document = readable(source.text, this.capabilities);
+    if (document) {
+      const tool = asFlowTool(name, document, to === GLOBAL_LIBRARY, this.capabilities);
+      await checkToolBudget(this.store, this.capabilities, to, tool);
+    }
+    const { flow } = await this.store.put(to, name, source.text);
+    await this.store.delete(from, name);
+    this.changed(to);
+    this.changed(from);
+    return { name, revision: flow.revision };
   }
 
   /** A flow is also a tool (flow_<name>): one named like a tool would read as that tool everywhere else. */
@@ -220,22 +285,11 @@ export class FlowLibraries implements FlowsService {
     }
   }
 
-  private async remove(own: string | undefined, rawName: string, ifMatch?: string) {
-    const library = this.writable(own);
-    const name = checkFlowName(rawName);
-    if (ifMatch !== undefined) {
-      const existing = await this.store.get(library, name);
-      if (existing?.revision !== ifMatch) {
-        throw new BadRequest(`Flow ${name} is not at revision ${ifMatch}; read it again before deleting.`);
-      }
-    }
-    const deleted = await this.store.delete(library, name);
-    if (deleted) {
-      this.changed(library);
-    }
+  private async remove(own: string | undefined, name: string, ifMatch?: string) {
+    const deleted = await this.erase(this.writable(own), name, ifMatch);
     if (!deleted) {
       throw new NotFound(
-        `No flow named ${name} in your library; list_flows shows what exists (global flows cannot be deleted by agents).`,
+        `No flow named ${checkFlowName(name)} in your library; list_flows shows what exists (global flows cannot be deleted by agents).`,
       );
     }
     return { deleted };
@@ -286,6 +340,14 @@ export class FlowLibraries implements FlowsService {
       steps_total: report.steps_total,
     });
     return report;
+  }
+}
+
+function readable(text: string, capabilities: readonly Capability[]): FlowDocument | undefined {
+  try {
+    return parseFlow(text, capabilities);
+  } catch {
+    return undefined;
   }
 }
 

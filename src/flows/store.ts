@@ -3,6 +3,23 @@ import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/
 import { join } from 'node:path';
 import { Conflict } from '../errors.js';
 
+/**
+ * A write or delete at a revision the flow is no longer at: a 409 that writes nothing, whoever
+ * asks. The facts are kept so a door can word the remedy for its own audience.
+ */
+export class StaleRevision extends Conflict {
+  constructor(
+    readonly flow: string,
+    readonly given: string,
+    /** the revision now stored; undefined when the flow has been deleted since */
+    readonly now: string | undefined,
+  ) {
+    super(
+      `Flow ${flow} has changed since revision ${given}${now ? ` (now ${now})` : ' (it no longer exists)'}; read it again with get_flow and reapply your change.`,
+    );
+  }
+}
+
 export interface StoredFlow {
   name: string;
   library: string;
@@ -90,9 +107,7 @@ export class DirectoryFlowStore implements FlowStore {
   ): Promise<{ flow: StoredFlow; created: boolean }> {
     const existing = await this.get(library, name);
     if (ifMatch !== undefined && existing?.revision !== ifMatch) {
-      throw new Conflict(
-        `Flow ${name} has changed since revision ${ifMatch}${existing ? ` (now ${existing.revision})` : ' (it no longer exists)'}; read it again with get_flow and reapply your change.`,
-      );
+      throw new StaleRevision(name, ifMatch, existing?.revision);
     }
     await mkdir(this.dir(library), { recursive: true });
     // Write aside and rename: a crash mid-write must never leave a half-written flow.

@@ -324,6 +324,15 @@ describe('flows through the operator door', () => {
     expect(badWorkspace.status).toBe(400);
   });
 
+  it('saves under the same rules as an agent: a flow named like a tool is refused, in global too', async () => {
+    for (const library of ['adm-flows', 'global']) {
+      const named = await client.admin('PUT', `/admin/api/workspaces/${library}/flows/navigate`, { yaml: LOGIN_FLOW });
+      expect(named.status, library).toBe(400);
+      expect(messageOf(named.body), library).toMatch(/is the name of a tool/);
+      expect((await client.admin('GET', `/admin/api/workspaces/${library}/flows/navigate`)).status).toBe(404);
+    }
+  });
+
   it('moves a flow to global and back, never over an existing one, and deletes', async () => {
     const own = '/admin/api/workspaces/adm-flows/flows';
     await client.admin('PUT', `${own}/adm-mover`, { yaml: LOGIN_FLOW });

@@ -321,5 +321,13 @@ describe('a flow', () => {
       { 'If-Match': '"0000000000000000"' },
     );
     expect(stale.status).toBe(409);
+    // A stale delete is the same 409 as a stale save (flows/library.ts), and deletes nothing.
+    const staleDelete = await fetch(`${running.url}/flows/typed`, {
+      method: 'DELETE',
+      headers: { 'X-Workspace': 'flows-bad', 'if-match': '"0000000000000000"' },
+    });
+    expect(staleDelete.status).toBe(409);
+    expect(JSON.stringify(await staleDelete.json())).toMatch(/has changed since revision 0000000000000000/);
+    expect((await rest(running.url, '/flows/typed', undefined, ws)).status).toBe(200);
   });
 });
