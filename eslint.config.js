@@ -3,6 +3,8 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import svelte from 'eslint-plugin-svelte';
+import globals from 'globals';
 
 /** Layering, held by the linter rather than by prose: browser/ and grid/ know nothing above them. */
 const lowerLayers = (...forbidden) => ({
@@ -90,11 +92,13 @@ export const capabilitiesBoundary = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'ui/', 'data/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
+  ...svelte.configs.recommended,
   // Layout is Prettier's alone (npm run lint checks it); the rules after this may re-enable `curly`.
   prettier,
+  ...svelte.configs.prettier,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -106,6 +110,13 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  {
+    // The admin page: .svelte files parsed by Svelte's parser, their scripts by TypeScript's,
+    // type-checked against ui/tsconfig.json like the rest (svelte-check adds the templates).
+    files: ['ui/**/*.svelte', 'ui/**/*.svelte.ts'],
+    languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
+  },
+  { files: ['ui/src/**'], languageOptions: { globals: globals.browser } },
   architecture,
   {
     files: ['src/browser/**', 'src/grid/**'],

@@ -38,6 +38,7 @@ export function signOut(refusal = ''): void {
 
 /** `workspaces/a b/files` → an address under this page's own path (…/admin/api/…), whatever the prefix. */
 export function apiUrl(path: string): string {
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- only its href string leaves; nothing reacts to the URL object
   return new URL(`api/${path}`, document.baseURI).href;
 }
 

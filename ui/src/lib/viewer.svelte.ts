@@ -4,18 +4,7 @@
  * for it.
  */
 
-/** The part of noVNC's RFB object (docs/API.md of @novnc/novnc) this page uses. */
-interface Rfb extends EventTarget {
-  viewOnly: boolean;
-  scaleViewport: boolean;
-  focusOnClick: boolean;
-  background: string;
-  focus(): void;
-  blur(): void;
-  disconnect(): void;
-  sendKey(keysym: number, code: string | null, down?: boolean): void;
-}
-type RfbClass = new (target: HTMLElement, channel: WebSocket, options: { shared: boolean }) => Rfb;
+import type RFB from '@novnc/novnc';
 
 export type Connection = 'connecting' | 'connected' | 'disconnected';
 
@@ -51,12 +40,12 @@ export class Viewer {
   connection = $state<Connection>('connecting');
   /** why it is not connected, in a sentence */
   reason = $state('');
-  private rfb: Rfb | undefined;
+  private rfb: RFB | undefined;
   private closedOnPurpose = false;
 
   /** Connects noVNC in `target` to the tunnel at `url` (a ws(s) URL carrying a single-use ticket). */
   async open(target: HTMLElement, url: string): Promise<void> {
-    const { default: RFB } = (await import('@novnc/novnc')) as { default: RfbClass };
+    const { default: RFB } = await import('@novnc/novnc');
     if (this.closedOnPurpose) {
       return;
     }
@@ -82,7 +71,7 @@ export class Viewer {
       this.reason ||= 'The connection to the browser ended; reconnect to watch again.';
     });
     rfb.addEventListener('securityfailure', (event) => {
-      const detail = (event as CustomEvent<{ status: number; reason?: string }>).detail;
+      const { detail } = event;
       this.reason = `The browser's VNC server refused this viewer${detail.reason ? `: ${detail.reason}` : ''}.`;
     });
     rfb.addEventListener('credentialsrequired', () => {
