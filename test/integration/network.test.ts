@@ -65,7 +65,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const workspace of [WORKSPACE, 'net-flow', 'net-ended']) {
+  for (const workspace of [WORKSPACE, 'net-flow', 'net-ended', 'net-first']) {
     await call('end-browser', {}, workspace).catch(() => undefined);
   }
   await server.close();
@@ -200,6 +200,18 @@ describe('network capture over HTTP and MCP', () => {
     const listing = await listedWith('/api/orders', 'net-flow');
     expect(listing.match).toBe('*/api/*');
     expect(listing.requests.map((r) => new URL(r.url).pathname)).toEqual(['/api/orders']);
+  });
+
+  it('turned on in a new browser before its first navigate, lists that first page’s own request', async () => {
+    expect((await call('open-session', {}, 'net-first')).status).toBe(200);
+    expect((await call('capture-network', { on: true }, 'net-first')).status).toBe(200);
+    expect((await call('navigate', { url: `${site}/network.html` }, 'net-first')).status).toBe(200);
+    const listing = await listedWith('/network.html', 'net-first');
+    expect(listing.requests.find((r) => r.url === `${site}/network.html`)).toMatchObject({
+      method: 'GET',
+      status: 200,
+      type: 'document',
+    });
   });
 
   it('refuses capture on a browser that is gone; a browser ended mid-capture leaves nothing behind', async () => {
