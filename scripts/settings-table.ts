@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { flagOf, SETTINGS } from '../src/config.js';
+
+/** The README's settings table lives between these lines; everything else in it is hand-written. */
+const BEGIN = '<!-- settings: generated from SETTINGS (src/config.ts) by `npm run gen`; edit them there -->';
+const END = '<!-- /settings -->';
+
+/** A schema's own default as the table shows it; without one the setting is simply unset. */
+function shownDefault(schema: z.ZodType): string {
+  if (schema instanceof z.ZodDefault) {
+    const value: unknown = schema.def.defaultValue;
+    return typeof value === 'number' ? String(value) : `\`${String(value)}\``;
+  }
+  return 'unset';
+}
+
+/** Pipes would break the table; help texts use `|` for alternatives. */
+const cell = (text: string) => text.replaceAll('|', '\\|');
+
+export function settingsTable(): string {
+  const rows = Object.values(SETTINGS).map(
+    (s) => `| \`${s.env}\` | \`--${flagOf(s)}\` | ${shownDefault(s.schema)} | ${cell(s.help)} |`,
+  );
+  return ['| env | flag | default | meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
+
+/** `readme` with its settings table rendered anew; a README without the markers is a bug here. */
+export function renderReadme(readme: string): string {
+  const from = readme.indexOf(BEGIN);
+  const to = readme.indexOf(END);
+  if (from < 0 || to < from) {
+    throw new Error(`README.md lacks the settings table markers (${BEGIN} … ${END}).`);
+  }
+  return `${readme.slice(0, from + BEGIN.length)}\n\n${settingsTable()}\n\n${readme.slice(to)}`;
+}
