@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { FlowToolOptions } from '../mcp/flow-tools.js';
 import { WorkspaceEventBus } from '../mcp/list-changed.js';
+import { LegacyStreams } from '../mcp/legacy-stream.js';
 import { buildMcpServer } from '../mcp/server.js';
 import { listedTools } from '../mcp/tools.js';
 import type { Caller } from '../workspace/caller.js';
@@ -26,6 +27,7 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   const log = (err: unknown) => app.log.error({ err: errorSummary(err) }, 'tool call failed');
   const bus = new WorkspaceEventBus();
   bus.follow(deps.flows);
+  const streams = new LegacyStreams(bus);
   const flowTools = options.flowTools;
   const handler = createMcpHandler(
     (ctx) => buildMcpServer(deps, callerOfMcpRequest(ctx), { version: options.version, tools, log, flowTools }),
@@ -42,13 +44,25 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
       scopes: [],
       extra: { caller },
     };
+    if (request.method === 'GET') {
+      // The SDK serves 2025-11-25 statelessly and answers its GET 405: the stream is ours.
+      streams.admit(caller, request.headers.accept);
+      reply.hijack();
+      streams.serve(caller, first(request.headers['last-event-id']), reply.raw);
+      return;
+    }
     reply.hijack();
     await bus.asCaller(caller, () => node(request.raw, reply.raw, request.body));
   };
+  app.addHook('preClose', async () => streams.endAll());
   for (const method of ['POST', 'GET', 'DELETE'] as const) {
     app.route({ method, url: '/mcp', config: { mcp: true }, handler: serve });
   }
 };
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
 
 type AuthInfo = { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> };
 

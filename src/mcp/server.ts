@@ -19,7 +19,8 @@ export interface McpOptions {
   flowTools?: FlowToolOptions;
   /**
    * this instance lives as long as its connection (stdio), so it tells the client itself when
-   * its flow tools change; a per-request instance (HTTP) leaves that to the listen streams
+   * its flow tools change; a per-request instance (HTTP) leaves that to the change streams
+   * (list-changed.ts): 2026-07-28's listen streams and 2025-11-25's GET stream
    */
   connection?: boolean;
   /** why this server has no Grid (a stdio start that could not run one): each call that needs a browser answers it */
