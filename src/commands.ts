@@ -11,10 +11,10 @@ import {
   publicBase,
   readConfigFile,
   settingsHelp,
-  type Command,
   type Config,
   type ConfigFile,
 } from './config.js';
+import type { Command } from './settings.js';
 import {
   EXTERNAL_FENCE,
   GRID_USER,

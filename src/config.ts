@@ -2,348 +2,10 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { yaml } from './lazy.js';
-import { MAX_UPLOAD_BASE64_CHARS } from './limits.js';
-import { z } from 'zod';
+import { flagOf, HTTP_ONLY, settingEntries, usedBy, type Command, type Parsed, type Setting } from './settings.js';
 
-/**
- * Every setting, declared once: its env var, its CLI flag, its default and its rule.
- * `--help`, the boot validation and the docs all read this table.
- */
-interface Setting<T> {
-  env: string;
-  /** default: the env name in kebab case (BROWSER_SANDBOX → --browser-sandbox) */
-  flag?: string;
-  help: string;
-  schema: z.ZodType<T>;
-  /** the commands that read it (default serve and stdio); another command ignores it */
-  usedBy?: readonly Command[];
-  /** how a list given as an array in a config file is joined (default ",") */
-  separator?: string;
-}
-
-export type Command = 'serve' | 'stdio' | 'grid' | 'doctor' | 'setup';
-const HTTP_ONLY: readonly Command[] = ['serve'];
-
-function setting<T>(s: Setting<T>): Setting<T> {
-  return s;
-}
-
-const seconds = (min: number) => z.coerce.number().int().min(min);
 export const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
 
-function splitList(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-}
-
-function hostList(example: string) {
-  return z
-    .string()
-    .optional()
-    .transform((value) => splitList(value).map((host) => host.toLowerCase()))
-    .pipe(z.array(z.string().regex(/^[a-z0-9*][a-z0-9.*:[\]-]*$/, `must list ${example}, comma-separated`)));
-}
-
-export const SETTINGS = {
-  gridUrl: setting({
-    env: 'GRID_URL',
-    flag: 'grid-url',
-    usedBy: ['serve', 'stdio', 'doctor'],
-    help: 'the Selenium Grid (hub or standalone); unset starts an embedded Grid',
-    schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:4444' }).optional(),
-  }),
-  gridVncPassword: setting({
-    env: 'GRID_VNC_PASSWORD',
-    usedBy: HTTP_ONLY,
-    help: "the Grid nodes' VNC password (docker-selenium: SE_VNC_PASSWORD, default secret); the live tunnel answers it, viewers never see it",
-    schema: z.string().min(1, 'must not be empty (unset it when the VNC asks no password)').max(256).optional(),
-  }),
-  browserSandbox: setting({
-    env: 'BROWSER_SANDBOX',
-    help: 'on: Chromium keeps its sandbox; off: sends --no-sandbox (default on for the embedded Grid, off with GRID_URL)',
-    schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).optional(),
-  }),
-  liveView: setting({
-    env: 'LIVE_VIEW',
-    help: 'prefer: open a browser on a watchable (VNC) slot while one is free; off: never (docs/live.md)',
-    schema: z.enum(['prefer', 'off'], { error: 'must be "prefer" or "off"' }).default('prefer'),
-  }),
-  defaultBrowser: setting({
-    env: 'DEFAULT_BROWSER',
-    help: 'the browser a new workspace opens, chrome or firefox (open_session {browser} overrides it; docs/browsers.md)',
-    schema: z.enum(['chrome', 'firefox'], { error: 'must be "chrome" or "firefox"' }).default('chrome'),
-  }),
-  embeddedLiveViews: setting({
-    env: 'EMBEDDED_LIVE_VIEWS',
-    help: 'watchable slots of the embedded Grid per browser (Chromium, and Firefox where present), each a display of its own (0-4)',
-    schema: z.coerce.number().int().min(0).max(4).default(1),
-  }),
-  liveAwaitCap: setting({
-    env: 'LIVE_AWAIT_CAP',
-    help: 'seconds await_control waits for a person to hand back before it answers "call again" (at least 30)',
-    schema: seconds(30).max(600).default(90),
-  }),
-  eventsHeartbeat: setting({
-    env: 'EVENTS_HEARTBEAT',
-    help: 'seconds between the keep-alive comments of the admin events stream (at least 1; docs/admin.md)',
-    schema: seconds(1).max(300).default(15),
-  }),
-  browserLoopbackPorts: setting({
-    env: 'BROWSER_LOOPBACK_PORTS',
-    usedBy: ['serve', 'stdio', 'grid', 'doctor'],
-    help: "ports on this host the embedded Grid's browsers may still open (e.g. 3000,5173,8000-8010; default none)",
-    schema: z
-      .string()
-      .regex(
-        /^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/,
-        'must be ports or ranges separated by commas, such as 3000,5173,8000-8010',
-      )
-      .optional()
-      .transform((value) =>
-        (value ?? '')
-          .split(',')
-          .filter((p) => p !== '')
-          .map((p) => {
-            const [from = 0, to = from] = p.split('-').map(Number);
-            return { from, to };
-          }),
-      )
-      .refine(
-        (ranges) => ranges.every((r) => r.from >= 1 && r.to <= 65535 && r.from <= r.to),
-        'must hold ports from 1 to 65535, each range low-high',
-      ),
-  }),
-  browserFence: setting({
-    env: 'BROWSER_FENCE',
-    usedBy: ['serve', 'stdio', 'grid', 'doctor'],
-    help: "proxy: the embedded Grid's browsers reach this host only through a proxy that closes its ports but BROWSER_LOOPBACK_PORTS; off: no fence, a page can run programs as you (docs/security.md)",
-    schema: z.enum(['proxy', 'off'], { error: 'must be "proxy" or "off"' }).default('proxy'),
-  }),
-  host: setting({
-    env: 'HOST',
-    usedBy: HTTP_ONLY,
-    flag: 'host',
-    help: 'address to listen on',
-    schema: z.string().min(1).default('127.0.0.1'),
-  }),
-  port: setting({
-    env: 'PORT',
-    usedBy: HTTP_ONLY,
-    flag: 'port',
-    help: 'port to listen on (0 = any free port)',
-    schema: z.coerce.number().int().min(0).max(65535).default(8080),
-  }),
-  authToken: setting({
-    env: 'MCP_AUTH_TOKEN',
-    flag: 'auth-token',
-    help: 'bearer token for /mcp and the REST API; required when HOST is not loopback',
-    schema: z.string().min(16, 'must be at least 16 characters').optional(),
-  }),
-  dataDir: setting({
-    env: 'FLOW_DATA_DIR',
-    flag: 'data-dir',
-    help: 'directory for flows, screenshots and Files (default: $XDG_DATA_HOME/selenium-flow, else ~/.local/share/selenium-flow)',
-    schema: z.string().min(1).optional(),
-  }),
-  redisUrl: setting({
-    env: 'REDIS_URL',
-    flag: 'redis-url',
-    help: 'Redis shared by replicas (redis://[:password@]host:port[/db]); set, it is the store',
-    schema: z
-      .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379' })
-      .optional(),
-  }),
-  sessionStore: setting({
-    env: 'SESSION_STORE',
-    help: 'workspace record store: memory | redis (default redis when REDIS_URL is set, else memory)',
-    schema: z.enum(['memory', 'redis'], { error: 'must be "memory" or "redis"' }).optional(),
-  }),
-  flowRunTimeout: setting({
-    env: 'FLOW_RUN_TIMEOUT',
-    help: 'seconds a whole flow run may take',
-    schema: seconds(1).default(300),
-  }),
-  callTimeout: setting({
-    env: 'CALL_TIMEOUT',
-    help: "seconds one tool call may take, on top of the wait it asks for (wait_timeout, assert's timeout); then 504, and a hung page's tab is replaced",
-    schema: seconds(2).max(3600).default(60),
-  }),
-  sessionTtl: setting({
-    env: 'SESSION_TTL',
-    help: 'seconds a workspace record lives unused',
-    schema: seconds(60).default(3600),
-  }),
-  routePrefix: setting({
-    env: 'ROUTE_PREFIX',
-    flag: 'route-prefix',
-    help: 'mount every route under this path (e.g. /selenium-flow); /health /started /ready /info answer at the root too',
-    schema: z
-      .string()
-      .regex(
-        /^(\/[A-Za-z0-9._~-]+)+$/,
-        'must be a path such as /selenium-flow: a leading slash, no trailing slash, letters, digits and . _ ~ -',
-      )
-      .optional(),
-  }),
-  publicUrl: setting({
-    env: 'PUBLIC_URL',
-    flag: 'public-url',
-    help: 'absolute base URL (scheme://host[:port], without ROUTE_PREFIX) for links this server hands out',
-    schema: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).optional(),
-  }),
-  linkTtl: setting({ env: 'LINK_TTL', help: 'seconds a signed file link works', schema: seconds(10).default(3600) }),
-  linkSecret: setting({
-    env: 'LINK_SECRET',
-    help: 'key for signed file links, the same on every replica (default: derived from MCP_AUTH_TOKEN)',
-    schema: z.string().min(16, 'must be at least 16 characters').optional(),
-  }),
-  adminToken: setting({
-    env: 'ADMIN_TOKEN',
-    usedBy: HTTP_ONLY,
-    flag: 'admin-token',
-    help: 'token for the admin API (/admin/api); default: MCP_AUTH_TOKEN; with no token at all the banner prints a one-time admin link',
-    schema: z.string().min(16, 'must be at least 16 characters').optional(),
-  }),
-  adminLinkTtl: setting({
-    env: 'ADMIN_LINK_TTL',
-    usedBy: HTTP_ONLY,
-    help: "seconds the banner's one-time admin link works (printed when no token is set)",
-    schema: seconds(1).max(86_400).default(600),
-  }),
-  allowedHosts: setting({
-    env: 'ALLOWED_HOSTS',
-    usedBy: HTTP_ONLY,
-    flag: 'allowed-hosts',
-    help: 'comma-separated host names (a * matches any run of characters) this server answers to, besides loopback, HOST and PUBLIC_URL',
-    schema: hostList('host names such as selenium-flow.internal or *.example.com'),
-  }),
-  allowedOrigins: setting({
-    env: 'ALLOWED_ORIGINS',
-    usedBy: HTTP_ONLY,
-    flag: 'allowed-origins',
-    help: 'comma-separated origins (scheme://host[:port]) whose pages may call this server, besides its own',
-    schema: z
-      .string()
-      .optional()
-      .transform((value) => splitList(value))
-      .pipe(
-        z.array(
-          z
-            .string()
-            .regex(
-              /^https?:\/\/[^/\s]+$/,
-              'must list origins such as https://agents.example.com (scheme://host[:port], no path)',
-            ),
-        ),
-      ),
-  }),
-  tokensFile: setting({
-    env: 'TOKENS_FILE',
-    usedBy: HTTP_ONLY,
-    flag: 'tokens-file',
-    help: 'YAML or JSON file mapping each bearer token (or its SHA-256) to the workspaces it may use',
-    schema: z.string().min(1).optional(),
-  }),
-  browsersPerCaller: setting({
-    env: 'BROWSERS_PER_CALLER',
-    flag: 'browsers-per-caller',
-    help: 'browsers one caller (one token; all token-less callers together) may hold open at once',
-    schema: z.coerce.number().int().min(1).max(1000).default(4),
-  }),
-  networkCaptureLimit: setting({
-    env: 'NETWORK_CAPTURE_LIMIT',
-    help: 'requests capture_network keeps per workspace (the newest; older ones are dropped and counted)',
-    schema: z.coerce.number().int().min(1).max(10_000).default(200),
-  }),
-  networkBodyMaxBytes: setting({
-    env: 'NETWORK_BODY_MAX_BYTES',
-    help: 'the largest response body a capturing browser keeps for network_body, in bytes',
-    schema: z.coerce.number().int().min(1024).max(100_000_000).default(5_000_000),
-  }),
-  gridSlotWait: setting({
-    env: 'GRID_SLOT_WAIT',
-    flag: 'grid-slot-wait',
-    help: 'seconds an open waits for a free Grid slot before answering 503',
-    schema: seconds(1).max(3600).default(30),
-  }),
-  mirrorTools: setting({
-    env: 'MIRROR_TOOLS',
-    flag: 'mirror-tools',
-    help: 'on: every resource also has a tool for clients that cannot read resources; off drops them',
-    schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
-  }),
-  flowTools: setting({
-    env: 'FLOW_TOOLS',
-    flag: 'flow-tools',
-    help: 'on: each saved flow is also an MCP tool, flow_<name>; off: flows run only through run_flow',
-    schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
-  }),
-  flowToolsMax: setting({
-    env: 'FLOW_TOOLS_MAX',
-    flag: 'flow-tools-max',
-    help: 'most flow tools listed per workspace, most recently run first (the rest run through run_flow)',
-    schema: z.coerce.number().int().min(0).max(200).default(20),
-  }),
-  maxBodyBytes: setting({
-    env: 'MAX_BODY_BYTES',
-    usedBy: HTTP_ONLY,
-    help: 'largest request body accepted, in bytes (default: room for the largest upload, 16 MiB as base64, and its JSON)',
-    // Room for the largest upload_file content the schema accepts, so an upload over the limit is
-    // refused by its argument rule, with the remedy, rather than by the body limit, which an MCP
-    // client reports only as a transport failure.
-    schema: z.coerce
-      .number()
-      .int()
-      .min(1024)
-      .default(MAX_UPLOAD_BASE64_CHARS + 1024 * 1024),
-  }),
-  logLevel: setting({
-    env: 'LOG_LEVEL',
-    flag: 'log-level',
-    help: 'fatal | error | warn | info | debug | trace | silent',
-    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  }),
-  secretsDirs: setting({
-    env: 'SECRETS_DIRS',
-    separator: ':',
-    flag: 'secrets-dirs',
-    help: 'secret directories, colon-separated like PATH (a secret is a directory, a key a file); first match wins',
-    schema: z
-      .string()
-      .optional()
-      .transform((value) => (value ?? '').split(':').filter((dir) => dir !== '')),
-  }),
-  secretsKubernetes: setting({
-    env: 'SECRETS_KUBERNETES',
-    help: 'auto: list labelled Kubernetes Secrets when a service account is mounted; off: never',
-    schema: z.enum(['auto', 'off'], { error: 'must be "auto" or "off"' }).default('auto'),
-  }),
-  secretsTtl: setting({
-    env: 'SECRETS_TTL',
-    help: 'seconds the secrets listing (never a value) is cached',
-    schema: seconds(0).default(10),
-  }),
-  kubernetesAccountDir: setting({
-    env: 'KUBERNETES_SERVICE_ACCOUNT_DIR',
-    help: 'where the service account is mounted (token, ca.crt, namespace)',
-    schema: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount'),
-  }),
-  kubernetesHost: setting({
-    env: 'KUBERNETES_SERVICE_HOST',
-    help: 'the Kubernetes API host (Kubernetes sets it in every pod)',
-    schema: z.string().min(1).optional(),
-  }),
-  kubernetesPort: setting({
-    env: 'KUBERNETES_SERVICE_PORT',
-    help: 'the Kubernetes API port (Kubernetes sets it in every pod)',
-    schema: z.coerce.number().int().min(1).max(65535).optional(),
-  }),
-} satisfies Record<string, Setting<unknown>>;
-
-type Settings = typeof SETTINGS;
-type Parsed = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
 /** What loadConfig answers: the parsed settings, with the store decided (see resolveStore). */
 export type Config = Omit<Parsed, 'sessionStore'> & { sessionStore: 'memory' | 'redis' };
 
@@ -365,18 +27,9 @@ export interface ConfigFile {
 
 const ALIAS_PREFIX = 'SELENIUM_FLOW_';
 
-/** The flag of a setting: declared, or its env name in kebab case. */
-export function flagOf(s: Setting<unknown>): string {
-  return s.flag ?? s.env.toLowerCase().replaceAll('_', '-');
-}
-
 /** A setting as messages name it: its env var, and the flag it was declared with. */
 function nameOf(s: Setting<unknown>): string {
   return s.flag ? `${s.env} (--${s.flag})` : s.env;
-}
-
-function usedBy(s: Setting<unknown>, command: Command): boolean {
-  return (s.usedBy ?? ['serve', 'stdio']).includes(command);
 }
 
 /**
@@ -390,7 +43,7 @@ export function loadConfig(
   { command = 'serve', file }: LoadOptions = {},
 ): Config {
   const out: Record<string, unknown> = {};
-  for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+  for (const [key, s] of settingEntries()) {
     const used = usedBy(s, command);
     const fromFile = file?.values[key];
     const raw = used
@@ -442,7 +95,7 @@ export function readConfigFile(path: string): ConfigFile {
     throw new ConfigError(`--config ${path} must hold a mapping of settings, such as \`port: 8080\`.`);
   }
   const byName = new Map<string, [string, Setting<unknown>]>();
-  for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+  for (const [key, s] of settingEntries()) {
     byName.set(flagOf(s), [key, s]).set(s.env, [key, s]);
   }
   const values: Partial<Record<string, string>> = {};
@@ -497,7 +150,7 @@ function emptyToUndefined(v: string | undefined): string | undefined {
 /** The parseArgs option table of a command, derived from SETTINGS. */
 export function flagOptions(command: Command): Record<string, { type: 'string' }> {
   const options: Record<string, { type: 'string' }> = {};
-  for (const s of Object.values(SETTINGS) as Setting<unknown>[]) {
+  for (const [, s] of settingEntries()) {
     if (usedBy(s, command)) {
       options[flagOf(s)] = { type: 'string' };
     }
@@ -506,8 +159,8 @@ export function flagOptions(command: Command): Record<string, { type: 'string' }
 }
 
 export function settingsHelp(): string {
-  return (Object.values(SETTINGS) as Setting<unknown>[])
-    .map((s) => {
+  return settingEntries()
+    .map(([, s]) => {
       const only = s.usedBy && s.usedBy !== HTTP_ONLY ? '' : s.usedBy ? ' (serve only)' : '';
       return `  --${flagOf(s)}, ${s.env}${only}\n      ${s.help}`;
     })

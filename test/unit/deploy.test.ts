@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { SETTINGS } from '../../src/config.js';
+import { SETTINGS } from '../../src/settings.js';
 import { WATCHABLE_NODE_ENV } from '../../src/embedded-grid/docker-node.js';
 
 // docker is not runnable on the test machines: these check what a person running
