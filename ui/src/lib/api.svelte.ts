@@ -2,6 +2,8 @@
  * The page's one door to the admin API. The token lives in sessionStorage (gone with the tab)
  * and travels only as an Authorization header — never in a URL, where logs and history keep it.
  */
+import type { AdminApi, AdminRoute } from '../../../src/http/admin/api-map';
+
 const TOKEN_KEY = 'selenium-flow:admin-token';
 
 export const session = $state({
@@ -77,7 +79,7 @@ export async function call(path: string, options: Call = {}): Promise<Response> 
   // A proxy in front of a server that went away answers 502/503 with a page of its own.
   const gateway = response.status === 502 && !isJson(response);
   session.online = !gateway;
-  // 304: the caller sent If-None-Match and nothing changed (a polled read, see getChanged).
+  // 304: the caller sent If-None-Match and nothing changed (a polled read, see apiChanged).
   if (response.ok || response.status === 304) {
     return response;
   }
@@ -93,8 +95,35 @@ export async function call(path: string, options: Call = {}): Promise<Response> 
   throw new ApiError(response.status, message, answer);
 }
 
-export async function getJson<T>(path: string, options: Call = {}): Promise<T> {
-  return (await (await call(path, options)).json()) as T;
+type PathOf<R extends AdminRoute> = R extends `${string} ${infer P}` ? P : never;
+type SegmentsOf<P extends string> = P extends `${string}{${infer K}}${infer Rest}` ? K | SegmentsOf<Rest> : never;
+/** The `{x}` segments a route's path names, each a value to fill in. */
+export type ParamsOf<R extends AdminRoute> = Record<SegmentsOf<PathOf<R>>, string>;
+/** What the server answers on a route, as it declares it (src/http/admin/api-map.ts). */
+export type AnswerOf<R extends AdminRoute> = AdminApi[R]['answer'];
+type RouteCall<R extends AdminRoute> = Omit<Call, 'method' | 'body'> & { body?: AdminApi[R]['body'] };
+
+/** `workspaces/{workspace}/flows` filled in: each segment encoded once. */
+export function pathOf<R extends AdminRoute>(route: R, params: ParamsOf<R>): string {
+  const values: Record<string, string> = params;
+  return route.slice(route.indexOf(' ') + 1).replace(/\{(\w+)\}/g, (_all, key: string) => seg(values[key] ?? ''));
+}
+
+function methodOf(route: AdminRoute): NonNullable<Call['method']> {
+  return route.slice(0, route.indexOf(' ')) as NonNullable<Call['method']>;
+}
+
+/**
+ * A call by the route map: `api('GET workspaces/{workspace}', { workspace })` answers what that
+ * route declares, so the page cannot ask a path the server does not serve or misread its answer.
+ */
+export async function api<R extends AdminRoute>(
+  route: R,
+  params: ParamsOf<R>,
+  options: RouteCall<R> = {},
+): Promise<AnswerOf<R>> {
+  const response = await call(pathOf(route, params), { ...options, method: methodOf(route) });
+  return (await response.json()) as AnswerOf<R>;
 }
 
 /**
@@ -102,14 +131,19 @@ export async function getJson<T>(path: string, options: Call = {}): Promise<T> {
  * server says nothing changed (304, no body), so a poll of an unchanged view costs no bytes
  * and no re-render.
  */
-export async function getChanged<T>(path: string, last: { etag?: string }, options: Call = {}): Promise<T | undefined> {
+export async function apiChanged<R extends AdminRoute>(
+  route: R,
+  params: ParamsOf<R>,
+  last: { etag?: string },
+  options: RouteCall<R> = {},
+): Promise<AnswerOf<R> | undefined> {
   const headers = { ...options.headers, ...(last.etag ? { 'if-none-match': last.etag } : {}) };
-  const response = await call(path, { ...options, headers });
+  const response = await call(pathOf(route, params), { ...options, method: methodOf(route), headers });
   if (response.status === 304) {
     return undefined;
   }
   last.etag = response.headers.get('etag') ?? undefined;
-  return (await response.json()) as T;
+  return (await response.json()) as AnswerOf<R>;
 }
 
 function isJson(response: Response): boolean {
