@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { flagOf, SETTINGS } from '../src/config.js';
+import { flagOf, SETTINGS } from '../src/settings.js';
 
 /** The README's settings table lives between these lines; everything else in it is hand-written. */
-const BEGIN = '<!-- settings: generated from SETTINGS (src/config.ts) by `npm run gen`; edit them there -->';
+const BEGIN = '<!-- settings: generated from SETTINGS (src/settings.ts) by `npm run gen`; edit them there -->';
 const END = '<!-- /settings -->';
 
 /** A schema's own default as the table shows it; without one the setting is simply unset. */

@@ -229,7 +229,7 @@ describe('deploy/kubernetes (the Kustomize base)', () => {
     }
   });
 
-  it('names only settings src/config.ts declares, and points the server at the Grid and Redis services', () => {
+  it('names only settings src/settings.ts declares, and points the server at the Grid and Redis services', () => {
     const known = new Set(Object.values(SETTINGS).flatMap((s) => [s.env, `SELENIUM_FLOW_${s.env}`]));
     const env = container?.env ?? [];
     expect(env.map((e) => e.name).filter((name) => !known.has(name))).toEqual([]);
