@@ -4,6 +4,7 @@ import { LIVE_VIEW_CAPABILITY } from '../grid/capabilities.js';
 import { liveViewToml, type LiveView } from './displays.js';
 import { BROWSER_GROUP, type GridAccount, type Launch } from './launch.js';
 import { CHROMEDRIVER, CHROMIUM, FIREFOX, GECKODRIVERS, SETPRIV, SG } from './paths.js';
+import { BROWSER_ADDRESS_SH } from './proxy.js';
 import { isExecutable } from './requirements.js';
 
 export function gridToml(
@@ -83,14 +84,18 @@ export interface NodeBrowsers {
 }
 
 export async function nodeBrowsers(launch: Launch, workDir: string): Promise<NodeBrowsers> {
-  const chromium = await chromiumBinary(workDir, launch.account, launch.proxyPort);
+  const proxy =
+    launch.proxyPort === undefined || launch.proxyClients === undefined
+      ? undefined
+      : { port: launch.proxyPort, clientsDir: launch.proxyClients };
+  const chromium = await chromiumBinary(workDir, launch.account, proxy);
   if (launch.geckodriver === undefined) {
     return { chromium };
   }
   return {
     chromium,
     firefox: {
-      binary: await firefoxBinary(workDir, launch.account, launch.proxyPort),
+      binary: await firefoxBinary(workDir, launch.account, proxy),
       geckodriver: launch.geckodriver,
     },
   };
@@ -113,15 +118,20 @@ const CHROMIUM_DROPPED = [
   '--disable-extensions-except*',
 ];
 
+/** The proxy a browser must use, and where its wrapper asks for the browser's own address there. */
+interface ProxyAddress {
+  port: number;
+  clientsDir: string;
+}
+
 /**
- * The fence's half in Chromium, appended after whatever the request asked: every connection
- * through the proxy, loopback included (Chromium otherwise bypasses any proxy for loopback),
- * WebRTC only through the proxy (TCP; a page's STUN otherwise reaches any UDP port), no QUIC
- * (UDP, and WebTransport with it).
+ * The fence's half in Chromium, appended after whatever the request asked (the proxy itself,
+ * at the browser's own address, is appended by the wrapper): every connection through the proxy,
+ * loopback included (Chromium otherwise bypasses any proxy for loopback), WebRTC only through the
+ * proxy (TCP; a page's STUN otherwise reaches any UDP port), no QUIC (UDP, and WebTransport with it).
  */
-function chromiumFence(proxyPort: number): string[] {
+function chromiumFence(): string[] {
   return [
-    `--proxy-server=http://127.0.0.1:${proxyPort}`,
     '--proxy-bypass-list=<-loopback>',
     // Chromium 156's switch (no "force-" prefix); checked with a UDP listener: 0 packets with it, 8 without.
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
@@ -135,11 +145,10 @@ function chromiumFence(proxyPort: number): string[] {
  * all but name: nothing the node accepts sets prefs once Firefox runs.
  */
 function firefoxFence(proxyPort: number): string[] {
+  // network.proxy.http and .ssl, the browser's own address, are written by the wrapper after these.
   const prefs: [string, string | number | boolean][] = [
     ['network.proxy.type', 1],
-    ['network.proxy.http', '127.0.0.1'],
     ['network.proxy.http_port', proxyPort],
-    ['network.proxy.ssl', '127.0.0.1'],
     ['network.proxy.ssl_port', proxyPort],
     ['network.proxy.share_proxy_settings', false],
     ['network.proxy.socks', ''],
@@ -169,13 +178,13 @@ function firefoxFence(proxyPort: number): string[] {
 async function chromiumBinary(
   workDir: string,
   account: GridAccount | undefined,
-  proxyPort: number | undefined,
+  proxy: ProxyAddress | undefined,
 ): Promise<string> {
   // BROWSER_FENCE=off: no proxy, nothing to hold it in place.
-  const dropped = [...(proxyPort === undefined ? [] : CHROMIUM_DROPPED), ...(account ? ['--no-sandbox'] : [])];
+  const dropped = [...(proxy === undefined ? [] : CHROMIUM_DROPPED), ...(account ? ['--no-sandbox'] : [])];
   return browserWrapper(join(workDir, 'chromium'), CHROMIUM, account, {
     dropped,
-    appended: proxyPort === undefined ? [] : chromiumFence(proxyPort),
+    ...(proxy === undefined ? {} : { proxy, appended: chromiumFence() }),
   });
 }
 
@@ -183,11 +192,11 @@ async function chromiumBinary(
 async function firefoxBinary(
   workDir: string,
   account: GridAccount | undefined,
-  proxyPort: number | undefined,
+  proxy: ProxyAddress | undefined,
 ): Promise<string> {
   return browserWrapper(join(workDir, 'firefox'), FIREFOX, account, {
     dropped: [],
-    ...(proxyPort === undefined ? {} : { userJs: firefoxFence(proxyPort) }),
+    ...(proxy === undefined ? {} : { proxy, userJs: firefoxFence(proxy.port) }),
   });
 }
 
@@ -200,7 +209,7 @@ async function browserWrapper(
   wrapper: string,
   binary: string,
   account: GridAccount | undefined,
-  fence: { dropped: string[]; appended?: string[]; userJs?: string[] },
+  fence: { dropped: string[]; appended?: string[]; userJs?: string[]; proxy?: ProxyAddress },
 ): Promise<string> {
   const drop = fence.dropped.length > 0 ? [`    ${fence.dropped.join('|')}) ;;`] : [];
   // Firefox: no `-profile <dir>` means no user.js to fence it with, so it does not start at all.
@@ -219,6 +228,7 @@ async function browserWrapper(
         `  cat >> "$profile/user.js" <<'SELENIUM_FLOW_FENCE'`,
         ...fence.userJs,
         'SELENIUM_FLOW_FENCE',
+        `  printf 'user_pref("network.proxy.http", "%s");\\nuser_pref("network.proxy.ssl", "%s");\\n' "$sf_addr" "$sf_addr" >> "$profile/user.js"`,
         'fi',
       ]
     : [];
@@ -231,6 +241,7 @@ async function browserWrapper(
     '  esac',
     'done',
     ...(fence.appended ?? []).map((a) => `set -- "$@" ${shellWord(a)}`),
+    ...(fence.proxy && !fence.userJs ? [`set -- "$@" "--proxy-server=http://$sf_addr:${fence.proxy.port}"`] : []),
   ];
   // As root: each argument single-quoted for sg's `sh -c`; a quote inside one becomes '"'"' (no backslash survives dash's quoting).
   const launch = account
@@ -244,11 +255,46 @@ async function browserWrapper(
         `exec ${SG} ${BROWSER_GROUP} -c "exec ${SETPRIV} --pdeathsig KILL -- ${binary}$q"`,
       ]
     : [`exec ${binary} "$@"`];
-  const script = ['#!/bin/sh', ...userJs, ...filter, ...launch, ''].join('\n');
+  const own = fence.proxy ? ownAddress(fence.proxy.clientsDir) : [];
+  const script = ['#!/bin/sh', ...own, ...userJs, ...filter, ...launch, ''].join('\n');
   await writeFile(wrapper, script, { mode: 0o755 });
   await chmod(wrapper, 0o755);
   return wrapper;
 }
+
+/**
+ * The wrapper's registration with the proxy (proxy.ts): a file named by its pid (the browser's,
+ * or sg's, which lives as long), then a bounded wait for the proxy to listen on the browser's own
+ * address. No address, no browser: it never falls back to a shared one.
+ */
+function ownAddress(clientsDir: string): string[] {
+  const dir = shellWord(clientsDir);
+  const refuse = (why: string) =>
+    `    echo "selenium-flow: ${why}; refusing to start the browser unfenced" >&2; exit 1`;
+  return [
+    'sf_pid=$$',
+    BROWSER_ADDRESS_SH,
+    // geckodriver's `--version` opens no page: it needs no address.
+    'if ! { [ "$#" = 1 ] && { [ "$1" = --version ] || [ "$1" = -v ]; }; }; then',
+    `  sf_dir=${dir}`,
+    '  rm -f "$sf_dir/$sf_pid.ready" "$sf_dir/$sf_pid.failed"',
+    `  : > "$sf_dir/$sf_pid" || {`,
+    refuse("cannot ask the fence's proxy for an address"),
+    '  }',
+    '  sf_wait=0',
+    '  until [ -e "$sf_dir/$sf_pid.ready" ]; do',
+    `    if [ -e "$sf_dir/$sf_pid.failed" ] || [ "$sf_wait" -ge ${ADDRESS_WAIT_POLLS} ]; then`,
+    refuse("the fence's proxy gave it no address of its own"),
+    '    fi',
+    '    sf_wait=$((sf_wait + 1))',
+    '    sleep 0.02',
+    '  done',
+    'fi',
+  ];
+}
+
+/** 30 s of 20 ms polls: the proxy answers in a few ms, but a loaded host may starve it for a while. */
+const ADDRESS_WAIT_POLLS = 1_500;
 
 /** geckodriver's path when firefox-esr and geckodriver are both here; else the sentence naming what to install. */
 export async function firefoxSupport(): Promise<Pick<Launch, 'geckodriver' | 'firefoxMissing'>> {

@@ -28,6 +28,8 @@ export interface Launch {
   firewallTable: string | undefined;
   /** the port of the proxy every browser must use; undefined only when BROWSER_FENCE=off */
   proxyPort: number | undefined;
+  /** where each browser's wrapper asks the proxy for an address of its own (proxy.ts) */
+  proxyClients: string | undefined;
   credentials: { username: string; password: string };
   log: RecentLines;
   /** undefined when this host cannot run Firefox: then `firefoxMissing` says what to install */

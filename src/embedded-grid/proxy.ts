@@ -1,56 +1,70 @@
-import { lookup } from 'node:dns/promises';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect, isIP, type Server, type Socket } from 'node:net';
+import { watch } from 'node:fs';
+import { chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { PORT_CLOSED, proxyPageTitle } from '../grid/proxy-page.js';
 import type { PortRange } from './fence.js';
-import { describePorts, refusal } from './host-addresses.js';
+import { describePorts } from './host-addresses.js';
+import { forward, tunnel } from './proxy-forward.js';
 
 /**
  * The forward proxy every browser of the embedded Grid must use (their wrappers force it, see
  * config.ts). It is the fence that needs no root: it resolves each destination itself, refuses
  * any address of this host (and the cloud metadata service) unless BROWSER_LOOPBACK_PORTS opens
  * the port, and connects to the very address it checked, so a name rebound between the check and
- * the connection changes nothing. Bytes are streamed both ways; nothing is buffered or parsed past
- * the request line and headers.
+ * the connection changes nothing (proxy-forward.ts). Bytes are streamed both ways; nothing is
+ * buffered or parsed past the request line and headers.
  *
- * Hand-written (about 200 lines of node:http and node:net): the npm proxies (proxy, proxy-chain)
- * resolve and connect inside themselves, with no hook between the lookup and the connect.
+ * Each browser has an address of its own (127.x.y.z, from its wrapper's pid; same port), so the
+ * proxy can tell browsers apart and cap each one: a hostile page that opens connections until
+ * refused exhausts its own browser's share, never the others'.
+ *
+ * Hand-written (node:http and node:net): the npm proxies (proxy, proxy-chain) resolve and connect
+ * inside themselves, with no hook between the lookup and the connect.
  */
 export interface BrowserProxy {
   port: number;
+  /** where a browser's wrapper asks for its address: it writes a file named by its pid, and waits for `<pid>.ready` */
+  clientsDir: string;
+  /** the browsers holding an address of their own now */
+  browsers(): number;
   stop(): Promise<void>;
 }
 
-/** Every limit finite: connections at once, time to connect upstream, time for a request's headers. */
+export interface BrowserProxyOptions {
+  /** the range to listen in (as root, PROXY_PORTS); without it, any free loopback port */
+  ports?: PortRange;
+  /** the account whose wrappers write registrations (the Grid's, when the server runs as root) */
+  owner?: { uid: number; gid: number };
+  /** connections one browser may hold at once (CONNECTIONS_PER_BROWSER) */
+  perBrowser?: number;
+}
+
+/**
+ * Connections one browser may hold through the proxy at once. Chromium itself holds at most 32
+ * to a proxy for pages and subresources, plus its websockets: 128 leaves a busy app room, and
+ * 32 browsers at the cap fill MAX_CONNECTIONS, the whole proxy's.
+ */
+export const CONNECTIONS_PER_BROWSER = 128;
 const MAX_CONNECTIONS = 4_096;
-const CONNECT_TIMEOUT_MS = 30_000;
 const HEADERS_TIMEOUT_MS = 30_000;
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'upgrade',
-]);
+/** How often addresses of browsers that have ended are given back (and missed registrations found). */
+const SWEEP_MS = 2_000;
 
-/** Chromium's name for each way a connection fails, so navigate answers as if there were no proxy. */
-const REASONS: Record<string, string> = {
-  ECONNREFUSED: 'ERR_CONNECTION_REFUSED',
-  ETIMEDOUT: 'ERR_CONNECTION_TIMED_OUT',
-  ECONNRESET: 'ERR_CONNECTION_RESET',
-  EHOSTUNREACH: 'ERR_ADDRESS_UNREACHABLE',
-  ENETUNREACH: 'ERR_ADDRESS_UNREACHABLE',
-  EADDRNOTAVAIL: 'ERR_ADDRESS_UNREACHABLE',
-  EINVAL: 'ERR_ADDRESS_UNREACHABLE',
-};
-
-const LOCALHOST_NAME = /^(?:[^.]+\.)*localhost\.?$/i;
-
-type Opened = { socket: Socket } | { status: 403 | 502; reason: string; sentence: string };
+/**
+ * A browser's own address: 127.0.0.0/8 is all this host's on Linux, and a pid (below 2^22) is
+ * unique among live processes, so no two live browsers share one and none is 127.0.0.1.
+ * BROWSER_ADDRESS_SH computes the same in the wrapper, from `$sf_pid`.
+ */
+export function browserAddress(pid: number): string {
+  return `127.${(pid >> 16) + 1}.${(pid >> 8) & 255}.${pid & 255}`;
+}
+export const BROWSER_ADDRESS_SH =
+  'sf_addr="127.$(( (sf_pid >> 16) + 1 )).$(( (sf_pid >> 8) & 255 )).$(( sf_pid & 255 ))"';
+const PID = /^[1-9][0-9]{0,6}$/;
+const MAX_PID = 2 ** 22;
 
 /**
  * Where a root Grid's proxy listens: one fixed range, opened in every Grid's nftables table. The
@@ -61,36 +75,150 @@ type Opened = { socket: Socket } | { status: 403 | 502; reason: string; sentence
  */
 export const PROXY_PORTS: PortRange = { from: 20100, to: 20131 };
 
-/** `ports`: the range to listen in (as root, PROXY_PORTS); without it, any free loopback port. */
-export async function startBrowserProxy(allowed: readonly PortRange[], ports?: PortRange): Promise<BrowserProxy> {
+/** One address the proxy listens on: the shared 127.0.0.1, or one browser's own. */
+interface Listener {
+  server: Server;
+  sockets: Set<Socket>;
+}
+
+export async function startBrowserProxy(
+  allowed: readonly PortRange[],
+  options: BrowserProxyOptions = {},
+): Promise<BrowserProxy> {
   const openPorts = describePorts(allowed);
-  const sockets = new Set<Duplex>();
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0 }, (req, res) => {
+  const perBrowser = options.perBrowser ?? CONNECTIONS_PER_BROWSER;
+  let total = 0;
+  const http = createHttpServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0 }, (req, res) => {
     void forward(req, res, allowed, openPorts);
   });
-  server.maxConnections = MAX_CONNECTIONS;
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
+  http.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     void tunnel(req, client, head, allowed, openPorts);
   });
   // WebSockets come as CONNECT tunnels from both browsers; an Upgrade sent to the proxy itself is not one.
-  server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+  http.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
     socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
   });
-  const port = ports ? await listenInRange(server, ports) : await listen(server, 0);
+  const listener = (): Listener => {
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      socket.on('error', () => socket.destroy());
+      if (sockets.size >= perBrowser || total >= MAX_CONNECTIONS) {
+        refuse(socket, sockets.size >= perBrowser ? perBrowser : undefined);
+        return;
+      }
+      sockets.add(socket);
+      total += 1;
+      socket.once('close', () => {
+        sockets.delete(socket);
+        total -= 1;
+      });
+      http.emit('connection', socket);
+    });
+    return { server, sockets };
+  };
+  const clientsDir = await mkdtemp(join(tmpdir(), 'selenium-flow-proxy-'));
+  const shared = listener();
+  let port: number;
+  try {
+    if (options.owner) {
+      await chown(clientsDir, options.owner.uid, options.owner.gid);
+    }
+    port = options.ports ? await listenInRange(shared.server, options.ports) : await listen(shared.server, 0);
+  } catch (error) {
+    await rm(clientsDir, { recursive: true, force: true });
+    throw error;
+  }
+  let stopped = false;
+  const browsers = new Map<number, Listener & { listening: Promise<void> }>();
+  const close = async (l: Listener) => {
+    const closed = new Promise<void>((resolve) => l.server.close(() => resolve()));
+    for (const socket of l.sockets) {
+      socket.destroy();
+    }
+    await closed;
+  };
+  // A registration: listen on the browser's own address, then say so (the wrapper waits for it).
+  // Both inotify events of one new file may come: the second waits on the first's listen.
+  const register = async (name: string) => {
+    const pid = Number(name);
+    if (!PID.test(name) || pid >= MAX_PID || stopped) {
+      return;
+    }
+    let own = browsers.get(pid);
+    if (!own) {
+      const fresh = listener();
+      own = { ...fresh, listening: listen(fresh.server, port, browserAddress(pid)).then(() => undefined) };
+      browsers.set(pid, own);
+    }
+    try {
+      await own.listening;
+    } catch (error) {
+      browsers.delete(pid);
+      const why = error instanceof Error ? error.message : String(error);
+      await writeFile(join(clientsDir, `${pid}.failed`), `${why}\n`).catch(() => undefined);
+      return;
+    }
+    await writeFile(join(clientsDir, `${pid}.ready`), '').catch(() => undefined);
+  };
+  // A browser that ended gives its address back; its connections end with it.
+  const sweep = async () => {
+    for (const [pid, own] of browsers) {
+      if (!isAlive(pid)) {
+        browsers.delete(pid);
+        await close(own);
+        await Promise.all(['', '.ready'].map((suffix) => rm(join(clientsDir, `${pid}${suffix}`), { force: true })));
+      }
+    }
+    const names = await readdir(clientsDir).catch(() => []);
+    await Promise.all(names.filter((n) => PID.test(n) && !browsers.has(Number(n))).map(register));
+  };
+  const watcher = watch(clientsDir, (_event, name) => {
+    if (name !== null) {
+      void register(name);
+    }
+  });
+  watcher.on('error', () => undefined);
+  const timer = setInterval(() => void sweep(), SWEEP_MS);
+  timer.unref();
   return {
     port,
+    clientsDir,
+    browsers: () => browsers.size,
     stop: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) {
-        socket.destroy();
-      }
-      await closed;
+      stopped = true;
+      clearInterval(timer);
+      watcher.close();
+      await Promise.all([shared, ...browsers.values()].map(close));
+      browsers.clear();
+      await rm(clientsDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether a process runs: signal 0 checks without sending (EPERM: it runs, as another user). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Over a cap: an answer the browser shows (a navigation) or fails on (a CONNECT, a fetch), said
+ * before any request is read; what the browser sent is read and dropped, so the close is clean.
+ */
+function refuse(socket: Socket, perBrowser: number | undefined): void {
+  const sentence =
+    perBrowser === undefined
+      ? `Refused by selenium-flow's fence: its proxy holds ${MAX_CONNECTIONS} connections for all browsers, the most it may; retry when some have closed.`
+      : `Refused by selenium-flow's fence: this browser already holds ${perBrowser} connections through its proxy, the most one browser may (the others keep their own); close some and retry.`;
+  const body = `${sentence}\n`;
+  socket.resume();
+  socket.end(
+    `HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 async function listenInRange(server: Server, range: PortRange): Promise<number> {
@@ -109,209 +237,13 @@ async function listenInRange(server: Server, range: PortRange): Promise<number> 
   throw new Error(`every port from ${range.from} to ${range.to} is taken`);
 }
 
-function listen(server: Server, port: number): Promise<number> {
+function listen(server: Server, port: number, host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       const address = server.address();
       resolve(typeof address === 'object' && address !== null ? address.port : 0);
     });
   });
-}
-
-/** Resolves `host`, refuses what the fence closes, and connects to the first address left that answers. */
-async function open(host: string, port: number, allowed: readonly PortRange[], openPorts: string): Promise<Opened> {
-  const bare = host.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (isIP(bare) !== 0) {
-    addresses = [bare];
-  } else if (LOCALHOST_NAME.test(bare)) {
-    // Both browsers resolve every *.localhost name to loopback themselves (RFC 6761) and the
-    // system resolver may not: answer as they would, and the fence then judges loopback.
-    addresses = ['127.0.0.1', '::1'];
-  } else {
-    try {
-      addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
-    } catch {
-      return { status: 502, reason: 'ERR_NAME_NOT_RESOLVED', sentence: 'No such host name.' };
-    }
-  }
-  const open = addresses.filter((a) => refusal(a, port, allowed) === undefined);
-  if (open.length === 0) {
-    const why = refusal(addresses[0] ?? bare, port, allowed) ?? 'closed';
-    return {
-      status: 403,
-      reason: PORT_CLOSED,
-      sentence: `Refused by selenium-flow's fence: ${why}. Only the ports in BROWSER_LOOPBACK_PORTS (now: ${openPorts}) of the host that runs the browsers are open to them.`,
-    };
-  }
-  let code = 'ECONNREFUSED';
-  for (const address of open) {
-    const attempt = await connectTo(address, port);
-    if ('socket' in attempt) {
-      return attempt;
-    }
-    code = attempt.code;
-  }
-  return {
-    status: 502,
-    reason: REASONS[code] ?? 'ERR_CONNECTION_FAILED',
-    sentence: `The connection failed (${code}).`,
-  };
-}
-
-function connectTo(address: string, port: number): Promise<{ socket: Socket } | { code: string }> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: address, port });
-    socket.setTimeout(CONNECT_TIMEOUT_MS, () =>
-      socket.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
-    );
-    socket.once('connect', () => {
-      socket.setTimeout(0);
-      socket.removeAllListeners('error');
-      resolve({ socket });
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve({ code: error.code ?? 'ECONNREFUSED' }));
-  });
-}
-
-/** host and port of a CONNECT request's target (`example.com:443`, `[::1]:80`). */
-function authority(target: string): { host: string; port: number } | undefined {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(target);
-  const port = Number(match?.[2]);
-  return match && port > 0 && port < 65_536 ? { host: match[1] ?? '', port } : undefined;
-}
-
-async function tunnel(
-  req: IncomingMessage,
-  client: Duplex,
-  head: Buffer,
-  allowed: readonly PortRange[],
-  openPorts: string,
-): Promise<void> {
-  client.on('error', () => client.destroy());
-  const target = authority(req.url ?? '');
-  if (!target) {
-    client.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    return;
-  }
-  const opened = await open(target.host, target.port, allowed, openPorts);
-  if (!('socket' in opened)) {
-    const body = `${opened.sentence}\n`;
-    client.end(
-      `HTTP/1.1 ${opened.status} ${opened.status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-    return;
-  }
-  const upstream = opened.socket;
-  if (client.destroyed) {
-    upstream.destroy();
-    return;
-  }
-  upstream.on('error', () => client.destroy());
-  client.on('close', () => upstream.destroy());
-  upstream.on('close', () => client.destroy());
-  client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-  if (head.length > 0) {
-    upstream.write(head);
-  }
-  upstream.pipe(client);
-  client.pipe(upstream);
-}
-
-function page(res: ServerResponse, status: number, reason: string, sentence: string, openPorts: string): void {
-  const escaped = sentence.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  const body = `<!doctype html><meta charset="utf-8"><title>${proxyPageTitle(reason, openPorts)}</title><p>${escaped}</p>\n`;
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    connection: 'close',
-  });
-  res.end(body);
-}
-
-/** Headers without the hop-by-hop ones (and those the Connection header names), as a flat raw list. */
-function endToEnd(raw: string[]): string[] {
-  const named = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]?.toLowerCase() === 'connection') {
-      for (const token of (raw[i + 1] ?? '').split(',')) {
-        named.add(token.trim().toLowerCase());
-      }
-    }
-  }
-  const kept: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = (raw[i] ?? '').toLowerCase();
-    if (!HOP_BY_HOP.has(name) && !named.has(name)) {
-      kept.push(raw[i] ?? '', raw[i + 1] ?? '');
-    }
-  }
-  return kept;
-}
-
-async function forward(
-  req: IncomingMessage,
-  res: ServerResponse,
-  allowed: readonly PortRange[],
-  openPorts: string,
-): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(req.url ?? '');
-  } catch {
-    page(res, 400, 'ERR_INVALID_URL', 'This is a proxy: ask it for an absolute http:// URL.', openPorts);
-    return;
-  }
-  if (url.protocol !== 'http:') {
-    page(res, 400, 'ERR_INVALID_URL', 'Only http:// is forwarded; other schemes come as CONNECT.', openPorts);
-    return;
-  }
-  const port = Number(url.port || 80);
-  const opened = await open(url.hostname, port, allowed, openPorts);
-  if (!('socket' in opened)) {
-    // A navigation shows why (navigate reads the title back); a page's own fetch fails as it
-    // would without a proxy, rather than resolving with an answer that came from here.
-    if (isNavigation(req)) {
-      page(res, opened.status, opened.reason, opened.sentence, openPorts);
-    } else {
-      req.socket.destroy();
-    }
-    return;
-  }
-  const socket = opened.socket;
-  const upstream = request({
-    createConnection: () => socket,
-    method: req.method,
-    path: `${url.pathname}${url.search}`,
-    headers: endToEnd(req.rawHeaders),
-    setHost: false,
-  });
-  upstream.on('response', (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
-    answer.pipe(res);
-    answer.on('error', () => res.destroy());
-  });
-  // The site cut the connection: the browser sees its own connection cut too, as without a proxy.
-  upstream.on('error', () => {
-    socket.destroy();
-    res.destroy();
-  });
-  res.on('close', () => {
-    if (!res.writableFinished) {
-      upstream.destroy();
-    }
-  });
-  req.pipe(upstream);
-}
-
-/**
- * Whether a browser asks for a page to show. Sec-Fetch-Mode says so, but only to trustworthy
- * origins; to plain http:// ones both browsers send Upgrade-Insecure-Requests on navigations alone
- * (a page's no-cors fetch cannot add it, a cors one would need a preflight this proxy refuses first).
- */
-function isNavigation(req: IncomingMessage): boolean {
-  const mode = req.headers['sec-fetch-mode'];
-  return mode === 'navigate' || (mode === undefined && req.headers['upgrade-insecure-requests'] === '1');
 }

@@ -10,7 +10,7 @@ import { fenceBrowsers, removeFirewall, writeChromiumPolicy, writeFirefoxPolicy,
 import { gridAccount, gridWorkDir, RecentLines, writePrivate, type Launch } from './launch.js';
 import { fenceReport, type FenceReport, type FenceSetting } from './fence-report.js';
 import { livePortPair, startLiveView } from './live-views.js';
-import { PROXY_PORTS, startBrowserProxy, type BrowserProxy } from './proxy.js';
+import { PROXY_PORTS, startBrowserProxy, type BrowserProxy, type BrowserProxyOptions } from './proxy.js';
 import { CHROMEDRIVER } from './paths.js';
 import { dockerNodeToml, startDockerNodeDisplay } from './docker-node.js';
 import {
@@ -288,7 +288,8 @@ async function prepareLaunch(
       await writeFirefoxPolicy();
     }
   }
-  const proxy = fence === 'off' ? undefined : await startProxy(loopbackPorts, isRoot ? PROXY_PORTS : undefined);
+  const proxy =
+    fence === 'off' ? undefined : await startProxy(loopbackPorts, isRoot ? { ports: PROXY_PORTS, owner: account } : {});
   const vncPorts = livePorts.flatMap((p) => [p.rfb, p.websocket]);
   // The browsers' group may open the proxies' ports: every connection a page makes goes through one.
   const open = proxy ? [...loopbackPorts, PROXY_PORTS] : loopbackPorts;
@@ -306,6 +307,7 @@ async function prepareLaunch(
     firewallTable,
     proxy,
     proxyPort: proxy?.port,
+    proxyClients: proxy?.clientsDir,
     // base64url: no character that needs escaping in a URL's userinfo.
     credentials: { username: GRID_USERNAME, password: randomBytes(24).toString('base64url') },
     log: new RecentLines(LOG_LINES_KEPT),
@@ -382,9 +384,9 @@ async function isReady(url: string): Promise<boolean> {
 }
 
 /** The proxy, or the refusal that names the risk and the one setting that accepts it. */
-async function startProxy(loopbackPorts: readonly PortRange[], ports: PortRange | undefined): Promise<BrowserProxy> {
+async function startProxy(loopbackPorts: readonly PortRange[], options: BrowserProxyOptions): Promise<BrowserProxy> {
   try {
-    return await startBrowserProxy(loopbackPorts, ports);
+    return await startBrowserProxy(loopbackPorts, options);
   } catch (error) {
     throw new Error(
       `Cannot fence the embedded Grid's browsers: their proxy did not start (${error instanceof Error ? error.message : String(error)}). ` +
