@@ -60,6 +60,23 @@ const fieldLength = async (css: string) =>
 /** What B received that is not a frame merely taking focus: keys, input, a landing. */
 const fromB = () => b.received.filter((r) => r.event !== 'focused');
 
+/**
+ * Until tell-later.html on A has told (it posts "told", or its landing page "landed"), counting
+ * from A's `since`th request, of a value at least `length` long: the event the test is about, not
+ * a clock. Finite: 10 s.
+ */
+async function told(since: number, event = 'told', length = 0): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  const said = (r: { event: string; body: string }) =>
+    r.event === event && (event !== 'told' || Number(r.body) >= length);
+  while (!a.received.slice(since).some(said)) {
+    if (Date.now() > deadline) {
+      throw new Error(`tell-later.html did not say "${event}" within 10 s`);
+    }
+    await delay(50);
+  }
+}
+
 beforeAll(async () => {
   a = await startFixtureSite();
   b = await startFixtureSite();
@@ -146,9 +163,10 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     'is withheld when the page puts it in its %s 1.5 s later: the next call, and never the record',
     async (how) => {
       await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=${how}` });
+      const since = a.received.length;
       const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
       expect(typed.body.withheld).toBeUndefined();
-      await delay(2000);
+      await told(since, how === 'url' ? 'landed' : 'told');
       const next = await call('/browser/interact', { action: 'hover', selector: { css: 'body' } });
       expect(next.status).toBe(200);
       expect(next.body).toMatchObject({ url: a.url, title: '', withheld: true });
@@ -162,6 +180,7 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
 
   it('does not come back from direct reads: extract (whole or cut), execute_script as is or encoded, a thrown error', async () => {
     await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=echo` });
+    const since = a.received.length;
     await call('/browser/write', { selector: { css: '#password' }, text: 'x'.repeat(90) });
     await call('/browser/write', { selector: { css: '#password' }, secret, clear: false });
     const read = await call('/browser/extract', { selector: { css: '#password' }, what: 'value' });
@@ -185,7 +204,8 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     expect((thrown.body.error as { message: string }).message).toMatch(
       /typed as a secret into this browser, so it is withheld/,
     );
-    await delay(2000);
+    // the page tells what the field holds once it changes: wait for the value with the secret in it
+    await told(since, 'told', 90 + CANARY.length);
     const html = await call('/browser/extract', { selector: { css: '#echo' }, what: 'html' });
     expect(html.body).toMatchObject({ value: '', withheld: true });
     const text = await call('/browser/extract', {});
@@ -247,8 +267,9 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
 
   it('is not captured at all when the page shows it outside its field', async () => {
     await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=echo` });
+    const since = a.received.length;
     await call('/browser/write', { selector: { css: '#visible' }, secret });
-    await delay(2000);
+    await told(since);
     const shot = await call('/browser/screenshot', {});
     expect(shot.body).toMatchObject({ bytes: 0, withheld: true });
     expect(shot.body.data).toBeUndefined();
@@ -349,8 +370,9 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     try {
       const W = 'hostile-replicas';
       await call('/browser/navigate', { url: `${a.url}/hostile/tell-later.html?how=title` }, W);
+      const since = a.received.length;
       expect((await call('/browser/write', { selector: { css: '#password' }, secret }, W)).status).toBe(200);
-      await delay(2000);
+      await told(since);
       const there = await call('/browser/outline', {}, W, replica.url);
       expect(there.body).toMatchObject({ url: a.url, title: '', withheld: true });
       expect(
