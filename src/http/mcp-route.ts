@@ -30,7 +30,14 @@ export const mcpRoute: FastifyPluginAsync<McpRouteOptions> = async (app, options
   const streams = new LegacyStreams(bus);
   const flowTools = options.flowTools;
   const handler = createMcpHandler(
-    (ctx) => buildMcpServer(deps, callerOfMcpRequest(ctx), { version: options.version, tools, log, flowTools }),
+    (ctx) =>
+      buildMcpServer(deps, callerOfMcpRequest(ctx), {
+        version: options.version,
+        tools,
+        log,
+        flowTools,
+        era: ctx.era,
+      }),
     { maxRequestBodySize: options.maxBodyBytes, bus },
   );
   const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes });

@@ -64,6 +64,13 @@ export class ControlTasks {
     return task;
   }
 
+  /** The caller's task in this workspace that is still working, if any (one at most, see create). */
+  async open(workspace: string | undefined, owner: string): Promise<ControlTask | undefined> {
+    const openId = workspace === undefined ? undefined : await this.store.get(openKey(workspace, owner));
+    const open = openId === undefined ? undefined : await this.get(openId, workspace, owner);
+    return open?.status === 'working' ? open : undefined;
+  }
+
   /** The task, only to the caller that created it (anyone else reads it as unknown). */
   async get(taskId: string, workspace: string | undefined, owner: string): Promise<ControlTask | undefined> {
     const raw = await this.store.get(taskKey(taskId));

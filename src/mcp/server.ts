@@ -10,6 +10,7 @@ import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flo
 import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
 import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
+import { LEGACY_TASKS_CAPABILITY, asksForTask, serveLegacyTasks, startLegacyTask } from './legacy-tasks.js';
 import { TASKS_EXTENSION, declaresTasks, serveControlTasks, startControlTask } from './tasks.js';
 
 export interface McpOptions {
@@ -23,6 +24,8 @@ export interface McpOptions {
    * (list-changed.ts): 2026-07-28's listen streams and 2025-11-25's GET stream
    */
   connection?: boolean;
+  /** the protocol era this instance serves (the SDK says, per HTTP request; stdio: the connection's) */
+  era?: 'legacy' | 'modern';
   /** why this server has no Grid (a stdio start that could not run one): each call that needs a browser answers it */
   noGrid?: string;
 }
@@ -55,6 +58,8 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
         completions: {},
         // await_control answers as a task to a client that declares the extension (tasks.ts)
         ...(deps.control?.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+        // and to a 2025-11-25 client as that era's experimental tasks (legacy-tasks.ts)
+        ...(deps.control?.tasks && options.era === 'legacy' ? { tasks: LEGACY_TASKS_CAPABILITY } : {}),
       },
       instructions: INSTRUCTIONS,
     },
@@ -100,7 +105,12 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
         `Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`,
       );
     }
-    if (!flowCall && declaresTasks(ctx)) {
+    if (!flowCall && options.era === 'legacy' && asksForTask(request.params)) {
+      const task = await startLegacyTask(deps, capability, caller);
+      if (task) {
+        return task;
+      }
+    } else if (!flowCall && declaresTasks(ctx)) {
       const task = await startControlTask(deps, capability, caller);
       if (task) {
         return task;
@@ -118,7 +128,11 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
       },
     );
   });
-  serveControlTasks(server, deps, caller, runTool);
+  if (options.era === 'legacy') {
+    serveLegacyTasks(server, deps, caller, runTool);
+  } else {
+    serveControlTasks(server, deps, caller, runTool);
+  }
   server.setRequestHandler('resources/list', () => ({ resources: listResources() }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates() }));
   server.setRequestHandler('resources/read', async (request) => {

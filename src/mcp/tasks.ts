@@ -11,7 +11,7 @@ import type { Caller } from '../workspace/caller.js';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 type ToolAnswer = { content: unknown[]; structuredContent?: unknown; isError?: boolean };
-type RunTool = (capability: Capability, args: unknown, caller: Caller) => Promise<ToolAnswer>;
+export type RunTool = (capability: Capability, args: unknown, caller: Caller) => Promise<ToolAnswer>;
 
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
@@ -95,22 +95,33 @@ export function serveControlTasks(server: Server, deps: CallDeps, caller: Caller
  * it answers at once with who, how long, the pages and the page now).
  */
 async function current(deps: CallDeps, task: ControlTask, caller: Caller, runTool: RunTool) {
+  const settled = await settle(deps, task, caller, runTool);
+  return wireTask(settled.task, settled.statusMessage);
+}
+
+/** The task as it stands, settled if the person has handed back (both eras' tasks/get read it). */
+export async function settle(
+  deps: CallDeps,
+  task: ControlTask,
+  caller: Caller,
+  runTool: RunTool,
+): Promise<{ task: ControlTask; statusMessage?: string }> {
   const control = deps.control;
   if (task.status !== 'working' || !control?.tasks || !TASK_ROW) {
-    return wireTask(task);
+    return { task };
   }
   const episode = await control.controls.episode(task.workspace);
   if (episode) {
-    return wireTask(task, waiting(episode.who));
+    return { task, statusMessage: waiting(episode.who) };
   }
   if (!(await control.tasks.claim(task.taskId))) {
     // another poll is settling it this moment: the next poll reads its result
-    return wireTask(task, 'handed back; reading the page');
+    return { task, statusMessage: 'handed back; reading the page' };
   }
   try {
     const answer = await runTool(TASK_ROW, {}, caller);
     // inlined as the 2026-07-28 wire has a tools/call result: with its resultType
-    return wireTask(await control.tasks.complete(task, { ...answer, resultType: 'complete' }));
+    return { task: await control.tasks.complete(task, { ...answer, resultType: 'complete' }) };
   } catch (err) {
     await control.tasks.unclaim(task.taskId);
     throw err;
