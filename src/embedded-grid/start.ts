@@ -68,10 +68,22 @@ export interface EmbeddedGridOptions {
   fence?: FenceSetting;
 }
 
-function offered(launch: Launch): Pick<EmbeddedGrid, 'browsers' | 'firefoxMissing'> {
-  return launch.geckodriver === undefined
-    ? { browsers: ['chrome'], firefoxMissing: launch.firefoxMissing }
-    : { browsers: ['chrome', 'firefox'] };
+/** What a started Grid answers, in both layouts: the facts its launch decided, and how to reach and stop it. */
+function started(
+  launch: Launch,
+  options: Pick<EmbeddedGridOptions, 'loopbackPorts'>,
+  grid: Pick<EmbeddedGrid, 'url' | 'address' | 'liveViews' | 'liveViewMissing' | 'stop'>,
+): EmbeddedGrid {
+  const { liveViewMissing, ...reached } = grid;
+  return {
+    ...reached,
+    isolated: launch.account !== undefined,
+    fence: fenceReport(launch, options.loopbackPorts ?? []),
+    ...(liveViewMissing === undefined ? {} : { liveViewMissing }),
+    ...(launch.geckodriver === undefined
+      ? { browsers: ['chrome'], firefoxMissing: launch.firefoxMissing }
+      : { browsers: ['chrome', 'firefox'] }),
+  };
 }
 
 export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Promise<EmbeddedGrid> {
@@ -136,16 +148,7 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
     await removeFirewall(launch.firewallTable);
     throw error;
   }
-  return {
-    url,
-    address,
-    isolated: launch.account !== undefined,
-    fence: fenceReport(launch, options.loopbackPorts ?? []),
-    liveViews: liveCount,
-    ...(missing === undefined ? {} : { liveViewMissing: missing }),
-    ...offered(launch),
-    stop: stopAll,
-  };
+  return started(launch, options, { url, address, liveViews: liveCount, liveViewMissing: missing, stop: stopAll });
 }
 
 export interface HubAndNodesOptions {
@@ -248,15 +251,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     await removeFirewall(launch.firewallTable);
     throw error;
   }
-  return {
-    url,
-    address,
-    isolated: launch.account !== undefined,
-    fence: fenceReport(launch, options.loopbackPorts ?? []),
-    liveViews: livePorts.length,
-    ...offered(launch),
-    stop,
-  };
+  return started(launch, options, { url, address, liveViews: livePorts.length, stop });
 }
 
 function gridUrls(port: number, credentials: { username: string; password: string }): { url: string; address: string } {
