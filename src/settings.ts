@@ -46,7 +46,7 @@ export const SETTINGS = {
     env: 'GRID_URL',
     flag: 'grid-url',
     usedBy: ['serve', 'stdio', 'doctor'],
-    help: 'the Selenium Grid (hub or standalone); unset starts an embedded Grid',
+    help: 'the Selenium Grid (hub or standalone); unset starts an embedded Grid. Credentials as userinfo (http://user:password@hub:4444) go as Basic auth',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:4444' }).optional(),
   }),
   gridVncPassword: setting({
@@ -133,7 +133,7 @@ export const SETTINGS = {
   authToken: setting({
     env: 'MCP_AUTH_TOKEN',
     flag: 'auth-token',
-    help: 'bearer token for /mcp and the REST API; required when HOST is not loopback',
+    help: 'bearer token for /mcp and the REST API; this or TOKENS_FILE is required when HOST is not loopback',
     schema: z.string().min(16, 'must be at least 16 characters').optional(),
   }),
   dataDir: setting({
@@ -162,7 +162,7 @@ export const SETTINGS = {
   }),
   callTimeout: setting({
     env: 'CALL_TIMEOUT',
-    help: "seconds one tool call may take, on top of the wait it asks for (wait_timeout, assert's timeout); then 504, and a hung page's tab is replaced",
+    help: "seconds one tool call may take, on top of the wait it asks for (wait_timeout, assert's timeout); then 504, and a hung page's tab is replaced. New browsers get WebDriver script and page-load timeouts of 80 % of it",
     schema: seconds(2).max(3600).default(60),
   }),
   sessionTtl: setting({
