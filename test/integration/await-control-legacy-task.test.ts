@@ -62,6 +62,18 @@ describe('await_control as a 2025-11-25 task', () => {
       expect(await control('DELETE', workspace)).toEqual({ state: 'handed_back' });
       expect((await result).structuredContent).toMatchObject({ handed_back: true, who: 'Kelly' });
       expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ status: 'completed' });
+
+      // tasks/cancel ends a task, not Kelly's Control: the next await_control still waits on her.
+      expect((await control('POST', workspace)).state).toBe('held');
+      const again = await client.request(
+        { method: 'tools/call', params: { name: 'await_control', arguments: {}, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
+      expect(again.task.taskId).not.toBe(taskId);
+      expect(await client.experimental.tasks.cancelTask(again.task.taskId)).toMatchObject({ status: 'cancelled' });
+      expect((await client.experimental.tasks.listTasks()).tasks).toEqual([]);
+      const refused = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/table.html` }, agent);
+      expect(refused.status).toBe(409);
     } finally {
       await control('DELETE', workspace).catch(() => undefined);
       await rest(running.url, '/browser/end-browser', {}, agent).catch(() => undefined);
