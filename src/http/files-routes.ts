@@ -28,42 +28,10 @@ const ADMIN_BASE = `${WORKSPACE_PATH}/files`;
  * the operator's door (admin token): clear and delete live there and in no agent tool.
  */
 export const FILE_ROUTES: readonly PlainRoute[] = [
-  {
-    ...agent,
-    method: 'GET',
-    path: '/files',
-    summary: "The workspace's Files, with its two folders",
-    answers: listing,
-    handler: async (request, _reply, { deps }) => deps.files.root(workspaceOf(request)),
-  },
-  ...FOLDERS.flatMap((folder): PlainRoute[] => [
-    {
-      ...agent,
-      method: 'GET',
-      path: `/files/${folder}`,
-      summary: `The workspace's ${folder}, newest first`,
-      answers: listing,
-      handler: async (request, _reply, { deps }) => deps.files.folder(workspaceOf(request), folder),
-    },
-    {
-      ...agent,
-      method: 'GET',
-      path: `/files/${folder}/{name}`,
-      summary: `One file of the workspace's ${folder}`,
-      answers: 'file',
-      handler: async (request, reply, { deps }) =>
-        sendFile(reply, await deps.files.read(workspaceOf(request), { section: folder, name: param(request, 'name') })),
-    },
-  ]),
-  {
-    ...agent,
-    method: 'GET',
-    path: '/files/{name}',
-    summary: "One file of the workspace's Files",
-    answers: 'file',
-    handler: async (request, reply, { deps }) =>
-      sendFile(reply, await deps.files.read(workspaceOf(request), { section: 'files', name: param(request, 'name') })),
-  },
+  // Files and its two folders are one tree: the same two routes each, a listing and a file's bytes.
+  listingRoute('files'),
+  ...FOLDERS.flatMap((folder) => [listingRoute(folder), bytesRoute(folder)]),
+  bytesRoute('files'),
   {
     // keep_file by path, through the one call path (turns, errors) like the tool itself.
     ...agent,
@@ -143,6 +111,33 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
       deps.files.keep(param(request, 'workspace'), uriOf(keptFolder(param(request, 'folder')), param(request, 'name'))),
   },
 ];
+
+/** `workspace://files` or one of its folders, as `GET /files` or `GET /files/<folder>`. */
+function listingRoute(section: Section): PlainRoute {
+  return {
+    ...agent,
+    method: 'GET',
+    path: section === 'files' ? '/files' : `/files/${section}`,
+    summary:
+      section === 'files' ? "The workspace's Files, with its two folders" : `The workspace's ${section}, newest first`,
+    answers: listing,
+    handler: async (request, _reply, { deps }) =>
+      section === 'files' ? deps.files.root(workspaceOf(request)) : deps.files.folder(workspaceOf(request), section),
+  };
+}
+
+/** One file's bytes, at the path of its URI. */
+function bytesRoute(section: Section): PlainRoute {
+  return {
+    ...agent,
+    method: 'GET',
+    path: section === 'files' ? '/files/{name}' : `/files/${section}/{name}`,
+    summary: section === 'files' ? "One file of the workspace's Files" : `One file of the workspace's ${section}`,
+    answers: 'file',
+    handler: async (request, reply, { deps }) =>
+      sendFile(reply, await deps.files.read(workspaceOf(request), { section, name: param(request, 'name') })),
+  };
+}
 
 function keptFolder(folder: string): Section {
   if (!isFolder(folder)) {
