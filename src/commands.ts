@@ -22,6 +22,7 @@ import {
   startHubAndNodes,
   type EmbeddedGrid,
 } from './embedded-grid/index.js';
+import { accessLines, BANNER_WORKSPACE, clientLines } from './banner.js';
 import { withoutCredentials } from './grid/fetch.js';
 import { VERSION } from './version.js';
 import { redisWhere } from './workspace/redis-url.js';
@@ -253,9 +254,6 @@ async function writeGridEnvFile(gridUrl: string): Promise<string> {
   return file;
 }
 
-/** The workspace the banner's client lines name: any name keeps a browser between conversations. */
-const BANNER_WORKSPACE = 'default';
-
 async function serveOverHttp(
   config: Config & { dataDir: string },
   gridUrl: string,
@@ -292,49 +290,6 @@ async function serveOverHttp(
     }
     await embedded?.stop();
   });
-}
-
-/**
- * Whether tokens are set, from booleans only: a banner ends up in terminals, CI logs and
- * screenshots, so no token value is ever within reach of its template. The one secret it prints
- * is the admin link's code, on purpose, for the person at this terminal: single use, short-lived.
- */
-function accessLines(config: Config, base: string, adminCode: string | undefined): string[] {
-  const bearer = config.authToken !== undefined;
-  const tokensFile = config.tokensFile !== undefined;
-  const admin = config.adminToken !== undefined || bearer;
-  const minutes = Math.max(1, Math.round(config.adminLinkTtl / 60));
-  return [
-    `  Token:    ${bearer ? 'set' : 'none (loopback only)'}${tokensFile ? ' + TOKENS_FILE' : ''}`,
-    `  Admin:    ${
-      admin
-        ? 'token set'
-        : adminCode
-          ? `${base}/admin/#code=${adminCode} (open it in your browser: works once, for ${minutes} min)`
-          : config.sessionStore === 'redis' && !tokensFile
-            ? 'closed (set ADMIN_TOKEN: a one-time link cannot sign in across replicas)'
-            : 'closed (set ADMIN_TOKEN)'
-    }`,
-  ];
-}
-
-/**
- * A client set-up to paste (README "Connect your client" has the others). The URL names a
- * workspace, so a second conversation finds the browser of the first. The token is a
- * placeholder: the banner never holds a token value.
- */
-function clientLines(mcpUrl: string, withToken: boolean): string[] {
-  const header = 'Authorization: Bearer <MCP_AUTH_TOKEN>';
-  const json = {
-    mcpServers: {
-      'selenium-flow': { url: mcpUrl, ...(withToken ? { headers: { Authorization: 'Bearer <MCP_AUTH_TOKEN>' } } : {}) },
-    },
-  };
-  return [
-    // Quoted: zsh refuses an unmatched `?` glob, and the URL carries ?workspace=.
-    `  Claude Code: claude mcp add --transport http selenium-flow "${mcpUrl}"${withToken ? ` --header "${header}"` : ''}`,
-    `  Cursor and others (mcp.json): ${JSON.stringify(json)}`,
-  ];
 }
 
 async function serveOverStdio(
