@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
 import { checkWorkspaceName } from '../workspace/names.js';
-import { copy, MAX_WHO_CHARS, said, viewerId, whoProblem } from '../live/control.js';
+import { copy, MAX_WHO_CHARS, said, whoProblem } from '../live/control-copy.js';
+import { viewerId } from '../live/control.js';
 import {
   controlAsked,
   controlLeft,

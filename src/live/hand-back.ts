@@ -1,6 +1,7 @@
 import { NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
-import { copy, said, type Controls } from './control.js';
+import { copy, said } from './control-copy.js';
+import type { Controls } from './control.js';
 
 /** A person's Control of the workspace's browser, as await_control sees it. */
 export interface ControlView {

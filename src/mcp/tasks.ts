@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { said } from '../live/control.js';
+import { said } from '../live/control-copy.js';
 import { TASK_POLL_MS, TASK_TTL_MS, type ControlTask } from '../live/tasks.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/capability.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Controls, said, whoProblem } from '../../src/live/control.js';
+import { said, whoProblem } from '../../src/live/control-copy.js';
+import { Controls } from '../../src/live/control.js';
 import { MemoryLiveStore } from '../../src/live/live-store.js';
 import { MemoryRecordStore, newRecord } from '../../src/workspace/records.js';
 import { LocalTurns } from '../../src/workspace/turns.js';
