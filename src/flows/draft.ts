@@ -3,7 +3,8 @@ import { yaml } from '../lazy.js';
 import { BadRequest } from '../errors.js';
 import type { RecentCall } from '../workspace/recent.js';
 import type { FlowDraft } from './answers.js';
-import type { FlowDocument, FlowStep, JsonSchemaObject } from './document.js';
+import type { FlowDocument, FlowStep } from './document.js';
+import type { JsonSchemaObject } from './parameters.js';
 
 /** draft_flow's answer before the library names it, with the document still typed. */
 export type Draft = Omit<FlowDraft, 'name' | 'document'> & { document: FlowDocument };

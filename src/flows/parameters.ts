@@ -100,3 +100,68 @@ function compile(parameters: Record<string, unknown>): ValidateFunction {
 export function compiledSchemaCount(): number {
   return compiled.size;
 }
+
+/** A flow's parameters: a JSON Schema of one object, its properties the names steps use as ${name}. */
+export type JsonSchemaObject = {
+  type: 'object';
+  properties?: Record<string, Record<string, unknown>>;
+  required?: string[];
+} & Record<string, unknown>;
+
+/** A flow's parameters as a JSON Schema object that tool clients accept, or a 400 saying what to fix. */
+export function checkParameters(parameters: Record<string, unknown>): JsonSchemaObject {
+  if (parameters.type !== 'object') {
+    throw new BadRequest(
+      'Invalid flow: parameters must be a JSON Schema object: {type: object, properties: {...}, required: [...]}.',
+    );
+  }
+  checkParameterSchema(parameters);
+  checkToolInput(parameters);
+  return parameters as JsonSchemaObject;
+}
+
+const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ROOT_COMBINATORS = ['oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', 'dependentSchemas'];
+
+/**
+ * A flow is also an MCP tool whose inputSchema is its parameters, so they must be what tool
+ * clients accept: one object of named properties, with nothing a client has to resolve.
+ */
+function checkToolInput(parameters: Record<string, unknown>): void {
+  const refuse = (why: string) => {
+    throw new BadRequest(`Invalid flow: parameters ${why}.`);
+  };
+  const root = ROOT_COMBINATORS.find((k) => k in parameters);
+  if (root) {
+    refuse(
+      `has ${root} at the top, which tool clients do not accept as an input schema; describe each parameter under properties instead`,
+    );
+  }
+  const properties = parameters.properties ?? {};
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) {
+    refuse('.properties must be an object: {name: {type: string}, …}');
+  }
+  for (const [name, schema] of Object.entries(properties as Record<string, unknown>)) {
+    if (!PARAMETER_NAME.test(name)) {
+      refuse(
+        `.properties.${name}: a parameter is used as \${${name}}, so its name is a letter or "_" then letters, digits or "_"; rename it`,
+      );
+    }
+    if (name === 'session_id') {
+      refuse(
+        '.properties.session_id: session_id is how a stateless caller names its browser on every tool; rename the parameter',
+      );
+    }
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+      refuse(`.properties.${name} must be a schema object, such as {type: string}`);
+    }
+  }
+  const required = Array.isArray(parameters.required) ? (parameters.required as unknown[]) : [];
+  const missing = required.find((name) => typeof name !== 'string' || !Object.hasOwn(properties, name));
+  if (missing !== undefined) {
+    refuse(`.required names ${JSON.stringify(missing)}, which is not under properties; declare it or drop it`);
+  }
+  if (JSON.stringify(parameters).includes('"$ref"') || JSON.stringify(parameters).includes('"$dynamicRef"')) {
+    refuse('use $ref, which tool clients do not resolve; write the referenced schema out in place');
+  }
+}
