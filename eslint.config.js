@@ -116,7 +116,7 @@ export default tseslint.config(
     files: ['ui/**/*.svelte', 'ui/**/*.svelte.ts'],
     languageOptions: { parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
   },
-  { files: ['ui/src/**'], languageOptions: { globals: globals.browser } },
+  { files: ['ui/src/**', 'ui/apps/*/**'], languageOptions: { globals: globals.browser } },
   architecture,
   {
     files: ['src/browser/**', 'src/grid/**'],

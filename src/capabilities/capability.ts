@@ -51,6 +51,16 @@ export interface DraftFacts {
   returns?: boolean;
 }
 
+/**
+ * The MCP App (src/mcp/apps.ts) a client that renders apps shows beside this tool's answers. A
+ * row that only its app calls (a button's action) is `visibility: ['app']`: a model never sees it.
+ */
+export interface AppFacts {
+  /** the app's name: its resource is ui://selenium-flow/<name>, its page ui/apps/<name>/ */
+  name: string;
+  visibility?: readonly ('model' | 'app')[];
+}
+
 /** A fact that may depend on the call's arguments (extract moves the page only when given a url). */
 export type ByArguments<I> = boolean | ((args: I) => boolean);
 
@@ -96,6 +106,8 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   http?: HttpRendering;
   /** the MCP resources this tool mirrors, for clients that cannot read resources (MIRROR_TOOLS) */
   mirrors?: Mirror | readonly Mirror[];
+  /** the MCP App a client that renders apps shows for this tool (src/mcp/apps.ts) */
+  app?: AppFacts;
   /** an MCP image block to attach, when the result carries one (never kept in a flow report) */
   image?: (result: z.infer<O>) => { data: string; mimeType: string } | undefined;
   /** what a flow report says of a step that ran this tool (default "done") */
@@ -158,6 +170,7 @@ export interface Capability {
   needsSessionId: boolean;
   /** the MCP resources this tool mirrors; reading one is calling the tool (none: an empty list) */
   mirrors: readonly Mirror[];
+  app?: AppFacts;
   image?: (result: Arguments) => { data: string; mimeType: string } | undefined;
   summary: (args: Arguments, result: Arguments) => string;
   draft: DraftFacts;
@@ -229,6 +242,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     takesSessionId,
     needsSessionId: takesSessionId && (def.attach !== 'none' || def.usesSessionId !== 'optional'),
     mirrors: def.mirrors === undefined ? [] : Array.isArray(def.mirrors) ? def.mirrors : [def.mirrors as Mirror],
+    app: def.app,
     image: def.image as Capability['image'],
     summary: (def.summary as Capability['summary'] | undefined) ?? (() => 'done'),
     draft: def.draft ?? {},

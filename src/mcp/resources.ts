@@ -3,11 +3,14 @@ import type { Capability, Mirror } from '../capabilities/capability.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import { NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
+import { APP_RESOURCES } from './apps.js';
 import { FILE_RESOURCES } from './file-resources.js';
 import { FLOW_COMPLETIONS, FLOW_RESOURCES } from './flow-resources.js';
 import { SKILL_COMPLETIONS, SKILL_RESOURCES } from './skill-resources.js';
 
-export type ResourceContent = { uri: string; mimeType: string } & ({ text: string } | { blob: string });
+export type ResourceContent = { uri: string; mimeType: string; _meta?: Record<string, unknown> } & (
+  { text: string } | { blob: string }
+);
 
 /**
  * A resource, or a family of them under a URI template (`{name}` matches one path segment).
@@ -21,6 +24,8 @@ export interface ResourceDefinition {
   uri?: string;
   template?: string;
   read(deps: CallDeps, caller: Caller, uri: string, vars: Record<string, string>): Promise<ResourceContent[]>;
+  /** an MCP App's document (apps.ts): listed only to a client that renders apps */
+  app?: boolean;
   /** values for a template variable, for completion/complete */
   complete?(deps: CallDeps, caller: Caller, variable: string, prefix: string): Promise<string[]>;
 }
@@ -51,23 +56,26 @@ function mirrorResource(capability: Capability, mirror: Mirror): ResourceDefinit
 
 /**
  * Every resource: the mirrored ones from the table's rows, then the flow schema, the bytes of
- * files and the skill's references. The first match wins, so the files' folders (mirrors) come before `workspace://files/{name}`.
+ * files, the skill's references and the apps. The first match wins, so the files' folders (mirrors) come before `workspace://files/{name}`.
  */
 export const RESOURCE_DEFINITIONS: ResourceDefinition[] = [
   ...CAPABILITIES.flatMap((capability) => capability.mirrors.map((mirror) => mirrorResource(capability, mirror))),
   ...FLOW_RESOURCES,
   ...FILE_RESOURCES,
   ...SKILL_RESOURCES,
+  ...APP_RESOURCES,
 ];
 
-export function listResources() {
-  return RESOURCE_DEFINITIONS.filter((r) => r.uri).map(({ uri, name, title, description, mimeType }) => ({
-    uri: uri ?? '',
-    name,
-    title,
-    description,
-    mimeType,
-  }));
+export function listResources(apps = false) {
+  return RESOURCE_DEFINITIONS.filter((r) => r.uri && (apps || !r.app)).map(
+    ({ uri, name, title, description, mimeType }) => ({
+      uri: uri ?? '',
+      name,
+      title,
+      description,
+      mimeType,
+    }),
+  );
 }
 
 export function listResourceTemplates() {

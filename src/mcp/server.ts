@@ -11,6 +11,7 @@ import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
 import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 import { LEGACY_TASKS_CAPABILITY, asksForTask, serveLegacyTasks, startLegacyTask } from './legacy-tasks.js';
+import { announcesApps, appOnly, toolsFor } from './apps.js';
 import { TASKS_EXTENSION, declaresTasks, serveControlTasks, startControlTask } from './tasks.js';
 
 export interface McpOptions {
@@ -87,10 +88,11 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
       return errorResult(body.error.message);
     }
   };
-  server.setRequestHandler('tools/list', async () => {
+  const apps = (ctx: Parameters<typeof announcesApps>[1]) => announcesApps(server.getClientCapabilities(), ctx);
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
     const flows = await flowToolsFor(deps, caller, flowTools);
     return {
-      tools: [...options.tools, ...flows.tools],
+      tools: [...toolsFor(options.tools, apps(ctx)), ...flows.tools],
       ...(listChanged ? { _meta: { [FLOW_TOOLS_META]: flows.meta } } : {}),
     };
   });
@@ -98,7 +100,8 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     const args = request.params.arguments ?? {};
     const flowCall = await flowToolCall(deps, caller, flowTools, request.params.name, args);
     const capability = flowCall ? runFlowTool : capabilityNamed(request.params.name);
-    if (!capability || (!flowCall && !options.tools.some((t) => t.name === capability.name))) {
+    const listed = (c: Capability) => options.tools.some((t) => t.name === c.name) && (!appOnly(c) || apps(ctx));
+    if (!capability || (!flowCall && !listed(capability))) {
       // A protocol error, not a tool result: no call was made, and the model cannot fix it by changing arguments.
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -133,7 +136,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   } else {
     serveControlTasks(server, deps, caller, runTool);
   }
-  server.setRequestHandler('resources/list', () => ({ resources: listResources() }));
+  server.setRequestHandler('resources/list', (_request, ctx) => ({ resources: listResources(apps(ctx)) }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates() }));
   server.setRequestHandler('resources/read', async (request) => {
     try {

@@ -1,0 +1,112 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+// Types only: the SDK's server helpers want an McpServer (this server is the low-level Server)
+// and would make the package and its peers a runtime dependency for three string facts.
+import type { McpUiResourceMeta, McpUiToolMeta } from '@modelcontextprotocol/ext-apps';
+import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { CAPABILITIES } from '../capabilities/index.js';
+import type { Capability } from '../capabilities/capability.js';
+import { NotFound } from '../errors.js';
+import type { ResourceDefinition } from './resources.js';
+import type { ListedTool } from './tools.js';
+
+/** The MCP Apps extension (SEP-1865), as a client names it under capabilities.extensions. */
+export const UI_EXTENSION: typeof EXTENSION_ID = 'io.modelcontextprotocol/ui';
+/** What a UI resource is served as; a host renders nothing else as an app. */
+export const APP_MIME_TYPE: typeof RESOURCE_MIME_TYPE = 'text/html;profile=mcp-app';
+
+/** `vite build` (npm run build:ui) writes ui/apps/<name>/ here as one self-contained document each. */
+export const APPS_DIR = fileURLToPath(new URL('../../dist/apps/', import.meta.url));
+
+export interface AppDefinition {
+  name: string;
+  title: string;
+  description: string;
+  /**
+   * What the host's CSP lets the app reach beyond its own inline document. Empty lists: nothing —
+   * every byte the app shows comes through the host, as the caller's own tool calls and reads.
+   */
+  ui: McpUiResourceMeta;
+}
+
+/** Every app, once. A tool names its app on its capability row (`app: { name }`). */
+export const APPS: readonly AppDefinition[] = [
+  {
+    name: 'files',
+    title: 'Files',
+    description: 'The workspace’s Downloads, Screenshots and Files, with thumbnails; keep a download or screenshot.',
+    ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true },
+  },
+];
+
+export function appUri(name: string): string {
+  return `ui://selenium-flow/${name}`;
+}
+
+/** The app's document as vite built it; a source checkout that has not built says how to. */
+export async function appHtml(name: string): Promise<string> {
+  try {
+    return await readFile(`${APPS_DIR}${name}.html`, 'utf8');
+  } catch {
+    throw new NotFound(`The ${name} app is not built in this install; run \`npm run build\` (it builds ui/apps/).`);
+  }
+}
+
+/** The apps as resources: listed only to a client that renders them, readable by any. */
+export const APP_RESOURCES: ResourceDefinition[] = APPS.map((app) => ({
+  uri: appUri(app.name),
+  name: `${app.name}-app`,
+  title: app.title,
+  description: app.description,
+  mimeType: APP_MIME_TYPE,
+  app: true,
+  read: async (_deps, _caller, uri) => [
+    { uri, mimeType: APP_MIME_TYPE, text: await appHtml(app.name), _meta: { ui: app.ui } },
+  ],
+}));
+
+type ClientCapabilities = { extensions?: Record<string, unknown> } | undefined;
+
+/**
+ * Whether this client renders apps: it named the extension in its initialize (stdio, or any
+ * connection the SDK remembers) or in this request's own capabilities (2026-07-28 carries them
+ * on every request). A 2025-11-25 client over stateless HTTP said it in an initialize no later
+ * request's server saw, so it is answered as a client without apps.
+ */
+export function announcesApps(
+  connection: ClientCapabilities,
+  request: { mcpReq: { envelope?: Record<string, unknown> } },
+): boolean {
+  const declared = request.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities'] as ClientCapabilities;
+  return [connection, declared].some((c) => c?.extensions !== undefined && Object.hasOwn(c.extensions, UI_EXTENSION));
+}
+
+function toolMeta(capability: Capability): McpUiToolMeta | undefined {
+  if (!capability.app) {
+    return undefined;
+  }
+  const { name, visibility } = capability.app;
+  return { resourceUri: appUri(name), ...(visibility ? { visibility: [...visibility] } : {}) };
+}
+
+export type AppTool = ListedTool & { _meta?: { ui: McpUiToolMeta } };
+
+/**
+ * tools/list as a client that renders apps reads it: each row's app named in its _meta. A client
+ * without apps reads the list unchanged, without the rows only an app calls.
+ */
+export function toolsFor(tools: ListedTool[], apps: boolean): AppTool[] {
+  const metas = new Map(CAPABILITIES.map((c) => [c.name, toolMeta(c)]));
+  if (!apps) {
+    return tools.filter((t) => metas.get(t.name)?.visibility?.includes('model') ?? true);
+  }
+  return tools.map((t) => {
+    const ui = metas.get(t.name);
+    return ui ? { ...t, _meta: { ui } } : t;
+  });
+}
+
+/** A row only an app calls, which a client without apps therefore cannot call either. */
+export function appOnly(capability: Capability): boolean {
+  return capability.app?.visibility !== undefined && !capability.app.visibility.includes('model');
+}
