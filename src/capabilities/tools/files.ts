@@ -54,6 +54,7 @@ export const workspaceFiles = defineTool({
     },
   ],
   answersUnderControl: true,
+  app: { name: 'files' },
   http: { method: 'GET', path: '/workspace/files' },
   input: z.object({ folder: z.enum(['screenshots', 'downloads']).optional().describe('instead of Files') }),
   output: fileListing,
