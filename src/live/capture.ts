@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequest, NotFound } from '../errors.js';
 import { globMatches } from '../glob.js';
-import { originShown } from '../secrets/binding.js';
+import { originShown } from '../secrets/secret-call.js';
 import { BidiCommandError, type BidiConnection } from './bidi.js';
 import type { BidiMonitors, Reason } from './monitor.js';
 import type { CaptureState, NetworkEntry, NetworkLog } from './network-log.js';

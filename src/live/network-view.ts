@@ -1,6 +1,6 @@
 import { BadRequest, NotFound } from '../errors.js';
 import { BrowserGone } from '../grid/grid.js';
-import type { SecretCall } from '../secrets/binding.js';
+import type { SecretCall } from '../secrets/secret-call.js';
 import type { Caller } from '../workspace/caller.js';
 import type { Workspaces } from '../workspace/workspaces.js';
 import type { CaptureListing, CapturedBody, NetworkFilter } from './capture.js';

@@ -30,7 +30,8 @@ export function createSecrets(settings: SecretsSettings, log: AuditLogger, event
   return new Secrets(new Catalogue(sources, settings.ttlSeconds * 1000), new BindAudit(log, events));
 }
 
-export { Secrets, SecretCall, type BindContext, type ReceivingPage, type SecretRef } from './binding.js';
+export { Secrets, type BindContext, type ReceivingPage, type SecretRef } from './binding.js';
+export { SecretCall } from './secret-call.js';
 export type { SecretEntry, SecretListing } from './catalogue.js';
 export type { AuditLogger, BindEvent } from './audit.js';
 export { SECRET_KEY_RULE, SECRET_NAME_RULE, isKeyName, isSecretName } from './names.js';

@@ -1,6 +1,6 @@
 import { readPageState } from '../../browser/page-state.js';
 import { BadRequest } from '../../errors.js';
-import { SecretCall } from '../../secrets/binding.js';
+import { SecretCall } from '../../secrets/secret-call.js';
 import { filesOf } from '../../files/files.js';
 import { handBackView } from '../../live/hand-back.js';
 import { networkView } from '../../live/network-view.js';

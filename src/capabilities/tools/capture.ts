@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { takeScreenshot, printPdf, withSecretsMasked } from '../../browser/capture.js';
 import { defineTool } from '../capability.js';
 import type { SecretsAccess } from '../context.js';
-import { SHOWN_ELSEWHERE } from '../../secrets/binding.js';
+import { SHOWN_ELSEWHERE } from '../../secrets/secret-call.js';
 import { fileNameArgument, selector, waitOf, waitTimeout } from '../schemas.js';
 
 /** Captures mask the fields of a browser a secret was typed into (and nothing else pays for it). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TRUNCATION_MARK } from '../../browser/reading.js';
 import { matchProblem, type CapturedBody } from '../../live/capture.js';
-import { CARRIED } from '../../secrets/binding.js';
+import { CARRIED } from '../../secrets/secret-call.js';
 import { defineTool } from '../capability.js';
 import type { SecretsAccess, WorkspaceToolContext } from '../context.js';
 import { maxChars } from '../schemas.js';

@@ -5,7 +5,7 @@ import { extract } from '../../browser/reading.js';
 import { outline } from '../../browser/outline.js';
 import { waitForCondition } from '../../browser/script.js';
 import { defineTool, shortText } from '../capability.js';
-import { CARRIED } from '../../secrets/binding.js';
+import { CARRIED } from '../../secrets/secret-call.js';
 import { checked, exactlyOne, maxChars, selector, waitOf, waitTimeout, webUrl } from '../schemas.js';
 import { MAX_LINE_CHARS, MAX_SCRIPT_CHARS, MAX_WORD_CHARS } from '../../limits.js';
 
