@@ -5,7 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { OUTLINE_SCRIPT, renderWithin, type OutlineNode } from '../src/browser/outline.js';
+import { OUTLINE_SCRIPT } from '../src/browser/outline-script.js';
+import { renderWithin, type OutlineNode } from '../src/browser/outline.js';
 import { heavyPage } from '../test/fixtures/site.js';
 
 const PAGES: { file: string; what: string }[] = [
