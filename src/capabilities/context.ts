@@ -1,6 +1,6 @@
 import type { WebDriver } from 'selenium-webdriver';
 import type { PageState } from '../browser/page-state.js';
-import type { WorkspaceFiles } from '../files/files.js';
+import type { WorkspaceFiles } from '../files/workspace-files.js';
 import type { ControlView } from '../live/hand-back.js';
 import type { NetworkView } from '../live/network-view.js';
 import type { SecretListing } from '../secrets/catalogue.js';

@@ -1,7 +1,7 @@
 import { readPageState } from '../../browser/page-state.js';
 import { BadRequest } from '../../errors.js';
 import { SecretCall } from '../../secrets/secret-call.js';
-import { filesOf } from '../../files/files.js';
+import { filesOf } from '../../files/workspace-files.js';
 import { handBackView } from '../../live/hand-back.js';
 import { networkView } from '../../live/network-view.js';
 import { workspaceView } from '../../workspace/view.js';
