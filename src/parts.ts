@@ -229,7 +229,13 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     await controls.ended(workspace);
     return false;
   });
-  deps.control = { controls, capMs: config.liveAwaitCap * 1000, tasks: new ControlTasks(liveStore) };
+  const liveView = new LiveService(liveStore, store, grid, controls, config.gridVncPassword);
+  deps.control = {
+    controls,
+    capMs: config.liveAwaitCap * 1000,
+    tasks: new ControlTasks(liveStore),
+    viewer: liveView,
+  };
   deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
   deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
   // A browser that ends under a person's hands ends their Control too: nothing is left to hold.
@@ -244,7 +250,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     store,
     deps,
     admin: createAdmin(deps, flowStore, library, events),
-    liveView: new LiveService(liveStore, store, grid, controls, config.gridVncPassword),
+    liveView,
     events,
     close: async () => {
       await live.close();

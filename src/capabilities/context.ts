@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import type { PageState } from '../browser/page-state.js';
 import type { WorkspaceFiles } from '../files/workspace-files.js';
+import type { LiveAppView } from '../live/app-live.js';
 import type { ControlView } from '../live/hand-back.js';
 import type { NetworkView } from '../live/network-view.js';
 import type { SecretListing } from '../secrets/catalogue.js';
@@ -54,4 +55,6 @@ export interface WorkspaceToolContext {
   secrets: SecretsAccess;
   network: NetworkView;
   control: ControlView;
+  /** the caller's own workspace's live view (the live app: watch, take and hand back Control) */
+  live: LiveAppView;
 }

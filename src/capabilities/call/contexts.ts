@@ -2,6 +2,7 @@ import { readPageState } from '../../browser/page-state.js';
 import { BadRequest } from '../../errors.js';
 import { SecretCall } from '../../secrets/secret-call.js';
 import { filesOf } from '../../files/workspace-files.js';
+import { liveAppView, type LiveViewer } from '../../live/app-live.js';
 import { handBackView } from '../../live/hand-back.js';
 import { networkView } from '../../live/network-view.js';
 import { workspaceView } from '../../workspace/view.js';
@@ -42,7 +43,7 @@ export interface CallDeps {
   /** what a result carries beside its answer while a person's Control applies (docs/live.md) */
   controlNotice?: (caller: Caller) => Promise<Record<string, unknown> | undefined>;
   /** a person's Control episodes, and how long await_control waits (LIVE_AWAIT_CAP) */
-  control?: { controls: Controls; capMs: number; tasks?: ControlTasks };
+  control?: { controls: Controls; capMs: number; tasks?: ControlTasks; viewer?: LiveViewer };
 }
 
 export type ToolResult = Record<string, unknown>;
@@ -98,6 +99,7 @@ export function workspaceContext(deps: CallDeps, call: CallOrigin, callTool: Cal
       progress,
     }),
   );
+  const live = once(() => liveAppView(deps.control, caller));
   return {
     caller,
     secrets,
@@ -115,6 +117,9 @@ export function workspaceContext(deps: CallDeps, call: CallOrigin, callTool: Cal
     },
     get control() {
       return control();
+    },
+    get live() {
+      return live();
     },
   };
 }

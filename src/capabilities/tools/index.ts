@@ -3,6 +3,7 @@ import capture from './capture.js';
 import files from './files.js';
 import flows from './flows.js';
 import input from './input.js';
+import live from './live.js';
 import navigation from './navigation.js';
 import network from './network.js';
 import reading from './reading.js';
@@ -20,4 +21,5 @@ export const CAPABILITIES: readonly Capability[] = [
   ...files,
   ...flows,
   ...secrets,
+  ...live,
 ];

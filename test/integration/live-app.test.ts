@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { RfbClient } from '../helpers/rfb-client.js';
+import {
+  connectMcp,
+  rest,
+  startServer,
+  waitForWatchableSlot,
+  type McpCaller,
+  type RunningServer,
+} from '../helpers/server.js';
+
+/**
+ * The live app's tools (watch, live_ticket, take_control, hand_back) as the app calls them: over
+ * MCP, with the caller's own credential, on the caller's own workspace. The rendering in a host
+ * is test/ui/apps-live.test.ts; this is the server's side of it, against the real Grid and VNC.
+ */
+const TOKEN = 'live-app-bearer-token';
+const WORKSPACE = 'app-watched';
+const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
+let running: RunningServer;
+let wsBase: string;
+let app: McpCaller;
+
+beforeAll(async () => {
+  running = await startServer({ MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' });
+  wsBase = running.url.replace(/^http/, 'ws');
+  await waitForWatchableSlot(inject('gridUrl'));
+  const opened = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/input-log.html` }, agent);
+  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+  app = await connectMcp(running.url, '2026-07-28', {
+    workspace: WORKSPACE,
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await app?.close();
+  await rest(running.url, '/browser/end-browser', {}, agent);
+  await running.close();
+});
+
+const heard = async () => {
+  const answer = await rest(running.url, '/browser/extract', { selector: { css: '#heard li' }, all: true }, agent);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body.values as string[];
+};
+
+/** A click in the page and three keys, then a screen read: its answer comes after the input went through. */
+const poke = async (client: RfbClient, text: string) => {
+  client.click(Math.floor(client.width / 2), Math.floor(client.height / 2));
+  client.type(text);
+  await client.colours(0, 0, 8, 8);
+};
+
+async function ticket(): Promise<{ path: string; viewer: string; ticket: string }> {
+  const minted = await app.call('live_ticket', {});
+  expect(minted.isError, minted.text).toBe(false);
+  return minted.structured as { path: string; viewer: string; ticket: string };
+}
+
+describe('the live app’s tools', () => {
+  it('watch says the caller’s own browser can be watched', async () => {
+    const watched = await app.call('watch', {});
+    expect(watched.isError, watched.text).toBe(false);
+    expect(watched.structured).toMatchObject({ browser: true, watchable: true, grid_live_view: true });
+  });
+
+  it('mints a ticket for the caller’s own workspace only: no argument names another, nor opens its tunnel', async () => {
+    const other = await app.call('live_ticket', { workspace: 'someone-else' });
+    expect(other.isError).toBe(true);
+    const minted = await ticket();
+    expect(minted.path).toBe(`/admin/live/${WORKSPACE}?ticket=${minted.ticket}`);
+    // The same ticket on another workspace's path opens nothing, and is spent by trying.
+    const refused = await new Promise<number>((resolve, reject) => {
+      void RfbClient.open(`${wsBase}/admin/live/someone-else?ticket=${minted.ticket}`).then(
+        () => reject(new Error('the upgrade was accepted')),
+        (error: unknown) => resolve(Number(/\d{3}/.exec(String(error))?.[0] ?? 0)),
+      );
+    });
+    expect(refused).toBe(401);
+    // A caller of another workspace gets that workspace's answer, never this one's browser.
+    const elsewhere = await connectMcp(running.url, '2026-07-28', {
+      workspace: 'app-elsewhere',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    try {
+      const theirs = await elsewhere.call('live_ticket', {});
+      expect(theirs.isError).toBe(true);
+      expect(theirs.text).toContain('Workspace app-elsewhere has no browser to watch');
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('Watch is watch; take_control lets this viewer’s keys through and refuses the agent; hand_back ends await_control', async () => {
+    const minted = await ticket();
+    const client = await RfbClient.open(wsBase + minted.path);
+    await client.handshake();
+    try {
+      await poke(client, 'abc');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await heard()).toEqual([]);
+
+      const taken = await app.call('take_control', { viewer: minted.viewer });
+      expect(taken.isError, taken.text).toBe(false);
+      expect(taken.structured).toMatchObject({ state: 'held', who: 'the person at the MCP client' });
+      await poke(client, 'abc');
+      await expect.poll(heard, { timeout: 10_000 }).toEqual(['button 0', 'key a', 'key b', 'key c']);
+
+      const navigate = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html` }, agent);
+      expect(navigate.status).toBe(409);
+      expect(String((navigate.body.error as { message: string }).message)).toMatch(
+        /^the person at the MCP client has control of this browser since \d\d:\d\d UTC\./,
+      );
+
+      const waiting = rest(running.url, '/browser/await-control', {}, agent);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const back = await app.call('hand_back', { viewer: minted.viewer });
+      expect(back.structured).toEqual({ state: 'handed_back' });
+      const awaited = await waiting;
+      expect(awaited.status).toBe(200);
+      expect(awaited.body).toMatchObject({ handed_back: true, who: 'the person at the MCP client' });
+      expect(String(awaited.body.outline)).not.toBe('');
+
+      await poke(client, 'xyz');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await heard()).toEqual(['button 0', 'key a', 'key b', 'key c']);
+    } finally {
+      client.close();
+      await client.closed;
+    }
+  });
+});
