@@ -33,7 +33,9 @@ export function attachLiveTunnel(
     if (!match) {
       throw new NotFound(`No websocket at ${url.pathname.slice(0, 100)}; the live view is at /admin/live/<workspace>.`);
     }
-    options.guard.check(request as unknown as FastifyRequest, false);
+    // The Host always; the Origin below, once the ticket says whose it is.
+    const { origin, ...rest } = request.headers;
+    options.guard.check({ headers: rest, socket: request.socket } as unknown as FastifyRequest, false);
     const workspace = decodeURIComponent(match[1] ?? '');
     if (!isWorkspaceName(workspace)) {
       throw new BadRequest('The live view needs a valid workspace name in its path: /admin/live/<workspace>.');
@@ -43,6 +45,9 @@ export function attachLiveTunnel(
       throw new Unauthorized(
         'Missing, used or expired live-view ticket; mint one with POST /admin/api/workspaces/{workspace}/live-ticket (admin token) and connect within 30 s.',
       );
+    }
+    if (!ticket.app) {
+      options.guard.check({ headers: { ...request.headers, origin }, socket: request.socket } as unknown as FastifyRequest, false);
     }
     const vnc = await options.live.vncOf(workspace);
     sockets.handleUpgrade(request, socket, head, (viewer) => {

@@ -26,6 +26,7 @@ export const liveTicket = z.object({
   ticket: z.string(),
   expires_in_seconds: z.number().int(),
   path: z.string(),
+  url: z.string().optional().describe('the websocket address, where the server knows how the caller reached it'),
   viewer: z.string().describe('this viewer, for POST …/control: its tunnel ending withdraws'),
 });
 

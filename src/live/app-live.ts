@@ -56,8 +56,10 @@ export function liveAppView(
       // Refused now, with the reason, rather than at the upgrade where the app sees only "failed".
       await viewer.vncOf(workspace);
       const id = viewerId();
-      const minted = await viewer.tickets.mint({ workspace, who: APP_WHO, viewer: id });
-      return { ...minted, viewer: id, path: `/admin/live/${workspace}?ticket=${minted.ticket}` };
+      const minted = await viewer.tickets.mint({ workspace, who: APP_WHO, viewer: id, app: true });
+      const path = `/admin/live/${workspace}?ticket=${minted.ticket}`;
+      const url = caller.origin && `${caller.origin.replace(/^http/, 'ws')}${path}`;
+      return { ...minted, viewer: id, path, ...(url ? { url } : {}) };
     },
     take: async (viewer) => {
       const { workspace, controls } = workspaceOf();

@@ -10,6 +10,11 @@ export interface Ticket {
   who: string;
   /** the viewer's id, which may hold Control: its tunnel ending withdraws it */
   viewer: string;
+  /**
+   * minted by the caller's own tool call for an MCP App, whose frame has the host's origin, not
+   * this server's: the ticket, single-use and bound to the caller's workspace, is the credential
+   */
+  app?: true;
 }
 
 /**

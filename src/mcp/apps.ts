@@ -9,6 +9,7 @@ import type { Capability } from '../capabilities/capability.js';
 import { NotFound } from '../errors.js';
 import type { ResourceDefinition } from './resources.js';
 import type { ListedTool } from './tools.js';
+import type { Caller } from '../workspace/caller.js';
 
 /** The MCP Apps extension (SEP-1865), as a client names it under capabilities.extensions. */
 export const UI_EXTENSION: typeof EXTENSION_ID = 'io.modelcontextprotocol/ui';
@@ -25,8 +26,9 @@ export interface AppDefinition {
   /**
    * What the host's CSP lets the app reach beyond its own inline document. Empty lists: nothing —
    * every byte the app shows comes through the host, as the caller's own tool calls and reads.
+   * A function: what this caller may reach depends on how it reached this server (the live app).
    */
-  ui: McpUiResourceMeta;
+  ui: McpUiResourceMeta | ((caller: Caller) => McpUiResourceMeta);
 }
 
 /** Every app, once. A tool names its app on its capability row (`app: { name }`). */
@@ -36,6 +38,16 @@ export const APPS: readonly AppDefinition[] = [
     title: 'Files',
     description: 'The workspace’s Downloads, Screenshots and Files, with thumbnails; keep a download or screenshot.',
     ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true },
+  },
+  {
+    name: 'live',
+    title: 'Live view',
+    description: "The workspace's browser live (view only), with Take control and Hand back.",
+    // The screen comes over one websocket to this server's own origin (the tunnel), nothing else.
+    ui: (caller) => ({
+      csp: { connectDomains: caller.origin ? [caller.origin.replace(/^http/, 'ws')] : [], resourceDomains: [] },
+      prefersBorder: true,
+    }),
   },
 ];
 
@@ -60,8 +72,13 @@ export const APP_RESOURCES: ResourceDefinition[] = APPS.map((app) => ({
   description: app.description,
   mimeType: APP_MIME_TYPE,
   app: true,
-  read: async (_deps, _caller, uri) => [
-    { uri, mimeType: APP_MIME_TYPE, text: await appHtml(app.name), _meta: { ui: app.ui } },
+  read: async (_deps, caller, uri) => [
+    {
+      uri,
+      mimeType: APP_MIME_TYPE,
+      text: await appHtml(app.name),
+      _meta: { ui: typeof app.ui === 'function' ? app.ui(caller) : app.ui },
+    },
   ],
 }));
 

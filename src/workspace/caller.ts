@@ -16,6 +16,8 @@ export interface Caller {
   abandoned?: AbortSignal;
   /** the HTTP request's id (Fastify's reqId), so its tool-call log line joins its request line */
   requestId?: string;
+  /** this server's origin as the caller addressed it (its Host passed the guard): where an app reaches back */
+  origin?: string;
 }
 
 const STDIO_KEY = 'stdio';

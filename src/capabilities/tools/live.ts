@@ -11,9 +11,14 @@ import { defineTool } from '../capability.js';
 
 const viewer = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{16}$/)
+  .min(16)
+  .max(16)
+  .regex(/^[A-Za-z0-9_-]+$/)
   .describe('the viewer id live_ticket answered: its tunnel lets input through while it holds Control');
 
+
+/** The app's buttons: a client that renders apps lets the app call them, and no model lists them. */
+const APP_ONLY = { name: 'live', visibility: ['app'] } as const;
 
 export const watch = defineTool({
   attach: 'none',
@@ -24,6 +29,7 @@ export const watch = defineTool({
   title: 'Watch the browser',
   description: "Shows the person at the client this workspace's browser live, view only; they may take control.",
   kind: 'read',
+  app: { name: 'live' },
   http: { method: 'GET', path: '/workspace/live' },
   input: z.object({}),
   output: liveStatus,
@@ -41,6 +47,7 @@ export const liveTicketTool = defineTool({
   kind: 'read',
   // it mints a ticket: not a promise to write nothing
   readOnly: false,
+  app: APP_ONLY,
   http: { method: 'POST', path: '/workspace/live/ticket' },
   input: z.object({}),
   output: liveTicket,
@@ -57,6 +64,7 @@ export const takeControl = defineTool({
   description: "The person at the client takes this workspace's browser; the agent's calls wait until they hand back.",
   kind: 'act',
   destructive: false,
+  app: APP_ONLY,
   http: { method: 'POST', path: '/workspace/live/control' },
   input: z.object({ viewer }),
   output: liveControl.extend({ hint: z.string() }),
@@ -73,6 +81,7 @@ export const handBack = defineTool({
   description: "The person at the client hands the browser back; the agent's await_control returns.",
   kind: 'act',
   destructive: false,
+  app: APP_ONLY,
   http: { method: 'DELETE', path: '/workspace/live/control' },
   input: z.object({ viewer }),
   output: z.object({ state: z.enum(['handed_back', 'requested', 'held']) }),
