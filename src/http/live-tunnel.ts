@@ -47,7 +47,10 @@ export function attachLiveTunnel(
       );
     }
     if (!ticket.app) {
-      options.guard.check({ headers: { ...request.headers, origin }, socket: request.socket } as unknown as FastifyRequest, false);
+      options.guard.check(
+        { headers: { ...request.headers, origin }, socket: request.socket } as unknown as FastifyRequest,
+        false,
+      );
     }
     const vnc = await options.live.vncOf(workspace);
     sockets.handleUpgrade(request, socket, head, (viewer) => {

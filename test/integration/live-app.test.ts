@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectAppClient } from '../ui/app-host.js';
 import { RfbClient } from '../helpers/rfb-client.js';
-import {
-  connectMcp,
-  rest,
-  startServer,
-  waitForWatchableSlot,
-  type McpCaller,
-  type RunningServer,
-} from '../helpers/server.js';
+import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
 
 /**
  * The live app's tools (watch, live_ticket, take_control, hand_back) as the app calls them: over
@@ -19,7 +13,30 @@ const WORKSPACE = 'app-watched';
 const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
 let running: RunningServer;
 let wsBase: string;
-let app: McpCaller;
+type Answer = { isError: boolean; structured: Record<string, unknown> | undefined; text: string };
+/** A client that renders apps: only to it are the app's own tools (live_ticket…) listed and callable. */
+async function appClient(workspace: string) {
+  const host = await connectAppClient(running.url, {
+    workspace,
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  return {
+    close: () => host.close(),
+    call: async (name: string, args: Record<string, unknown>): Promise<Answer> => {
+      const r = (await host.client.callTool({ name, arguments: args })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+        content: { type: string; text?: string }[];
+      };
+      return {
+        isError: r.isError === true,
+        structured: r.structuredContent,
+        text: r.content.map((c) => c.text ?? '').join(''),
+      };
+    },
+  };
+}
+let app: Awaited<ReturnType<typeof appClient>>;
 
 beforeAll(async () => {
   running = await startServer({ MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' });
@@ -27,10 +44,7 @@ beforeAll(async () => {
   await waitForWatchableSlot(inject('gridUrl'));
   const opened = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/input-log.html` }, agent);
   expect(opened.status, JSON.stringify(opened.body)).toBe(200);
-  app = await connectMcp(running.url, '2026-07-28', {
-    workspace: WORKSPACE,
-    headers: { authorization: `Bearer ${TOKEN}` },
-  });
+  app = await appClient(WORKSPACE);
 }, 240_000);
 
 afterAll(async () => {
@@ -62,7 +76,7 @@ describe('the live app’s tools', () => {
   it('watch says the caller’s own browser can be watched', async () => {
     const watched = await app.call('watch', {});
     expect(watched.isError, watched.text).toBe(false);
-    expect(watched.structured).toMatchObject({ browser: true, watchable: true, grid_live_view: true });
+    expect(watched.structured).toEqual({ watchable: true });
   });
 
   it('mints a ticket for the caller’s own workspace only: no argument names another, nor opens its tunnel', async () => {
@@ -79,10 +93,7 @@ describe('the live app’s tools', () => {
     });
     expect(refused).toBe(401);
     // A caller of another workspace gets that workspace's answer, never this one's browser.
-    const elsewhere = await connectMcp(running.url, '2026-07-28', {
-      workspace: 'app-elsewhere',
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
+    const elsewhere = await appClient('app-elsewhere');
     try {
       const theirs = await elsewhere.call('live_ticket', {});
       expect(theirs.isError).toBe(true);

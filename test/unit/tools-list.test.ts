@@ -1,19 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../src/capabilities/index.js';
+import { toolsFor } from '../../src/mcp/apps.js';
 import { listedTools } from '../../src/mcp/tools.js';
 
 /**
  * Every client reads tools/list on every connection, and a model is shown all of it. Issue 17's
  * bar is 12,000 B with every default tool (the performance spec's 15,000 B is the older one);
- * arguments many tools share are described once, in the server's instructions.
+ * arguments many tools share are described once, in the server's instructions. Issue 32 (item 3)
+ * lets the apps add a few hundred: watch's row.
  */
-const BUDGET_BYTES = 12_000;
+const BUDGET_BYTES = 12_250;
 
 describe('tools/list', () => {
   it(`stays within ${BUDGET_BYTES} bytes with every registered tool`, () => {
-    const tools = listedTools(true);
+    const all = listedTools(true);
     // Every row counts, so a tool added anywhere is held to the same budget.
-    expect(tools.map((t) => t.name)).toEqual(CAPABILITIES.map((c) => c.name));
+    expect(all.map((t) => t.name)).toEqual(CAPABILITIES.map((c) => c.name));
+    // …as a model sees it: the rows only an app calls are listed to no model.
+    const tools = toolsFor(all, false);
     const bytes = Buffer.byteLength(JSON.stringify({ tools }));
     const heaviest = tools
       .map((t) => `${t.name} ${Buffer.byteLength(JSON.stringify(t))} B`)

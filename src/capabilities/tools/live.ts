@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { liveControl, liveStatus, liveTicket } from '../../live/answers.js';
+import { liveControl, liveTicket } from '../../live/answers.js';
 import { defineTool } from '../capability.js';
 
 /**
@@ -16,7 +16,6 @@ const viewer = z
   .regex(/^[A-Za-z0-9_-]+$/)
   .describe('the viewer id live_ticket answered: its tunnel lets input through while it holds Control');
 
-
 /** The app's buttons: a client that renders apps lets the app call them, and no model lists them. */
 const APP_ONLY = { name: 'live', visibility: ['app'] } as const;
 
@@ -27,13 +26,16 @@ export const watch = defineTool({
   takesTurn: false,
   name: 'watch',
   title: 'Watch the browser',
-  description: "Shows the person at the client this workspace's browser live, view only; they may take control.",
+  description: 'Shows the person at the client your browser live; they may take control.',
   kind: 'read',
   app: { name: 'live' },
   http: { method: 'GET', path: '/workspace/live' },
   input: z.object({}),
-  output: liveStatus,
-  handler: async (_args, { live }) => live.status(),
+  output: z.object({ watchable: z.boolean(), message: z.string().optional() }),
+  handler: async (_args, { live }) => {
+    const { watchable, message } = await live.status();
+    return { watchable, ...(message ? { message } : {}) };
+  },
 });
 
 export const liveTicketTool = defineTool({

@@ -34,7 +34,10 @@ export const caller = global(async (app) => {
       mcpSessionId: mcp ? request.headers['mcp-session-id'] : undefined,
       principal: request.principal,
     });
-    request.caller = { ...resolved, abandoned: abandonment(reply), requestId: String(request.id),
+    request.caller = {
+      ...resolved,
+      abandoned: abandonment(reply),
+      requestId: String(request.id),
       origin: `${request.protocol}://${request.host}`,
     };
   });
