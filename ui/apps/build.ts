@@ -27,8 +27,10 @@ function inline(name: string): Plugin {
         const path = file.fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
         const ref = new RegExp(`<(script|link)[^>]*?(?:src|href)="[./]*${path}"[^>]*>(?:</script>)?`);
         if (file.type === 'chunk') {
-          // `</script` inside the code would end the element early.
-          const code = file.code.replaceAll('</script', '<\\/script');
+          // `</script` inside the code would end the element early. With code splitting off, a
+          // dynamic import (the viewer's noVNC) keeps Vite's preload marker, which no later step
+          // fills in; one chunk has nothing to preload, so it is an empty list.
+          const code = file.code.replaceAll('</script', '<\\/script').replaceAll('__VITE_PRELOAD__', '[]');
           text = text.replace(ref, () => `<script type="module">${code}</script>`);
           delete bundle[file.fileName];
         } else if (file.fileName.endsWith('.css')) {
