@@ -190,6 +190,8 @@ export async function renderApp(
     close: async () => {
       await bridge.close().catch(() => undefined);
       await page.close();
+      // Chromium pools its sockets beyond the page, and close() would wait out their keep-alive.
+      web.closeAllConnections();
       await new Promise<void>((resolve) => web.close(() => resolve()));
     },
   };

@@ -98,5 +98,5 @@ describe('workspace_files as an MCP App', () => {
     } finally {
       await app.close();
     }
-  }, 180_000);
+  }, 60_000);
 });
