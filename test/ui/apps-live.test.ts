@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
+import { connectAppClient, renderApp, type McpAppClient, type RenderedApp } from './app-host.js';
+import { launchBrowser, type PageBrowser } from './browser.js';
+
+const TOKEN = 'apps-live-token-7c1d';
+const WORKSPACE = 'ui-apps-live';
+let running: RunningServer;
+let browser: PageBrowser;
+let host: McpAppClient;
+let app: RenderedApp;
+
+const asWorkspace = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
+
+const heard = async () => {
+  const answer = await rest(
+    running.url,
+    '/browser/extract',
+    { selector: { css: '#heard li' }, all: true },
+    asWorkspace,
+  );
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body.values as string[];
+};
+
+/** How many distinct colours a 64×64 grid of the screen's canvas holds: a blank screen has one or two. */
+const colours = () =>
+  app.frame.locator('.screen canvas').evaluate((canvas: HTMLCanvasElement) => {
+    const { width, height } = canvas;
+    const data = canvas.getContext('2d')?.getImageData(0, 0, width, height).data;
+    const seen = new Set<number>();
+    for (let y = 0; data && y < height; y += Math.max(1, Math.floor(height / 64))) {
+      for (let x = 0; x < width; x += Math.max(1, Math.floor(width / 64))) {
+        const i = (y * width + x) * 4;
+        seen.add(((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0));
+      }
+    }
+    return width > 100 && height > 100 ? seen.size : 0;
+  });
+
+beforeAll(async () => {
+  [running, browser] = await Promise.all([
+    startServer({ MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' }),
+    launchBrowser(),
+  ]);
+  await waitForWatchableSlot(inject('gridUrl'));
+  const opened = await rest(
+    running.url,
+    '/browser/navigate',
+    { url: `${inject('siteUrl')}/input-log.html` },
+    asWorkspace,
+  );
+  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+  host = await connectAppClient(running.url, { workspace: WORKSPACE, headers: { authorization: `Bearer ${TOKEN}` } });
+  app = await renderApp(browser, host, 'watch');
+}, 240_000);
+
+afterAll(async () => {
+  await app?.close();
+  await host?.close();
+  await rest(running.url, '/browser/end-browser', {}, asWorkspace).catch(() => undefined);
+  await Promise.all([browser?.close(), running?.close()]);
+});
+
+describe('watch as an MCP App', () => {
+  it('shows the workspace’s real browser screen, under a CSP that reaches only this server', async () => {
+    await app.frame.getByText('Watching').waitFor({ timeout: 30_000 });
+    await expect.poll(colours, { timeout: 20_000 }).toBeGreaterThan(8);
+    expect(app.csp).toContain(`connect-src ${running.url.replace(/^http/, 'ws')};`);
+    expect(app.problems).toEqual([]);
+    await app.page.screenshot({ path: 'docs/apps/live.png' });
+  });
+
+  it('Take control: only then the person’s keys reach the page, the agent is refused; Hand back ends await_control', async () => {
+    // Typed while watching: the tunnel drops these. Its connection keeps order, so had any got
+    // through it would be heard before the keys typed under Control below.
+    await app.frame.locator('.screen canvas').click();
+    await app.page.keyboard.type('abc');
+    await app.frame.getByRole('button', { name: 'Take control' }).click();
+    await app.frame.getByText('You have control').waitFor();
+    expect(app.calls.map((c) => c.name)).toEqual(['live_ticket', 'take_control']);
+    await app.frame.locator('.screen canvas').click();
+    await app.page.keyboard.type('xy');
+    await expect.poll(heard, { timeout: 10_000 }).toEqual(['button 0', 'key x', 'key y']);
+
+    const navigate = await rest(
+      running.url,
+      '/browser/navigate',
+      { url: `${inject('siteUrl')}/table.html` },
+      asWorkspace,
+    );
+    expect(navigate.status).toBe(409);
+    expect((navigate.body.error as { message: string }).message).toMatch(
+      /^the person at the MCP client has control of this browser/,
+    );
+    const waiting = rest(running.url, '/browser/await-control', {}, asWorkspace);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await app.frame.getByRole('button', { name: 'Hand back' }).click();
+    const awaited = await waiting;
+    expect(awaited.status).toBe(200);
+    expect(awaited.body).toMatchObject({ handed_back: true, who: 'the person at the MCP client' });
+    expect(String(awaited.body.outline)).not.toBe('');
+    await app.frame.getByRole('button', { name: 'Take control' }).waitFor();
+  });
+});
