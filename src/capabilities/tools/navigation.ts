@@ -13,14 +13,13 @@ export const navigate = defineTool({
   attach: 'open',
   runnableInFlow: true,
   navigates: true,
-  // A step whose page went unread names the address it was sent to; the run's url is read.
+  // A history move says which it was, wherever it led; an opened page names where it landed (the
+  // page read), or the address it was sent to when the page went unread.
   summary: (args, result) => {
-    const where = (result as { url?: string }).url ?? args.url;
-    return where !== undefined
-      ? `went to ${asText(where)}`
-      : args.action === 'refresh'
-        ? 'refreshed'
-        : `went ${asText(args.action)}`;
+    if (args.action !== undefined) {
+      return args.action === 'refresh' ? 'refreshed' : `went ${asText(args.action)}`;
+    }
+    return `went to ${asText((result as { url?: string }).url ?? args.url ?? '')}`;
   },
   secretRefusal:
     'navigate takes no secret: a secret in a URL lands in browser history, referrers, server logs and the workspace record. Open the page, then type the secret into its field with write {selector, secret: {name, key}}.',
