@@ -200,18 +200,25 @@ describe('network capture over HTTP and MCP', () => {
     const listing = await listedWith('/api/orders', 'net-flow');
     expect(listing.match).toBe('*/api/*');
     expect(listing.requests.map((r) => new URL(r.url).pathname)).toEqual(['/api/orders']);
+    // A Grid slot back for the tests below, which each open a browser of their own.
+    expect((await call('end-browser', {}, 'net-flow')).status).toBe(200);
   });
 
   it('turned on in a new browser before its first navigate, lists that first page’s own request', async () => {
-    expect((await call('open-session', {}, 'net-first')).status).toBe(200);
-    expect((await call('capture-network', { on: true }, 'net-first')).status).toBe(200);
-    expect((await call('navigate', { url: `${site}/network.html` }, 'net-first')).status).toBe(200);
-    const listing = await listedWith('/network.html', 'net-first');
-    expect(listing.requests.find((r) => r.url === `${site}/network.html`)).toMatchObject({
-      method: 'GET',
-      status: 200,
-      type: 'document',
-    });
+    // Its browser holds a Grid slot the next test needs: ended however this one goes.
+    try {
+      expect((await call('open-session', {}, 'net-first')).status).toBe(200);
+      expect((await call('capture-network', { on: true }, 'net-first')).status).toBe(200);
+      expect((await call('navigate', { url: `${site}/network.html` }, 'net-first')).status).toBe(200);
+      const listing = await listedWith('/network.html', 'net-first');
+      expect(listing.requests.find((r) => r.url === `${site}/network.html`)).toMatchObject({
+        method: 'GET',
+        status: 200,
+        type: 'document',
+      });
+    } finally {
+      await call('end-browser', {}, 'net-first');
+    }
   });
 
   it('refuses capture on a browser that is gone; a browser ended mid-capture leaves nothing behind', async () => {
