@@ -222,8 +222,9 @@ describe('network capture over HTTP and MCP', () => {
   });
 
   it('refuses capture on a browser that is gone; a browser ended mid-capture leaves nothing behind', async () => {
-    await call('navigate', { url: `${site}/network.html` }, 'net-ended');
-    await call('capture-network', { on: true }, 'net-ended');
+    // Asserted so a Grid out of slots fails here, as a 503, not as a capture that is not open.
+    expect((await call('navigate', { url: `${site}/network.html` }, 'net-ended')).status).toBe(200);
+    expect((await call('capture-network', { on: true }, 'net-ended')).status).toBe(200);
     const gridId = (await gridIdOf(server, 'net-ended')) ?? '';
     const monitors = server.server.deps.live?.monitors;
     expect(monitors?.state(gridId).open).toBe(true);
