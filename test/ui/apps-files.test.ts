@@ -29,7 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host?.close();
-  await rest(running.url, '/browser/end', {}, asWorkspace).catch(() => undefined);
+  await rest(running.url, '/browser/end-browser', {}, asWorkspace).catch(() => undefined);
   await Promise.all([browser?.close(), running?.close()]);
   await rm(dataDir, { recursive: true, force: true });
 });
