@@ -1,15 +1,16 @@
 import { readPageState } from '../../browser/page-state.js';
 import { BadRequest } from '../../errors.js';
-import { SecretCall } from '../../secrets/secret-call.js';
+import type { SecretCall } from '../../secrets/secret-call.js';
 import { filesOf } from '../../files/workspace-files.js';
 import { liveAppView, type LiveViewer } from '../../live/app-live.js';
 import { handBackView } from '../../live/hand-back.js';
 import { networkView } from '../../live/network-view.js';
 import { workspaceView } from '../../workspace/view.js';
 import type { WorkspaceToolContext } from '../context.js';
-import { turnKeyOf, type Caller } from '../../workspace/caller.js';
+import type { Caller } from '../../workspace/caller.js';
 import { capabilityNamed } from '../index.js';
-import type { AsStep, FlowToolbox, StepProgress } from '../../flows/view.js';
+import type { AsStep, StepProgress } from '../../flows/view.js';
+import { flowToolbox, type FlowToolboxDeps } from '../../flows/toolbox.js';
 import type { Files } from '../../files/files.js';
 import type { Secrets } from '../../secrets/binding.js';
 import type { Turns } from '../../workspace/turns.js';
@@ -76,7 +77,10 @@ export interface CallOrigin {
 export function workspaceContext(deps: CallDeps, call: CallOrigin, callTool: CallPath): WorkspaceToolContext {
   const { capability, caller, sessionId, secrets, progress } = call;
   const flowsOf = (inTurn: boolean, heard?: StepProgress) =>
-    deps.flows?.view(caller, flowToolbox(deps, caller, sessionId, callTool, inTurn, heard));
+    deps.flows?.view(
+      caller,
+      flowToolbox(flowToolboxDeps(deps, callTool), caller, { sessionId, inTurn, progress: heard }),
+    );
   const workspace = once(() =>
     workspaceView(
       {
@@ -124,59 +128,23 @@ export function workspaceContext(deps: CallDeps, call: CallOrigin, callTool: Cal
   };
 }
 
-/** Built at the first call, and only then; every later call answers the same value. */
-export function once<T>(build: () => T): () => T {
-  let built: { value: T } | undefined;
-  return () => (built ??= { value: build() }).value;
-}
-
-/** A flow's steps are ordinary calls by the same caller (a stateless one lends its session_id). */
-export function flowToolbox(
-  deps: CallDeps,
-  caller: Caller,
-  sessionId: string | undefined,
-  callTool: CallPath,
-  inTurn = false,
-  progress?: StepProgress,
-): FlowToolbox {
+/** A flow's steps name their tools: the call path finds each row and calls it as any surface does. */
+function flowToolboxDeps(deps: CallDeps, callTool: CallPath): FlowToolboxDeps {
   return {
-    progress,
-    recentCalls: async () => (caller.key ? ((await deps.workspaces.record(caller.key))?.recent ?? []) : []),
-    // asStep: the flow and step, for the audit of a secret the step binds
-    call: async (tool, args, asStep) => {
+    ...deps,
+    readPage: readPageState,
+    callTool: (tool, args, caller, asStep) => {
       const capability = capabilityNamed(tool);
       if (!capability) {
         throw new BadRequest(`Unknown tool ${tool}.`);
       }
-      return callTool(deps, capability, caller.key || !sessionId ? args : { ...args, session_id: sessionId }, caller, {
-        ...asStep,
-        inTurn,
-      });
-    },
-    currentUrl: async () => (await screenedPage(deps, caller, sessionId))?.shown.url ?? null,
-    // Steps skip reads nobody makes, so the record is behind until the run's end page is read:
-    // remembered like any call's page, in the browser's turn, unless a secret is in it.
-    endPage: async () => {
-      const turnKey = turnKeyOf(caller, sessionId);
-      const read = async () => {
-        const screened = await screenedPage(deps, caller, sessionId);
-        if (screened && caller.key) {
-          await deps.workspaces.touch(caller.key, screened.withheld ? undefined : screened.shown, screened.record);
-        }
-        return screened?.shown ?? null;
-      };
-      return turnKey && !inTurn ? deps.turns.run(turnKey, read) : read();
+      return callTool(deps, capability, args, caller, asStep);
     },
   };
 }
 
-/** Where the caller's browser is, as much of it as may be shown (a secret typed earlier may be in it). */
-async function screenedPage(deps: CallDeps, caller: Caller, sessionId: string | undefined) {
-  const { page, record } = await deps.workspaces.currentPage(caller, sessionId, readPageState);
-  return (
-    page && {
-      ...new SecretCall(deps.secrets, { workspace: caller.workspace }, turnKeyOf(caller, sessionId)).screen(page),
-      record,
-    }
-  );
+/** Built at the first call, and only then; every later call answers the same value. */
+export function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
 }
