@@ -59,6 +59,8 @@ export interface AppFacts {
   /** the app's name: its resource is ui://selenium-flow/<name>, its page ui/apps/<name>/ */
   name: string;
   visibility?: readonly ('model' | 'app')[];
+  /** the app is the answer (watch): a client that renders no app would get nothing of use from it */
+  appIsTheAnswer?: true;
 }
 
 /** A fact that may depend on the call's arguments (extract moves the page only when given a url). */

@@ -110,20 +110,25 @@ export type AppTool = ListedTool & { _meta?: { ui: McpUiToolMeta } };
 
 /**
  * tools/list as a client that renders apps reads it: each row's app named in its _meta. A client
- * without apps reads the list unchanged, without the rows only an app calls.
+ * without apps reads the list as it was before the apps, without the rows that need one.
  */
 export function toolsFor(tools: ListedTool[], apps: boolean): AppTool[] {
-  const metas = new Map(CAPABILITIES.map((c) => [c.name, toolMeta(c)]));
   if (!apps) {
-    return tools.filter((t) => metas.get(t.name)?.visibility?.includes('model') ?? true);
+    const hidden = new Set(CAPABILITIES.filter(needsApps).map((c) => c.name));
+    return tools.filter((t) => !hidden.has(t.name));
   }
+  const metas = new Map(CAPABILITIES.map((c) => [c.name, toolMeta(c)]));
   return tools.map((t) => {
     const ui = metas.get(t.name);
     return ui ? { ...t, _meta: { ui } } : t;
   });
 }
 
-/** A row only an app calls, which a client without apps therefore cannot call either. */
-export function appOnly(capability: Capability): boolean {
-  return capability.app?.visibility !== undefined && !capability.app.visibility.includes('model');
+/**
+ * A row a client without apps neither lists nor may call: one only an app calls (its buttons), or
+ * one whose answer is the app (watch), which such a client could not show.
+ */
+export function needsApps(capability: Capability): boolean {
+  const app = capability.app;
+  return app !== undefined && (app.appIsTheAnswer === true || (app.visibility !== undefined && !app.visibility.includes('model')));
 }

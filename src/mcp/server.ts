@@ -11,7 +11,7 @@ import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
 import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 import { LEGACY_TASKS_CAPABILITY, asksForTask, serveLegacyTasks, startLegacyTask } from './legacy-tasks.js';
-import { announcesApps, appOnly, toolsFor } from './apps.js';
+import { announcesApps, needsApps, toolsFor } from './apps.js';
 import { TASKS_EXTENSION, declaresTasks, serveControlTasks, startControlTask } from './tasks.js';
 
 export interface McpOptions {
@@ -100,7 +100,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     const args = request.params.arguments ?? {};
     const flowCall = await flowToolCall(deps, caller, flowTools, request.params.name, args);
     const capability = flowCall ? runFlowTool : capabilityNamed(request.params.name);
-    const listed = (c: Capability) => options.tools.some((t) => t.name === c.name) && (!appOnly(c) || apps(ctx));
+    const listed = (c: Capability) => options.tools.some((t) => t.name === c.name) && (!needsApps(c) || apps(ctx));
     if (!capability || (!flowCall && !listed(capability))) {
       // A protocol error, not a tool result: no call was made, and the model cannot fix it by changing arguments.
       throw new ProtocolError(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { CAPABILITIES } from '../../src/capabilities/index.js';
-import { appOnly } from '../../src/mcp/apps.js';
+import { needsApps } from '../../src/mcp/apps.js';
 import type { Capability } from '../../src/capabilities/capability.js';
 import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { connectMcp, rest, startServer, type McpCaller, type RunningServer } from '../helpers/server.js';
@@ -313,7 +313,7 @@ describe('fuzzing every tool of the capability table', () => {
       await mcp.call('navigate', { url: `${inject('siteUrl')}/login.html` });
       // A client without the UI extension does not have the app-only rows (test/unit/apps.test.ts):
       // they are fuzzed over HTTP above.
-      for (const capability of CAPABILITIES.filter((c) => !appOnly(c))) {
+      for (const capability of CAPABILITIES.filter((c) => !needsApps(c))) {
         for (const args of values.casesFor(capability)) {
           try {
             const answer = await mcp.call(capability.name, args);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { CAPABILITIES } from '../../src/capabilities/index.js';
-import { appOnly } from '../../src/mcp/apps.js';
+import { needsApps } from '../../src/mcp/apps.js';
 import { listedTools } from '../../src/mcp/tools.js';
 import { connectMcp, startServer, type ProtocolEra, type RunningServer } from '../helpers/server.js';
 
@@ -18,7 +18,7 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('an official MCP client
     try {
       const tools = await mcp.listTools();
       // This client names no UI extension: the rows only an app calls are not its to see.
-      const hidden = new Set(CAPABILITIES.filter(appOnly).map((c) => c.name));
+      const hidden = new Set(CAPABILITIES.filter(needsApps).map((c) => c.name));
       const table = listedTools(true).filter((t) => !hidden.has(t.name));
       expect(hidden.size).toBeGreaterThan(0);
       expect(tools.map((t) => t.name)).toEqual(table.map((t) => t.name));

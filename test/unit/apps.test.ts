@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../src/capabilities/index.js';
-import { APP_MIME_TYPE, APPS, appUri, toolsFor } from '../../src/mcp/apps.js';
+import { APP_MIME_TYPE, APPS, appUri, needsApps, toolsFor } from '../../src/mcp/apps.js';
 import { listResources, RESOURCE_DEFINITIONS } from '../../src/mcp/resources.js';
 import { listedTools } from '../../src/mcp/tools.js';
 
 describe('MCP Apps', () => {
   it('leave tools/list and resources/list as they were for a client without the extension', () => {
     const tools = listedTools(true);
-    // …but for the rows only an app calls (the live app's buttons), which no model lists.
-    const modelRows = tools.filter(
-      (t) => CAPABILITIES.find((c) => c.name === t.name)?.app?.visibility?.includes('model') ?? true,
-    );
-    expect(modelRows.length).toBeLessThan(tools.length);
-    expect(JSON.stringify(toolsFor(tools, false))).toBe(JSON.stringify(modelRows));
+    // …but for the rows that need an app: the live app's buttons, and watch, whose answer is the app.
+    const rowsBefore = tools.filter((t) => !needsApps(CAPABILITIES.find((c) => c.name === t.name)!));
+    expect(JSON.stringify(toolsFor(tools, false))).toBe(JSON.stringify(rowsBefore));
+    const withoutApps = toolsFor(tools, false).map((t) => t.name);
+    expect(withoutApps).toContain('workspace_files');
+    for (const name of ['watch', 'live_ticket', 'take_control', 'hand_back']) {
+      expect(withoutApps, name).not.toContain(name);
+      expect(toolsFor(tools, true).map((t) => t.name)).toContain(name);
+    }
     expect(listResources(false).some((r) => r.uri.startsWith('ui://'))).toBe(false);
     expect(listResources(false)).toEqual(listResources(true).filter((r) => !r.uri.startsWith('ui://')));
   });

@@ -28,7 +28,7 @@ export const watch = defineTool({
   title: 'Watch the browser',
   description: 'Shows the person at the client your browser live; they may take control.',
   kind: 'read',
-  app: { name: 'live' },
+  app: { name: 'live', appIsTheAnswer: true },
   http: { method: 'GET', path: '/workspace/live' },
   input: z.object({}),
   output: z.object({ watchable: z.boolean(), message: z.string().optional() }),
