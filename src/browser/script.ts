@@ -1,12 +1,31 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { wdError } from './webdriver.js';
 import { BadRequest, TimedOut } from '../errors.js';
+import { MAX_SCRIPT_ANSWER_BYTES } from '../limits.js';
 import { poll } from '../poll.js';
 import { describeSelector, toBy, type Selector } from './selectors.js';
 
-export async function runScript(driver: WebDriver, script: string, args: unknown[]): Promise<unknown> {
+/** What a page answers, in place of its answer, when that is over the limit (see withinLimit). */
+const OVER_LIMIT = 'selenium-flow:answer-over-limit';
+
+/**
+ * Runs a function body in the page. With `limited`, the page measures its answer as JSON before it
+ * crosses and, past MAX_SCRIPT_ANSWER_BYTES, sends only that it was over: a 50 MB answer read and
+ * parsed whole would hold the server's event loop for every caller.
+ */
+export async function runScript(
+  driver: WebDriver,
+  script: string,
+  args: unknown[],
+  limited = false,
+): Promise<unknown> {
   try {
-    const value: unknown = await driver.executeScript(script, ...args);
+    const value: unknown = limited
+      ? await driver.executeScript(withinLimit(script), MAX_SCRIPT_ANSWER_BYTES, ...args)
+      : await driver.executeScript(script, ...args);
+    if (limited && value !== null && typeof value === 'object' && Object.hasOwn(value, OVER_LIMIT)) {
+      throw answerOverLimit();
+    }
     return toJsonValue(value);
   } catch (err) {
     // chromedriver reports a DOMException the script threw as "invalid element state".
@@ -17,6 +36,32 @@ export async function runScript(driver: WebDriver, script: string, args: unknown
     }
     throw err;
   }
+}
+
+/** The refusal of an answer past the limit: refused rather than cut, since a cut JSON value is no value. */
+export function answerOverLimit(): BadRequest {
+  return new BadRequest(
+    `The script's answer is over the ${MAX_SCRIPT_ANSWER_BYTES}-byte limit of execute_script (as JSON); return less (a slice, a count, or only the fields you need).`,
+  );
+}
+
+/**
+ * The body wrapped so the page measures what it answers. A value JSON cannot hold (a cycle) goes as
+ * it is, for WebDriver to refuse as before; a promise is measured once it settles (WebDriver awaits
+ * a returned promise either way). JSON's length in UTF-16 units is at most its UTF-8 bytes, so a
+ * value the page lets through is measured again, in bytes, by the caller.
+ */
+function withinLimit(script: string): string {
+  return `const limit = arguments[0];
+const answer = (function () {
+${script}
+}).apply(this, Array.prototype.slice.call(arguments, 1));
+const measured = (value) => {
+  let json;
+  try { json = JSON.stringify(value); } catch (e) { return value; }
+  return json !== undefined && json.length > limit ? { ${JSON.stringify(OVER_LIMIT)}: json.length } : value;
+};
+return answer !== null && typeof answer === 'object' && typeof answer.then === 'function' ? answer.then(measured) : measured(answer);`;
 }
 
 /** WebElements cannot travel back to a caller: they become a short description. */

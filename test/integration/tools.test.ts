@@ -526,12 +526,24 @@ describe('execute_script', () => {
     });
     expect(await script('document.title')).toBeNull();
     expect(await script("return document.querySelectorAll('input')")).toEqual(['[element]', '[element]', '[element]']);
+    // a promise the script returns is awaited, and its value measured once it settles
+    expect(await script("return new Promise((resolve) => setTimeout(() => resolve('settled'), 20))")).toBe('settled');
+    expect(await script('// ends in a comment\nreturn 1 // no newline after')).toBe(1);
   });
 
   it('answers 400 with the error of a script that throws', async () => {
     const thrown = await call('execute_script', { script: "throw new Error('boom-7f3a')" });
     expect(thrown.status).toBe(400);
     expect(JSON.stringify(thrown.body)).toContain('boom-7f3a');
+  });
+
+  it('refuses an answer over the limit, a promised one too, and runs the next script', async () => {
+    for (const source of ["return 'x'.repeat(2000000)", "return Promise.resolve('é'.repeat(600000))"]) {
+      const over = await call('execute_script', { script: source });
+      expect(over.status, source).toBe(400);
+      expect(JSON.stringify(over.body), source).toContain('over the 1000000-byte limit of execute_script');
+    }
+    expect(await script('return 2 + 2')).toBe(4);
   });
 });
 

@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey, typeText } from '../../browser/elements.js';
-import { runScript } from '../../browser/script.js';
+import { answerOverLimit, runScript } from '../../browser/script.js';
 import { describeSelector, findElement } from '../../browser/selectors.js';
 import { fillSecret, receivingPage, submitField } from '../../browser/fill.js';
 import { uploadFile } from '../../browser/upload.js';
 import { defineTool, asText, shortText } from '../capability.js';
 import { secretArgument } from './secrets.js';
 import { checked, exactlyOne, fileNameArgument, selector, waitOf, waitTimeout } from '../schemas.js';
-import { BadRequest } from '../../errors.js';
 import {
   MAX_LINE_CHARS,
   MAX_SCRIPT_ANSWER_BYTES,
@@ -210,51 +209,16 @@ export const executeScript = defineTool({
   }),
   output: z.object({ result: z.unknown().describe("the script's return value, as JSON") }),
   handler: async (args, { driver }) => ({
-    result: withinAnswerLimit(await runScript(driver, args.script, args.args ?? [])),
+    result: withinAnswerLimit(await runScript(driver, args.script, args.args ?? [], true)),
   }),
 });
 
-/**
- * An answer past the limit is refused rather than cut: a cut JSON value is no value, and the
- * script can always return less. The whole value has already crossed from the browser by then,
- * which chromedriver bounds; what is bounded here is what reaches the caller and the model.
- */
+/** The page let the answer through by its length; what reaches the caller is bounded in bytes. */
 function withinAnswerLimit(result: unknown): unknown {
-  // A lower bound first, which stops as soon as it passes the limit: serialising a 50 MB answer
-  // only to measure it held the event loop again.
-  const over = atLeastChars(result, MAX_SCRIPT_ANSWER_BYTES) > MAX_SCRIPT_ANSWER_BYTES;
-  if (over || Buffer.byteLength(JSON.stringify(result) ?? '') > MAX_SCRIPT_ANSWER_BYTES) {
-    throw new BadRequest(
-      `The script's answer is over the ${MAX_SCRIPT_ANSWER_BYTES}-byte limit of execute_script (as JSON); return less (a slice, a count, or only the fields you need).`,
-    );
+  if (Buffer.byteLength(JSON.stringify(result) ?? '') > MAX_SCRIPT_ANSWER_BYTES) {
+    throw answerOverLimit();
   }
   return result;
-}
-
-/** Characters the value's JSON has at least (strings and keys), counted until past `limit`. */
-function atLeastChars(value: unknown, limit: number): number {
-  let chars = 0;
-  const stack = [value];
-  while (stack.length > 0 && chars <= limit) {
-    const item = stack.pop();
-    if (typeof item === 'string') {
-      chars += item.length + 2;
-    } else if (Array.isArray(item)) {
-      chars += item.length + 1;
-      // Past the limit already: do not walk (a spread of millions of elements would overflow).
-      for (let i = 0; i < item.length && chars <= limit; i++) {
-        stack.push(item[i]);
-      }
-    } else if (item !== null && typeof item === 'object') {
-      for (const [key, child] of Object.entries(item)) {
-        chars += key.length + 3;
-        stack.push(child);
-      }
-    } else {
-      chars += 1;
-    }
-  }
-  return chars;
 }
 
 export default [interactTool, write, pressKeyTool, uploadFileTool, executeScript];
