@@ -48,6 +48,26 @@ export const ZONES = [
       'The surfaces reach flows/ through the call path; only the document schema, names, the service types and a flow as a tool are theirs.',
   },
   {
+    // Every folder of src/ but redis/ itself: parts.ts (at the top) picks the store, commands.ts names it.
+    target: './src/!(redis)/**',
+    from: './src/redis',
+    message:
+      "Redis lives in redis/, behind each domain's interface; parts.ts picks memory or Redis, and no domain knows which.",
+  },
+  {
+    target: './src/redis',
+    from: [
+      './src/capabilities',
+      './src/mcp',
+      './src/http',
+      './src/admin',
+      './src/flows',
+      './src/browser',
+      './src/grid',
+    ],
+    message: 'redis/ implements the stores the domains declare; it knows no surface, tool, flow or browser.',
+  },
+  {
     // Every folder of src/ but embedded-grid/ itself; commands.ts (a file at the top) starts the Grid.
     target: './src/!(embedded-grid)/**',
     from: './src/embedded-grid',

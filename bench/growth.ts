@@ -3,7 +3,8 @@
  * For each dimension the cost at 1×, 10× and 100× its size, and the slope between the ends
  * (the exponent k of cost ∝ size^k: ~0 flat, ~1 linear, > 1.2 worse than linear, a finding).
  * One embedded Grid, the fixture site and one in-process server; each measure is the median of
- * `--reps` repetitions. Prints Markdown; `--json <file>` writes every number.
+ * `--reps` repetitions. Prints Markdown; `--json <file>` writes every number; `--only <dimension>`
+ * (page, flow, library, files, workspaces; repeatable) measures those alone.
  */
 import './lib/offline.js';
 import { writeFileSync } from 'node:fs';
@@ -22,9 +23,17 @@ const { values: options } = parseArgs({
     reps: { type: 'string', default: '3' },
     json: { type: 'string' },
     'timeout-minutes': { type: 'string', default: '20' },
+    only: { type: 'string', multiple: true },
   },
 });
 const REPS = Math.max(1, Math.min(20, Number(options.reps) || 3));
+const DIMENSIONS = ['page', 'flow', 'library', 'files', 'workspaces'] as const;
+type Dimension = (typeof DIMENSIONS)[number];
+const unknownDimension = options.only?.find((name) => !DIMENSIONS.some((d) => d === name));
+if (unknownDimension !== undefined) {
+  throw new Error(`--only ${unknownDimension}: the dimensions are ${DIMENSIONS.join(', ')}`);
+}
+const measured = (dimension: Dimension): boolean => options.only === undefined || options.only.includes(dimension);
 
 export interface GrowthRow {
   dimension: string;
@@ -369,11 +378,18 @@ async function main(cleanup: Cleanup): Promise<void> {
   out();
   out(`${REPS} repetitions per measure (median); one in-process server, memory store, embedded Grid.`);
   out();
-  rows.push(...(await pageSize(env)));
-  rows.push(...(await flowLength(env)));
-  rows.push(...(await librarySize(env, cleanup)));
-  rows.push(...(await filesPerWorkspace(env)));
-  rows.push(...(await workspaces(env)));
+  const dimensions: Record<Dimension, () => Promise<GrowthRow[]>> = {
+    page: () => pageSize(env),
+    flow: () => flowLength(env),
+    library: () => librarySize(env, cleanup),
+    files: () => filesPerWorkspace(env),
+    workspaces: () => workspaces(env),
+  };
+  for (const dimension of DIMENSIONS) {
+    if (measured(dimension)) {
+      rows.push(...(await dimensions[dimension]()));
+    }
+  }
   out(growthTable(rows));
   if (options.json) {
     writeFileSync(options.json, JSON.stringify(rows, null, 2));

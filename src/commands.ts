@@ -25,7 +25,7 @@ import {
 import { accessLines, BANNER_WORKSPACE, clientLines } from './banner.js';
 import { withoutCredentials } from './grid/fetch.js';
 import { VERSION } from './version.js';
-import { redisWhere } from './workspace/redis-url.js';
+import { redisWhere } from './redis/url.js';
 import { STDIO_CALLER } from './workspace/caller.js';
 
 // selenium-webdriver's driver manager otherwise reaches for the internet; we only talk to a Grid.

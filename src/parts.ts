@@ -21,19 +21,16 @@ import { MemoryRecordStore, type RecordStore } from './workspace/records.js';
 import { LocalTurns, type Turns } from './workspace/turns.js';
 import { callerOfWorkspace, workspaceOfKey } from './workspace/caller.js';
 import { Workspaces } from './workspace/workspaces.js';
-import type * as RedisStoreModule from './workspace/redis-store.js';
-import type * as RedisTurnsModule from './workspace/redis-turns.js';
-import type * as RedisLiveStoreModule from './live/redis-live-store.js';
 import { MemoryLiveStore, type LiveStore } from './live/live-store.js';
 import { LiveService } from './live/service.js';
 import { Controls, underControl } from './live/control.js';
 import { ControlTasks } from './live/tasks.js';
 import { VisitedPages } from './live/pages.js';
-import type * as RedisNetworkLogModule from './live/redis-network-log.js';
-import type * as RedisEventsModule from './events/redis-events.js';
 import { createLive } from './live/live.js';
 import { MemoryNetworkLog, type NetworkLog } from './live/network-log.js';
 import { EventLog, type EventBus } from './events/events.js';
+// A type only: erased, so ioredis loads only when Redis is configured.
+import type * as RedisModule from './redis/index.js';
 
 export interface Parts {
   grid: Grid;
@@ -60,13 +57,6 @@ export interface Backends {
   events?: EventBus;
 }
 
-// Types only: these imports are erased, so ioredis loads only when Redis is configured.
-type RedisModules = typeof RedisStoreModule &
-  typeof RedisTurnsModule &
-  typeof RedisNetworkLogModule &
-  typeof RedisLiveStoreModule &
-  typeof RedisEventsModule;
-
 /**
  * The configured store, connected: in this process (memory), or Redis shared by replicas,
  * pinged now. A Redis that cannot be reached, or a missing ioredis package, stops the boot
@@ -74,44 +64,32 @@ type RedisModules = typeof RedisStoreModule &
  */
 export async function connectBackends(
   config: Config,
-  load: () => Promise<RedisModules> = loadRedis,
+  load: () => Promise<typeof RedisModule> = () => import('./redis/index.js'),
 ): Promise<Backends> {
   if (config.sessionStore === 'memory' || !config.redisUrl) {
     return memoryBackends(config);
   }
-  let redis: RedisModules;
+  let redis: typeof RedisModule;
   try {
     redis = await load();
   } catch (err) {
-    if (
-      (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' &&
-      String((err as Error).message).includes('ioredis')
-    ) {
+    if (isMissingIoredis(err)) {
       throw new StoreUnavailable(
         'REDIS_URL is set but the ioredis package is missing; run `npm install` (ioredis is a dependency of selenium-flow), then start again.',
       );
     }
     throw err;
   }
-  const connection = await redis.RedisConnection.open(config.redisUrl);
-  return {
-    store: new redis.RedisRecordStore(connection, config.sessionTtl),
-    turns: new redis.RedisTurns(connection),
-    liveStore: new redis.RedisLiveStore(connection),
-    network: new redis.RedisNetworkLog(connection, config.networkCaptureLimit, config.sessionTtl),
-    events: await redis.RedisEventBus.open(connection),
-  };
+  return redis.openRedisStores(config.redisUrl, {
+    ttlSeconds: config.sessionTtl,
+    networkCaptureLimit: config.networkCaptureLimit,
+  });
 }
 
-async function loadRedis(): Promise<RedisModules> {
-  const [store, turns, network, liveStore, events] = await Promise.all([
-    import('./workspace/redis-store.js'),
-    import('./workspace/redis-turns.js'),
-    import('./live/redis-network-log.js'),
-    import('./live/redis-live-store.js'),
-    import('./events/redis-events.js'),
-  ]);
-  return { ...store, ...turns, ...network, ...liveStore, ...events };
+function isMissingIoredis(err: unknown): boolean {
+  return (
+    err instanceof Error && 'code' in err && err.code === 'ERR_MODULE_NOT_FOUND' && err.message.includes('ioredis')
+  );
 }
 
 function memoryBackends(config: Config): Backends {
@@ -142,7 +120,7 @@ function guardPrivateDirectories(
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   }
   const dirs: Array<[string, string]> = [
-    ...(config.dataDir ? [['FLOW_DATA_DIR', config.dataDir] as [string, string]] : []),
+    ...(config.dataDir ? [['FLOW_DATA_DIR', config.dataDir] satisfies [string, string]] : []),
     ...config.secretsDirs.map((dir): [string, string] => ['SECRETS_DIRS', dir]),
   ];
   for (const [setting, dir] of dirs) {

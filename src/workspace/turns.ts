@@ -3,7 +3,7 @@ import { TimedOut } from '../errors.js';
 /**
  * Calls on one browser take turns, first come first served, so two agents on one workspace
  * never interleave commands. This is the in-process implementation; replicas sharing Redis
- * use RedisTurns (redis-turns.ts) behind the same interface.
+ * use RedisTurns (redis/turns.ts) behind the same interface.
  */
 export interface Turns {
   run<T>(key: string, fn: () => Promise<T>): Promise<T>;

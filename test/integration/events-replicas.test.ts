@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MAX_HISTORY, type AuditEvent } from '../../src/events/events.js';
-import { EVENTS_KEY, RedisEventBus } from '../../src/events/redis-events.js';
+import { RedisEventBus } from '../../src/redis/events.js';
+import { EVENTS_KEY } from '../../src/redis/keys.js';
 import * as schema from '../../src/http/admin/schemas.js';
-import { RedisConnection } from '../../src/workspace/redis-store.js';
+import { RedisConnection } from '../../src/redis/connection.js';
 import { adminClient } from '../helpers/admin.js';
 import { readEvents } from '../helpers/events.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';

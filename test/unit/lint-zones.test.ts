@@ -48,6 +48,20 @@ describe('lint holds the architecture', () => {
     expect(found.join('\n')).toMatch(/import-x\/no-restricted-paths: .*workspace\/ remembers browsers/);
   });
 
+  it('fails an import of redis/ from a domain, and lets parts.ts through', async () => {
+    const store = "export { RedisRecordStore } from '../redis/record-store.js';\n";
+    for (const domain of ['workspace', 'live', 'events']) {
+      const found = await problems(`src/${domain}/forbidden.ts`, store);
+      expect(found.join('\n'), domain).toMatch(/import-x\/no-restricted-paths: .*Redis lives in redis\//);
+    }
+    expect(await problems('src/parts.ts', "export { openRedisStores } from './redis/index.js';\n")).toEqual([]);
+  });
+
+  it('fails an import of a surface from redis/', async () => {
+    const found = await problems('src/redis/forbidden.ts', "export { buildMcpServer } from '../mcp/server.js';\n");
+    expect(found.join('\n')).toMatch(/import-x\/no-restricted-paths: .*redis\/ implements the stores/);
+  });
+
   it('fails an import of files/ internals from http/, and lets its public face through', async () => {
     const internal = await problems('src/http/forbidden.ts', "export { DiskFiles } from '../files/store.js';\n");
     expect(internal.join('\n')).toMatch(/import-x\/no-restricted-paths/);

@@ -6,8 +6,10 @@ import { freePort } from '../../src/embedded-grid/index.js';
 import { connectBackends } from '../../src/parts.js';
 import { openServer } from '../../src/server.js';
 import { newRecord } from '../../src/workspace/records.js';
-import { RECORD_PREFIX, RedisConnection, RedisRecordStore } from '../../src/workspace/redis-store.js';
-import { RedisTurns } from '../../src/workspace/redis-turns.js';
+import { RedisConnection } from '../../src/redis/connection.js';
+import { RECORD_PREFIX } from '../../src/redis/keys.js';
+import { RedisRecordStore } from '../../src/redis/record-store.js';
+import { RedisTurns } from '../../src/redis/turns.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
 
 let redis: RunningRedis;
@@ -95,7 +97,7 @@ describe('a configured Redis at boot', () => {
   it('stops the boot when the ioredis package is missing, with the remedy', async () => {
     const config = loadConfig({}, { REDIS_URL: redis.url });
     const missing = Object.assign(
-      new Error("Cannot find package 'ioredis' imported from /app/dist/workspace/redis-store.js"),
+      new Error("Cannot find package 'ioredis' imported from /app/dist/redis/connection.js"),
       {
         code: 'ERR_MODULE_NOT_FOUND',
       },

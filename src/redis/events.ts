@@ -1,11 +1,7 @@
 import type { Redis } from 'ioredis';
-import { KEY_PREFIX, type RedisConnection } from '../workspace/redis-store.js';
-import { auditEvent, LocalEventBus, MAX_HISTORY, type AuditEvent, type EventBus } from './events.js';
-
-/** The history: a list, newest at the head, cut to MAX_HISTORY on every push. */
-export const EVENTS_KEY = `${KEY_PREFIX}events`;
-/** Where each event is published as it happens, for every replica's streams. */
-export const EVENTS_CHANNEL = `${KEY_PREFIX}events:live`;
+import { auditEvent, LocalEventBus, MAX_HISTORY, type AuditEvent, type EventBus } from '../events/events.js';
+import type { RedisConnection } from './connection.js';
+import { EVENTS_CHANNEL, EVENTS_KEY } from './keys.js';
 
 /**
  * The audit events shared by every replica through the Redis they already share: a capped

@@ -1,8 +1,6 @@
-import type { RedisConnection } from '../workspace/redis-store.js';
-import { KEY_PREFIX } from '../workspace/redis-store.js';
-import type { CaptureState, NetworkEntry, NetworkListing, NetworkLog } from './network-log.js';
-
-const NETWORK_PREFIX = `${KEY_PREFIX}network:`;
+import type { CaptureState, NetworkEntry, NetworkListing, NetworkLog } from '../live/network-log.js';
+import type { RedisConnection } from './connection.js';
+import { NETWORK_PREFIX } from './keys.js';
 
 // Only while the capture is still this one: push, drop the oldest beyond the limit and count
 // them, and slide the expiry, as one atomic step.

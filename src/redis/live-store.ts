@@ -1,8 +1,6 @@
-import type { RedisConnection } from '../workspace/redis-store.js';
-import { KEY_PREFIX } from '../workspace/redis-store.js';
-import type { LiveStore } from './live-store.js';
-
-const LIVE_PREFIX = `${KEY_PREFIX}live:`;
+import type { LiveStore } from '../live/live-store.js';
+import type { RedisConnection } from './connection.js';
+import { LIVE_PREFIX } from './keys.js';
 
 /** The live view's keys in the Redis the replicas share, under `selenium-flow:live:`. */
 export class RedisLiveStore implements LiveStore {

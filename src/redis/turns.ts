@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { TimedOut } from '../errors.js';
-import { KEY_PREFIX, type RedisConnection } from './redis-store.js';
-import type { Turns } from './turns.js';
+import type { Turns } from '../workspace/turns.js';
+import type { RedisConnection } from './connection.js';
+import { TURN_PREFIX } from './keys.js';
 
 export interface RedisTurnsOptions {
   /** how long a turn is held without renewal before others may take it (a crashed replica's limit) */
@@ -11,6 +12,7 @@ export interface RedisTurnsOptions {
   waitMs?: number;
   /** how often a waiting call looks again */
   pollMs?: number;
+  /** where the lines' keys start (TURN_PREFIX) */
   prefix?: string;
 }
 
@@ -116,7 +118,7 @@ export class RedisTurns implements Turns {
     this.leaseMs = options.leaseMs ?? 5_000;
     this.waitMs = options.waitMs ?? 120_000;
     this.pollMs = options.pollMs ?? 20;
-    this.prefix = `${options.prefix ?? KEY_PREFIX}turn:`;
+    this.prefix = options.prefix ?? TURN_PREFIX;
     // defineCommand runs scripts by EVALSHA and reloads them after a Redis restart.
     const client = connection.client;
     client.defineCommand('sfTurnTry', { numberOfKeys: 2, lua: TRY });
