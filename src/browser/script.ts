@@ -13,12 +13,7 @@ const OVER_LIMIT = 'selenium-flow:answer-over-limit';
  * crosses and, past MAX_SCRIPT_ANSWER_BYTES, sends only that it was over: a 50 MB answer read and
  * parsed whole would hold the server's event loop for every caller.
  */
-export async function runScript(
-  driver: WebDriver,
-  script: string,
-  args: unknown[],
-  limited = false,
-): Promise<unknown> {
+export async function runScript(driver: WebDriver, script: string, args: unknown[], limited = false): Promise<unknown> {
   try {
     const value: unknown = limited
       ? await driver.executeScript(withinLimit(script), MAX_SCRIPT_ANSWER_BYTES, ...args)

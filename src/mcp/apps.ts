@@ -130,5 +130,8 @@ export function toolsFor(tools: ListedTool[], apps: boolean): AppTool[] {
  */
 export function needsApps(capability: Capability): boolean {
   const app = capability.app;
-  return app !== undefined && (app.appIsTheAnswer === true || (app.visibility !== undefined && !app.visibility.includes('model')));
+  return (
+    app !== undefined &&
+    (app.appIsTheAnswer === true || (app.visibility !== undefined && !app.visibility.includes('model')))
+  );
 }
