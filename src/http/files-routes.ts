@@ -3,20 +3,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callTool } from '../capabilities/call/call.js';
 import { keepFile } from '../capabilities/tools/files.js';
 import { fileListing } from '../files/answers.js';
-import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { BadRequest } from '../errors.js';
 import type { FileBytes } from '../files/files.js';
 import { SIGNED_PREFIX } from '../files/links.js';
 import { FOLDERS, isFolder, servedInline, type Folder, type Section } from '../files/names.js';
 import { uriOf } from '../files/uris.js';
-import { answerOf, services, WORKSPACE_PATH } from './admin/routes.js';
+import { services, WORKSPACE_PATH } from './admin/routes.js';
 import * as adminSchema from './admin/schemas.js';
 import { callerOf } from './plugins/caller.js';
 import { pathParams, type PlainRoute } from './routes.js';
 
 const workspaceOf = (request: FastifyRequest) => callerOf(request).workspace;
 const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
-const listing = { json: jsonSchemaOf(fileListing, 'output') };
 const agent = { tag: 'files', access: 'bearer' } as const;
 const admin = { tag: 'admin', access: 'admin' } as const;
 const ADMIN_BASE = `${WORKSPACE_PATH}/files`;
@@ -38,7 +36,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'PUT',
     path: '/files/{folder}/{name}/kept',
     summary: 'Keep a screenshot (moved) or a download (copied) in Files',
-    answers: { json: jsonSchemaOf(keepFile.output, 'output') },
+    answers: keepFile.output,
     handler: async (request, _reply, { deps }) =>
       callTool(
         deps,
@@ -72,7 +70,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: ADMIN_BASE,
     summary: "A workspace's downloads, screenshots and Files",
-    answers: answerOf(adminSchema.fileSections),
+    answers: adminSchema.fileSections,
     // the admin page polls it while open: downloads are asked of the node only near the last call
     handler: async (request, _reply, context) => services(context).overview.sections(param(request, 'workspace')),
   },
@@ -81,7 +79,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'DELETE',
     path: `${ADMIN_BASE}/downloads`,
     summary: "Clear a workspace's downloads (only while its browser lives); answers the names removed",
-    answers: answerOf(adminSchema.downloadsCleared),
+    answers: adminSchema.downloadsCleared,
     handler: async (request, _reply, { deps }) => deps.files.clearDownloads(param(request, 'workspace')),
   },
   {
@@ -89,7 +87,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'DELETE',
     path: `${ADMIN_BASE}/screenshots`,
     summary: "Clear a workspace's screenshots; answers the names removed",
-    answers: answerOf(adminSchema.screenshotsCleared),
+    answers: adminSchema.screenshotsCleared,
     handler: async (request, _reply, { deps }) => deps.files.clearScreenshots(param(request, 'workspace')),
   },
   {
@@ -97,7 +95,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'DELETE',
     path: `${ADMIN_BASE}/{name}`,
     summary: "Delete one file of a workspace's Files",
-    answers: answerOf(adminSchema.fileDeleted),
+    answers: adminSchema.fileDeleted,
     handler: async (request, _reply, { deps }) =>
       deps.files.deleteFile(param(request, 'workspace'), param(request, 'name')),
   },
@@ -106,7 +104,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     method: 'PUT',
     path: `${ADMIN_BASE}/{folder}/{name}/kept`,
     summary: "Keep a screenshot or a download in a workspace's Files",
-    answers: answerOf(adminSchema.fileKept),
+    answers: adminSchema.fileKept,
     handler: async (request, _reply, { deps }) =>
       deps.files.keep(param(request, 'workspace'), uriOf(keptFolder(param(request, 'folder')), param(request, 'name'))),
   },
@@ -120,7 +118,7 @@ function listingRoute(section: Section): PlainRoute {
     path: section === 'files' ? '/files' : `/files/${section}`,
     summary:
       section === 'files' ? "The workspace's Files, with its two folders" : `The workspace's ${section}, newest first`,
-    answers: listing,
+    answers: fileListing,
     handler: async (request, _reply, { deps }) =>
       section === 'files' ? deps.files.root(workspaceOf(request)) : deps.files.folder(workspaceOf(request), section),
   };

@@ -13,7 +13,6 @@ import {
   type LiveTicket,
 } from '../live/answers.js';
 import type { LiveService } from '../live/service.js';
-import { answerOf } from './admin/routes.js';
 import { pathParams, type PlainRoute, type RouteContext } from './routes.js';
 
 const admin = { tag: 'admin', access: 'admin' } as const;
@@ -72,7 +71,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: '/admin/api/workspaces/{workspace}/live',
     summary: "Whether a workspace's browser can be watched, and why not (the Grid has no VNC, no browser)",
-    answers: answerOf(liveStatus),
+    answers: liveStatus,
     handler: async (request, _reply, context) => liveOf(context).status(workspaceOfPath(pathParams(request))),
   },
   {
@@ -80,7 +79,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     method: 'POST',
     path: '/admin/api/workspaces/{workspace}/live-ticket',
     summary: 'A single-use ticket (30 s) for the live view websocket /admin/live/{workspace}?ticket=…; body {who}',
-    answers: answerOf(liveTicket),
+    answers: liveTicket,
     handler: async (request, _reply, context): Promise<LiveTicket> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who } = viewerOf(request.body);
@@ -98,7 +97,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     path: '/admin/api/workspaces/{workspace}/control',
     summary:
       "A person takes Control of the workspace's browser: held at once when no call runs, else requested until the running call ends; body {who, viewer}",
-    answers: answerOf(controlAsked),
+    answers: controlAsked,
     handler: async (request, _reply, context): Promise<ControlAsked> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who, viewer } = viewerOf(request.body);
@@ -119,7 +118,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     path: '/admin/api/workspaces/{workspace}/control',
     summary:
       'The person hands the browser back (only they can); with a viewer, only that viewer lets go (it stays held while another of theirs holds it); body {who, viewer}',
-    answers: answerOf(controlLeft),
+    answers: controlLeft,
     handler: async (request, _reply, context): Promise<ControlLeft> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who, viewer } = viewerOf(request.body);

@@ -3,6 +3,7 @@ import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/capability.js';
 import { STATUS_OF, WHEN, type ErrorCode } from '../errors.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
+import { answerSchema, bodySchema } from './answer-schema.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
 import type { Access } from './plugins/auth.js';
 import { pathParameterNames, type PlainRoute } from './routes.js';
@@ -105,6 +106,12 @@ const SECURITY_OF: Record<Access, unknown[] | undefined> = {
 };
 
 function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
+  if (typeof answers === 'object') {
+    return { 'application/json': { schema: answerSchema(answers) } };
+  }
+  if (answers === 'json') {
+    return { 'application/json': { schema: { type: 'object' } } };
+  }
   if (answers === 'file') {
     return { '*/*': { schema: { type: 'string', format: 'binary' } } };
   }
@@ -114,13 +121,10 @@ function answerOf(answers: PlainRoute['answers']): Record<string, unknown> {
   if (answers === 'text') {
     return { 'text/plain': { schema: { type: 'string' } } };
   }
-  if (answers === 'page' || answers === 'redirect') {
-    return { 'text/html': { schema: { type: 'string' } } };
-  }
   if (answers === 'events') {
     return { 'text/event-stream': { schema: { type: 'string', description: 'server-sent events' } } };
   }
-  return { 'application/json': { schema: answers.json } };
+  return { 'text/html': { schema: { type: 'string' } } };
 }
 
 /** `GET /files/{name}` → `getFilesName`: unique, since method and path are. */
@@ -166,7 +170,7 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
             content:
               route.body === 'yaml'
                 ? { 'application/yaml': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } }
-                : { 'application/json': { schema: route.body.json } },
+                : { 'application/json': { schema: bodySchema(route.body) } },
           },
         }
       : {}),

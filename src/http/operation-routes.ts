@@ -1,10 +1,26 @@
+import { z } from 'zod';
 import { CAPABILITIES } from '../capabilities/index.js';
 import { flowDocumentJsonSchema } from '../flows/document.js';
 import { metricsContentType, metricsText } from '../ops/metrics.js';
 import type { PlainRoute } from './routes.js';
 
-const OK = { json: { type: 'object', properties: { status: { const: 'ok' } } } };
-const ANY_OBJECT = { json: { type: 'object' } };
+const OK = z.object({ status: z.literal('ok') });
+const READY = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  grid: z.boolean(),
+  store: z.boolean(),
+  fence: z.string().optional(),
+});
+const INFO = z.object({
+  name: z.literal('selenium-flow'),
+  version: z.string(),
+  auth: z.boolean(),
+  features: z.record(z.string(), z.boolean()),
+  browsers: z
+    .array(z.string())
+    .optional()
+    .describe('what open_session {browser} may ask; absent while the Grid does not answer'),
+});
 const open = { tag: 'operations', access: 'public' } as const;
 /** Probes answer a Host-less or IP-addressed request; the Origin check still applies to them. */
 const probe = { ...open, anyHost: true } as const;
@@ -35,17 +51,7 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
     path: '/ready',
     summary:
       'The Grid and the workspace store answer (otherwise 503, saying which does not), and how the browsers are fenced',
-    answers: {
-      json: {
-        type: 'object',
-        properties: {
-          status: { enum: ['ok', 'unavailable'] },
-          grid: { type: 'boolean' },
-          store: { type: 'boolean' },
-          fence: { type: 'string' },
-        },
-      },
-    },
+    answers: READY,
     handler: async (_request, reply, { ready }) => {
       const parts = await ready();
       const isReady = parts.grid && parts.store;
@@ -58,13 +64,12 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
     path: '/info',
     // No Grid address: a page in a browser must not learn where the Grid listens.
     summary: 'The version and the enabled features',
-    answers: ANY_OBJECT,
+    answers: INFO,
     handler: async (_request, _reply, context) => ({
       name: 'selenium-flow',
       version: context.version,
       auth: !context.tokens.open,
       features: context.features,
-      // What open_session {browser} may ask; absent while the Grid does not answer.
       browsers: await context.deps.workspaces.grid
         .offeredBrowsers()
         .then((names) => [...names].sort())
@@ -93,7 +98,7 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: '/openapi.json',
     summary: 'This document, as JSON',
-    answers: ANY_OBJECT,
+    answers: 'json',
     handler: async (_request, _reply, { openApiJson }) => openApiJson(),
   },
   {
@@ -110,7 +115,7 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
     summary: 'The JSON Schema of a flow document (flow://schema)',
     tag: 'operations',
     access: 'bearer',
-    answers: ANY_OBJECT,
+    answers: 'json',
     handler: async () => (flowSchema ??= flowDocumentJsonSchema(CAPABILITIES)),
   },
 ];

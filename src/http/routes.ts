@@ -1,9 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { AdminServices } from '../admin/services.js';
 import type { AdminLink } from '../admin/link.js';
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { TokenBook } from '../workspace/tokens.js';
 import type { LiveService } from '../live/service.js';
+import { answerSerializer } from './answer-schema.js';
 import type { Access } from './plugins/auth.js';
 
 /**
@@ -20,10 +22,14 @@ export interface PlainRoute {
   access: Access;
   /** see FastifyContextConfig.anyHost */
   anyHost?: boolean;
-  /** what a 200 carries: JSON (with this schema, when it has one), a file's bytes, YAML or plain text, an event stream, an HTML page; or a redirect */
-  answers: { json: Record<string, unknown> } | 'file' | 'yaml' | 'text' | 'events' | 'page' | 'redirect';
-  /** what the request body carries, when it has one */
-  body?: { json: Record<string, unknown> } | 'yaml';
+  /**
+   * what a 200 carries: JSON of this zod declaration (its serializer writes only the keys it
+   * names), JSON no schema describes (a JSON Schema document), a file's bytes, YAML or plain
+   * text, an event stream, an HTML page; or a redirect
+   */
+  answers: z.ZodType | 'json' | 'file' | 'yaml' | 'text' | 'events' | 'page' | 'redirect';
+  /** what the request body carries, when it has one (the handler parses it: this documents it) */
+  body?: z.ZodType | 'yaml';
   /** request headers the route reads, and what each means */
   headers?: Record<string, string>;
   /** query parameters and what each means */
@@ -61,6 +67,9 @@ export function routes(rows: readonly PlainRoute[]): FastifyPluginAsync<RouteCon
         method: route.method,
         url: fastifyPath(route.path),
         config: { access: route.access, anyHost: route.anyHost === true },
+        ...(typeof route.answers === 'object'
+          ? { schema: { response: { 200: route.answers } }, serializerCompiler: answerSerializer }
+          : {}),
         handler: (request, reply) => route.handler(request, reply, context),
       });
     }

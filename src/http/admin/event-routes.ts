@@ -3,7 +3,7 @@ import { BadRequest } from '../../errors.js';
 import { MAX_HISTORY } from '../../events/events.js';
 import { serveEvents, type StreamStart } from '../../events/stream.js';
 import type { PlainRoute } from '../routes.js';
-import { ADMIN_API, answerOf, services } from './routes.js';
+import { ADMIN_API, services } from './routes.js';
 import * as schema from './schemas.js';
 
 const admin = { tag: 'admin', access: 'admin' } as const;
@@ -41,7 +41,7 @@ export const EVENT_ADMIN_ROUTES: readonly PlainRoute[] = [
     summary:
       'The audit events kept (secret binds allowed and refused, flow runs, browsers opened and ended), newest first; never a value, a full URL or a Grid id',
     query: { limit: LIMIT },
-    answers: answerOf(schema.eventHistory),
+    answers: schema.eventHistory,
     handler: async (request, _reply, context) => ({ events: await services(context).events.recent(limitOf(request)) }),
   },
   {

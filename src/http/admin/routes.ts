@@ -1,20 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import type { AdminServices } from '../../admin/services.js';
 import { pathParams, type PlainRoute, type RouteContext } from '../routes.js';
 import * as schema from './schemas.js';
-
-/** An answer's JSON Schema for the OpenAPI document, rendered from its one zod declaration. */
-export function answerOf(shape: z.ZodType): { json: Record<string, unknown> } {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(shape, {
-    io: 'output',
-    target: 'draft-2020-12',
-    unrepresentable: 'any',
-  });
-  return { json };
-}
 
 const admin = { tag: 'admin', access: 'admin' } as const;
 
@@ -53,7 +42,7 @@ export const WORKSPACE_ADMIN_ROUTES: readonly PlainRoute[] = [
     summary:
       'Every workspace with a record or a library directory: browser state, last page, counts, last activity (one unreadable row is listed with its problem)',
     headers: { 'If-None-Match': 'the ETag of your last read: an unchanged listing answers 304 with no body' },
-    answers: answerOf(schema.workspaceList),
+    answers: schema.workspaceList,
     handler: async (request, reply, context) =>
       unlessUnchanged(request, reply, await services(context).overview.list()),
   },
@@ -62,7 +51,7 @@ export const WORKSPACE_ADMIN_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: WORKSPACE_PATH,
     summary: 'One workspace: its row, its browser (with the Grid id and node, for the operator only) and its files',
-    answers: answerOf(schema.workspaceDetail),
+    answers: schema.workspaceDetail,
     handler: async (request, _reply, context) => services(context).overview.detail(param(request, 'workspace')),
   },
   {
@@ -71,7 +60,7 @@ export const WORKSPACE_ADMIN_ROUTES: readonly PlainRoute[] = [
     path: WORKSPACE_PATH,
     summary:
       'Delete a workspace: its browser ends, its record goes (on every replica), its flows and files leave the disk; answers what was lost (`global` cannot be deleted)',
-    answers: answerOf(schema.workspaceDeleted),
+    answers: schema.workspaceDeleted,
     handler: async (request, _reply, context) => services(context).deleteWorkspace(param(request, 'workspace')),
   },
   {
@@ -79,7 +68,7 @@ export const WORKSPACE_ADMIN_ROUTES: readonly PlainRoute[] = [
     method: 'DELETE',
     path: `${WORKSPACE_PATH}/browser`,
     summary: "End a workspace's browser (the workspace keeps its files and flows)",
-    answers: answerOf(schema.browserEnded),
+    answers: schema.browserEnded,
     handler: async (request, _reply, context) => services(context).endBrowser(param(request, 'workspace')),
   },
 ];
@@ -98,7 +87,7 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: `${WORKSPACE_PATH}/flows`,
     summary: "A workspace's own flows, then the global ones (`global` lists the shared library alone)",
-    answers: answerOf(schema.flowList),
+    answers: schema.flowList,
     handler: async (request, _reply, context) => services(context).flows.list(param(request, 'workspace')),
   },
   {
@@ -106,7 +95,7 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: FLOW_PATH,
     summary: 'One flow: the YAML as stored, the parsed document, its outline, and its revision (also the ETag)',
-    answers: answerOf(schema.flowDetail),
+    answers: schema.flowDetail,
     handler: async (request, reply, context) => {
       const flow = await services(context).flows.get(param(request, 'workspace'), param(request, 'flow'));
       void reply.header('etag', `"${flow.revision}"`);
@@ -121,7 +110,7 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
       'Save a flow as written (comments kept); a stale If-Match is a 409, a refused document names its line (error.line)',
     body: 'yaml',
     headers: { 'If-Match': 'the revision you read (GET answers it as ETag); a stale one is a 409 and writes nothing' },
-    answers: answerOf(schema.flowSaved),
+    answers: schema.flowSaved,
     handler: async (request, _reply, context) =>
       services(context).flows.save(
         param(request, 'workspace'),
@@ -136,7 +125,7 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
     path: FLOW_PATH,
     summary: 'Delete a flow',
     headers: { 'If-Match': 'optional: delete only at this revision (else 409)' },
-    answers: answerOf(schema.flowDeleted),
+    answers: schema.flowDeleted,
     handler: async (request, _reply, context) =>
       services(context).flows.delete(param(request, 'workspace'), param(request, 'flow'), ifMatchOf(request)),
   },
@@ -145,8 +134,8 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
     method: 'POST',
     path: `${FLOW_PATH}/move`,
     summary: 'Move a flow to global or to another workspace (written there first, then removed here)',
-    body: answerOf(schema.flowMoveRequest),
-    answers: answerOf(schema.flowMoved),
+    body: schema.flowMoveRequest,
+    answers: schema.flowMoved,
     handler: async (request, _reply, context) => {
       const parsed = schema.flowMoveRequest.safeParse(request.body);
       if (!parsed.success) {
@@ -165,7 +154,7 @@ export const CATALOGUE_ADMIN_ROUTES: readonly PlainRoute[] = [
     path: `${ADMIN_API}/secrets`,
     summary:
       'The secrets catalogue as cards (never a value), each with the stored flows and steps that type it, and names flows type that no secret defines',
-    answers: answerOf(schema.secretsAnswer),
+    answers: schema.secretsAnswer,
     handler: async (_request, _reply, context) => services(context).secrets.answer(),
   },
   {
@@ -173,7 +162,7 @@ export const CATALOGUE_ADMIN_ROUTES: readonly PlainRoute[] = [
     method: 'GET',
     path: `${ADMIN_API}/grid`,
     summary: "The Grid's nodes, slots and sessions (each with the workspace that holds it), and the browsers it offers",
-    answers: answerOf(schema.gridStatus),
+    answers: schema.gridStatus,
     handler: async (_request, _reply, context) => services(context).overview.grid(),
   },
 ];

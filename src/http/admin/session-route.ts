@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BadRequest, Unauthorized } from '../../errors.js';
 import type { PlainRoute } from '../routes.js';
-import { ADMIN_API, answerOf } from './routes.js';
+import { ADMIN_API } from './routes.js';
 
 /** What a refused admin link is told to do. */
 const ADMIN_LINK_REMEDY =
@@ -22,8 +22,8 @@ export const SESSION_ROUTES: readonly PlainRoute[] = [
     method: 'POST',
     path: `${ADMIN_API}/session`,
     summary: "Exchanges the banner's one-time admin link code for an admin session (servers without a token only)",
-    body: answerOf(Exchange),
-    answers: answerOf(Session),
+    body: Exchange,
+    answers: Session,
     handler: async (request, reply, context) => {
       if (!context.adminLink) {
         throw new Unauthorized(
