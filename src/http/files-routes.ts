@@ -1,8 +1,5 @@
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callTool } from '../capabilities/call/call.js';
-import { keepFile } from '../capabilities/tools/files.js';
-import { fileListing } from '../files/answers.js';
 import { BadRequest } from '../errors.js';
 import type { FileBytes } from '../files/files.js';
 import { SIGNED_PREFIX } from '../files/links.js';
@@ -20,31 +17,15 @@ const admin = { tag: 'admin', access: 'admin' } as const;
 const ADMIN_BASE = `${WORKSPACE_PATH}/files`;
 
 /**
- * The REST tree of a workspace's files, mirroring the URIs exactly: `workspace://files/<x>` is
- * `GET /files/<x>`. That works because `screenshots` and `downloads` are reserved names in
- * Files, so `/files/screenshots` is always the folder and never a file. Then signed links, and
- * the operator's door (admin token): clear and delete live there and in no agent tool.
+ * A file's bytes at the path of its URI: `workspace://files/<x>` is `GET /files/<x>` (`screenshots`
+ * and `downloads` are reserved names in Files, so `/files/screenshots/<name>` is always the
+ * folder's). Listing and keeping are tools (`GET /workspace/files`, `POST /files/kept`), rendered
+ * from the table with the rest. Then signed links, and the operator's door (admin token): clear
+ * and delete live there and in no agent tool.
  */
 export const FILE_ROUTES: readonly PlainRoute[] = [
-  // Files and its two folders are one tree: the same two routes each, a listing and a file's bytes.
-  listingRoute('files'),
-  ...FOLDERS.flatMap((folder) => [listingRoute(folder), bytesRoute(folder)]),
+  ...FOLDERS.map(bytesRoute),
   bytesRoute('files'),
-  {
-    // keep_file by path, through the one call path (turns, errors) like the tool itself.
-    ...agent,
-    method: 'PUT',
-    path: '/files/{folder}/{name}/kept',
-    summary: 'Keep a screenshot (moved) or a download (copied) in Files',
-    answers: keepFile.output,
-    handler: async (request, _reply, { deps }) =>
-      callTool(
-        deps,
-        keepFile,
-        { uri: uriOf(keptFolder(param(request, 'folder')), param(request, 'name')) },
-        callerOf(request),
-      ),
-  },
   {
     method: 'GET',
     path: `${SIGNED_PREFIX}/{section}/{workspace}/{name}`,
@@ -110,20 +91,6 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
   },
 ];
 
-/** `workspace://files` or one of its folders, as `GET /files` or `GET /files/<folder>`. */
-function listingRoute(section: Section): PlainRoute {
-  return {
-    ...agent,
-    method: 'GET',
-    path: section === 'files' ? '/files' : `/files/${section}`,
-    summary:
-      section === 'files' ? "The workspace's Files, with its two folders" : `The workspace's ${section}, newest first`,
-    answers: fileListing,
-    handler: async (request, _reply, { deps }) =>
-      section === 'files' ? deps.files.root(workspaceOf(request)) : deps.files.folder(workspaceOf(request), section),
-  };
-}
-
 /** One file's bytes, at the path of its URI. */
 function bytesRoute(section: Section): PlainRoute {
   return {
@@ -140,7 +107,7 @@ function bytesRoute(section: Section): PlainRoute {
 function keptFolder(folder: string): Section {
   if (!isFolder(folder)) {
     throw new BadRequest(
-      `${JSON.stringify(folder)} is not a folder that can be kept from: use PUT /files/screenshots/<name>/kept or PUT /files/downloads/<name>/kept.`,
+      `${JSON.stringify(folder)} is not a folder that can be kept from: use …/files/screenshots/<name>/kept or …/files/downloads/<name>/kept.`,
     );
   }
   return folder satisfies Folder;
