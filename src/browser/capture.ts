@@ -1,6 +1,6 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { BadRequest } from '../errors.js';
-import { FIREFOX_FULL_SCREENSHOT, sendCommand } from './commands.js';
+import { FIREFOX_FULL_SCREENSHOT, sendForBase64 } from './commands.js';
 import { cropPng, scalePngToWidth } from './png.js';
 import { findElement, type Selector } from './selectors.js';
 import { documentsInReach, inPage, maskSecrets, pageSize, scrollOffset, unmaskSecrets } from './scripts.js';
@@ -68,7 +68,7 @@ async function pageClip(driver: WebDriver, fullPage: boolean): Promise<Clip> {
 
 async function captureWithDevTools(driver: WebDriver, clip: Clip, width: number | undefined): Promise<string> {
   const scale = width === undefined ? 1 : Math.min(1, width / clip.width);
-  const result = await sendCommand<{ data: string }>(driver, 'sendDevToolsCommand', {
+  return sendForBase64(driver, 'sendDevToolsCommand', {
     cmd: 'Page.captureScreenshot',
     params: {
       format: 'png',
@@ -76,7 +76,6 @@ async function captureWithDevTools(driver: WebDriver, clip: Clip, width: number 
       clip: { x: clip.x, y: clip.y, width: clip.width, height: clip.height, scale },
     },
   });
-  return result.data;
 }
 
 /**
@@ -91,7 +90,7 @@ async function firefoxScreenshot(
 ): Promise<string> {
   let png: string;
   if (rect || request.fullPage) {
-    png = await sendCommand<string>(driver, FIREFOX_FULL_SCREENSHOT, {});
+    png = await sendForBase64(driver, FIREFOX_FULL_SCREENSHOT, {});
     if (rect) {
       const ratio = await driver.executeScript<number>('return window.devicePixelRatio || 1');
       png = cropPng(png, {
@@ -115,7 +114,7 @@ export async function printPdf(
   driver: WebDriver,
   options: { landscape: boolean; background: boolean },
 ): Promise<string> {
-  return sendCommand<string>(driver, 'printPage', {
+  return sendForBase64(driver, 'printPage', {
     orientation: options.landscape ? 'landscape' : 'portrait',
     background: options.background,
   });

@@ -8,7 +8,25 @@ export const FIREFOX_FULL_SCREENSHOT = 'mozFullScreenshot';
  * Sends a raw WebDriver command. The bindings' own helpers for these are either missing
  * from the types (print) or Chrome-only classes an attached driver is not (DevTools).
  */
-export async function sendCommand<T>(driver: WebDriver, name: string, parameters: Record<string, unknown>): Promise<T> {
-  const result: unknown = await driver.execute(new (seleniumCommand().Command)(name).setParameters(parameters));
-  return result as T;
+async function sendCommand(driver: WebDriver, name: string, parameters: Record<string, unknown>): Promise<unknown> {
+  return driver.execute(new (seleniumCommand().Command)(name).setParameters(parameters));
+}
+
+/**
+ * A command that answers base64 (a PNG, a PDF): as a string, or under `data` as DevTools
+ * answers. Anything else is a driver that does not speak the command as its protocol says.
+ */
+export async function sendForBase64(
+  driver: WebDriver,
+  name: string,
+  parameters: Record<string, unknown>,
+): Promise<string> {
+  const answer = await sendCommand(driver, name, parameters);
+  if (typeof answer === 'string') {
+    return answer;
+  }
+  if (typeof answer === 'object' && answer !== null && 'data' in answer && typeof answer.data === 'string') {
+    return answer.data;
+  }
+  throw new Error(`The driver answered ${name} without base64 data.`);
 }

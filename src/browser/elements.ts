@@ -128,9 +128,9 @@ function keyNames(): Record<string, string> {
     const { Key } = selenium();
     keyNames_ = {
       ...Object.fromEntries(
-        Object.entries(Key)
-          .filter(([, v]) => typeof v === 'string')
-          .map(([name, value]) => [normaliseKeyName(name), value as string]),
+        Object.entries(Key).flatMap(([name, value]) =>
+          typeof value === 'string' ? [[normaliseKeyName(name), value]] : [],
+        ),
       ),
       arrowdown: Key.ARROW_DOWN,
       arrowup: Key.ARROW_UP,

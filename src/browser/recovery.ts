@@ -5,10 +5,11 @@ import { webSocket } from '../lazy.js';
 /** How a browser whose call ran out of time was left, said in the 504. */
 export type Recovery = 'tab_replaced' | 'browser_closed' | 'not_recovered';
 
+/** DevTools' answer to one request of ours: what it answered, or that it failed. */
 interface CdpAnswer {
-  id?: number;
-  result?: Record<string, unknown>;
-  error?: { message?: string };
+  id: number;
+  result: Record<string, unknown>;
+  failed: boolean;
 }
 
 /**
@@ -29,12 +30,13 @@ export async function recoverHungBrowser(
   let cdp: Cdp | undefined;
   try {
     cdp = await Cdp.connect(cdpUrl, timeoutMs);
-    const { targetInfos } = (await cdp.send('Target.getTargets')) as {
-      targetInfos: { targetId: string; type: string }[];
-    };
-    const { targetId } = (await cdp.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
-    for (const target of targetInfos.filter((t) => t.type === 'page')) {
-      await cdp.send('Target.closeTarget', { targetId: target.targetId });
+    const pages = pageTargets((await cdp.send('Target.getTargets')).targetInfos);
+    const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank' });
+    if (typeof targetId !== 'string') {
+      throw new Error('Target.createTarget answered no target');
+    }
+    for (const page of pages) {
+      await cdp.send('Target.closeTarget', { targetId: page });
     }
     // chromedriver names a window by its DevTools target id.
     await withTimeout(driver.switchTo().window(targetId), timeoutMs);
@@ -61,13 +63,8 @@ class Cdp {
     private readonly timeoutMs: number,
   ) {
     socket.on('message', (data: Buffer) => {
-      let answer: CdpAnswer;
-      try {
-        answer = JSON.parse(data.toString()) as CdpAnswer;
-      } catch {
-        return;
-      }
-      if (answer.id !== undefined) {
+      const answer = cdpAnswer(data.toString());
+      if (answer) {
         this.waiting.get(answer.id)?.(answer);
         this.waiting.delete(answer.id);
       }
@@ -99,15 +96,43 @@ class Cdp {
       }),
       this.timeoutMs,
     ).finally(() => this.waiting.delete(id));
-    if (answer.error) {
+    if (answer.failed) {
       throw new Error(`${method} failed`);
     }
-    return answer.result ?? {};
+    return answer.result;
   }
 
   close(): void {
     this.socket.terminate();
   }
+}
+
+/** An answer to a request (it has an id); DevTools' events and anything unreadable are none. */
+function cdpAnswer(text: string): CdpAnswer | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(message) || typeof message.id !== 'number') {
+    return undefined;
+  }
+  return { id: message.id, result: isRecord(message.result) ? message.result : {}, failed: Boolean(message.error) };
+}
+
+/** The page targets' ids in Target.getTargets' `targetInfos`. */
+function pageTargets(targetInfos: unknown): string[] {
+  if (!Array.isArray(targetInfos)) {
+    throw new Error('Target.getTargets answered no targets');
+  }
+  return targetInfos.flatMap((target: unknown) =>
+    isRecord(target) && target.type === 'page' && typeof target.targetId === 'string' ? [target.targetId] : [],
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -68,7 +68,7 @@ function toJsonValue(value: unknown): unknown {
     return value.map(toJsonValue);
   }
   if (value !== null && typeof value === 'object') {
-    if (typeof (value as { getId?: unknown }).getId === 'function') {
+    if ('getId' in value && typeof value.getId === 'function') {
       return '[element]';
     }
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJsonValue(v)]));

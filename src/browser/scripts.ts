@@ -49,7 +49,8 @@ export function scrollIntoView(element: Element): void {
 /** focus() on a hidden or unfocusable element does nothing: whether the focus is there now. */
 export function focusHeld(element: HTMLElement): boolean {
   element.focus();
-  return (element.getRootNode() as Document | ShadowRoot).activeElement === element;
+  const root = element.getRootNode();
+  return 'activeElement' in root && root.activeElement === element;
 }
 
 export function isFileInput(element: HTMLInputElement): boolean {
@@ -83,10 +84,10 @@ export function findField(css: string | null, xpath: string | null): [Element, b
   if (e === null) {
     return null;
   }
-  if (e.nodeType !== Node.ELEMENT_NODE) {
+  if (!(e instanceof Element)) {
     return 'refused';
   }
-  return [e as Element, 'value' in e && e.value === ''];
+  return [e, 'value' in e && e.value === ''];
 }
 
 /** A typed field's value (never a password's) and where the browser is; needs `topPage`. */
@@ -124,17 +125,21 @@ export function extractValues(
     nodes = nodes.slice(0, 1);
   }
   const read = (n: Node): string | null => {
-    const el = n as Partial<HTMLInputElement> & Node;
     if (what === 'html') {
-      return el.outerHTML ?? n.textContent ?? '';
+      return n instanceof Element ? n.outerHTML : (n.textContent ?? '');
     }
     if (what === 'value') {
-      return el.value === undefined ? null : String(el.value);
+      // A built-in element's value is text, or a number (li, meter, progress); most nodes have none.
+      const field: { value?: string | number } & Node = n;
+      return field.value === undefined ? null : String(field.value);
     }
     if (what === 'attribute') {
-      return el.getAttribute ? el.getAttribute(attribute!) : null;
+      return n instanceof Element ? n.getAttribute(attribute!) : null;
     }
-    return n === document.documentElement ? document.body.innerText : (el.innerText ?? n.textContent ?? '');
+    if (n === document.documentElement) {
+      return document.body.innerText;
+    }
+    return n instanceof HTMLElement ? n.innerText : (n.textContent ?? '');
   };
   const out: (string | null)[] = [];
   let used = 0;
@@ -196,7 +201,7 @@ export function maskSecrets(): string {
       const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
       const d = Object.getOwnPropertyDescriptor(proto, 'value')!;
       if (!('seleniumFlowMasked' in el)) {
-        el.seleniumFlowMasked = d.get!.call(el) as string;
+        el.seleniumFlowMasked = String(d.get!.call(el));
         d.set!.call(el, '');
       }
     }
@@ -259,7 +264,7 @@ export function setSecret(
         : null;
   const type = proto === HTMLInputElement.prototype ? el.type : 'textarea';
   if (!proto || notTyped.includes(type)) {
-    return ['not a field', (el as Element).tagName.toLowerCase() + (proto ? '[type=' + type + ']' : '')];
+    return ['not a field', el.tagName.toLowerCase() + (proto ? '[type=' + type + ']' : '')];
   }
   if (el.disabled || el.readOnly) {
     return ['read-only', type];
@@ -276,6 +281,14 @@ export function setSecret(
   return ['typed', type];
 }
 
+interface NavigationWatch {
+  started: NavigateEvent[];
+  finished: number;
+}
+
+/** What watchNavigations hangs on a window, under its symbol; a type alone, so it travels in no script. */
+type NavigationsWatched = Record<symbol, NavigationWatch | undefined>;
+
 /**
  * Watches this document for a navigation a key press may start: every `navigate` event (the
  * Navigation API, in Chromium and Firefox) and whether it finished within the document.
@@ -284,16 +297,16 @@ export function setSecret(
  */
 export function watchNavigations(): void {
   const key = Symbol.for('selenium-flow.navigations');
-  const w = window as unknown as Record<symbol, { started: NavigateEvent[]; finished: number } | undefined>;
+  const w = window as typeof window & NavigationsWatched;
   const existing = w[key];
   if (existing) {
     existing.started = [];
     existing.finished = 0;
     return;
   }
-  const seen = { started: [] as NavigateEvent[], finished: 0 };
+  const seen: NavigationWatch = { started: [], finished: 0 };
   w[key] = seen;
-  const navigation = (window as { navigation?: Navigation }).navigation;
+  const navigation = 'navigation' in window ? window.navigation : undefined;
   navigation?.addEventListener('navigate', (e) => seen.started.push(e));
   // A navigation the page took over (intercept) or a fragment: it ends within this document.
   navigation?.addEventListener('navigatesuccess', () => (seen.finished += 1));
@@ -307,9 +320,7 @@ export function watchNavigations(): void {
  * another.
  */
 export function navigationSettled(): boolean {
-  const seen = (window as unknown as Record<symbol, { started: NavigateEvent[]; finished: number } | undefined>)[
-    Symbol.for('selenium-flow.navigations')
-  ];
+  const seen = (window as typeof window & NavigationsWatched)[Symbol.for('selenium-flow.navigations')];
   if (seen === undefined) {
     return document.readyState === 'complete' && location.href !== 'about:blank';
   }

@@ -14,8 +14,22 @@ import type * as SeleniumRemote from 'selenium-webdriver/remote/index.js';
 // whichever way a module (or a test) loaded it.
 const load = createRequire(import.meta.url);
 
+/** Each module this door opens, by the id `require` knows it by. */
+interface Modules {
+  'selenium-webdriver': typeof Selenium;
+  'selenium-webdriver/http/index.js': typeof SeleniumHttp;
+  'selenium-webdriver/lib/command.js': typeof SeleniumCommand;
+  'selenium-webdriver/remote/index.js': typeof SeleniumRemote;
+  'selenium-webdriver/bidi/index.js': typeof SeleniumBiDi;
+}
+
+/** `require` answers `any`: the one place its answer is given the type its `import type` names. */
+function loaded<Id extends keyof Modules>(id: Id): Modules[Id] {
+  return load(id) as Modules[Id];
+}
+
 export function selenium(): typeof Selenium {
-  return load('selenium-webdriver') as typeof Selenium;
+  return loaded('selenium-webdriver');
 }
 
 /** selenium-webdriver's error classes, for `instanceof`. */
@@ -24,17 +38,17 @@ export function wdError(): typeof Selenium.error {
 }
 
 export function seleniumHttp(): typeof SeleniumHttp {
-  return load('selenium-webdriver/http/index.js') as typeof SeleniumHttp;
+  return loaded('selenium-webdriver/http/index.js');
 }
 
 export function seleniumCommand(): typeof SeleniumCommand {
-  return load('selenium-webdriver/lib/command.js') as typeof SeleniumCommand;
+  return loaded('selenium-webdriver/lib/command.js');
 }
 
 export function seleniumRemote(): typeof SeleniumRemote {
-  return load('selenium-webdriver/remote/index.js') as typeof SeleniumRemote;
+  return loaded('selenium-webdriver/remote/index.js');
 }
 
 export function seleniumBiDi(): typeof SeleniumBiDi {
-  return load('selenium-webdriver/bidi/index.js') as typeof SeleniumBiDi;
+  return loaded('selenium-webdriver/bidi/index.js');
 }

@@ -116,7 +116,7 @@ async function jarCheck(): Promise<Check> {
       ? { verdict: 'ok', what: 'Selenium Grid jar', detail: jar }
       : { verdict: 'missing', what: 'Selenium Grid jar', detail: `unreadable at ${jar}: reinstall selenium-flow` };
   } catch (err) {
-    return { verdict: 'missing', what: 'Selenium Grid jar', detail: (err as Error).message };
+    return { verdict: 'missing', what: 'Selenium Grid jar', detail: err instanceof Error ? err.message : String(err) };
   }
 }
 

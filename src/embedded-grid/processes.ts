@@ -173,7 +173,7 @@ export function runWithInput(command: string, args: string[], input: string): Pr
 }
 
 export function firstLine(error: unknown): string {
-  const stderr = (error as { stderr?: unknown }).stderr;
+  const stderr = typeof error === 'object' && error !== null && 'stderr' in error ? error.stderr : undefined;
   const text =
     typeof stderr === 'string' && stderr.trim() !== ''
       ? stderr

@@ -201,7 +201,7 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
   }
 }
 
@@ -229,7 +229,7 @@ async function listenInRange(server: Server, range: PortRange): Promise<number> 
     try {
       return await listen(server, range.from + ((first + i) % size));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') {
+      if (!(error instanceof Error && 'code' in error && error.code === 'EADDRINUSE')) {
         throw error;
       }
     }

@@ -86,6 +86,9 @@ function started(
   };
 }
 
+/** What one watchable slot shows: its browser, and the binaries its display starts. */
+type LiveKind = { browser: LiveView['browser']; binary: string; driver: string };
+
 export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Promise<EmbeddedGrid> {
   const port = options.port ?? (await freePort());
   const missing = (options.liveViews ?? 0) > 0 ? await missingLiveViewTools() : undefined;
@@ -108,7 +111,7 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
     const browsers = await nodeBrowsers(launch, workDir);
     // One display per watchable browser: each live view is a Chromium, and a Firefox beside it
     // where this host runs Firefox (docs/live.md).
-    const kinds: { browser: LiveView['browser']; binary: string; driver: string }[] = [
+    const kinds: [LiveKind, ...LiveKind[]] = [
       { browser: 'chrome', binary: browsers.chromium, driver: CHROMEDRIVER },
       ...(browsers.firefox
         ? [{ browser: 'firefox' as const, binary: browsers.firefox.binary, driver: browsers.firefox.geckodriver }]
@@ -117,7 +120,7 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
     const views: LiveView[] = [];
     for (const [i, ports] of livePorts.slice(0, liveCount * kinds.length).entries()) {
       const kind = kinds[i % kinds.length] ?? kinds[0];
-      const view = await startLiveView(launch, kind as (typeof kinds)[number], ports);
+      const view = await startLiveView(launch, kind, ports);
       displays.push(view.process);
       views.push(view);
     }

@@ -3,7 +3,7 @@ import type { LinkSigner } from './links.js';
 import {
   contentTypeOf,
   fileName,
-  FOLDERS,
+  isFolder,
   isImage,
   isSection,
   SECTIONS,
@@ -231,7 +231,7 @@ export class Files {
           `No download ${uriOf('downloads', name)}; ${FOLDER_URI.downloads} lists what the browser has.`,
         );
       }
-      const target = (FOLDERS as readonly string[]).includes(name) ? `${name} (1)` : name;
+      const target = isFolder(name) ? `${name} (1)` : name;
       landed = await disk.replace(owner, 'files', target, bytes);
     }
     if (section !== 'files') {

@@ -30,11 +30,11 @@ export function fileName(name: string, what = 'file name'): string {
 }
 
 export function isSection(name: string): name is Section {
-  return (SECTIONS as readonly string[]).includes(name);
+  return SECTIONS.some((section) => section === name);
 }
 
 export function isFolder(name: string): name is Folder {
-  return (FOLDERS as readonly string[]).includes(name);
+  return FOLDERS.some((folder) => folder === name);
 }
 
 /**

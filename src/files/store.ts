@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { link, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFound } from '../errors.js';
-import type { MadeBy } from './answers.js';
+import { madeBy as madeByShape, type MadeBy } from './answers.js';
 import { candidateNames, fileName } from './names.js';
 import { workspaceOrStdio } from '../workspace/names.js';
 
@@ -67,7 +67,7 @@ export class DiskFiles {
     try {
       return await readFile(this.path(workspace, section, name));
     } catch (err) {
-      if (isMissing(err) || (err as { code?: string }).code === 'EISDIR') {
+      if (isMissing(err) || codeOf(err) === 'EISDIR') {
         return undefined;
       }
       throw err;
@@ -217,7 +217,7 @@ export class DiskFiles {
       try {
         await link(existing, this.path(workspace, section, candidate));
       } catch (err) {
-        if ((err as { code?: string }).code === 'EEXIST') {
+        if (codeOf(err) === 'EEXIST') {
           continue;
         }
         throw err;
@@ -254,15 +254,18 @@ const MARKS = '.made_by';
 
 function madeByFrom(text: string): MadeBy | undefined {
   try {
-    const { flow, step } = JSON.parse(text) as { flow?: unknown; step?: unknown };
-    return typeof flow === 'string' && (typeof step === 'string' || typeof step === 'number' || step === null)
-      ? { flow, step }
-      : undefined;
+    const mark = madeByShape.safeParse(JSON.parse(text));
+    return mark.success ? mark.data : undefined;
   } catch {
     return undefined;
   }
 }
 
 function isMissing(err: unknown): boolean {
-  return (err as { code?: string }).code === 'ENOENT';
+  return codeOf(err) === 'ENOENT';
+}
+
+/** The code a failed file-system call carries (ENOENT, EEXIST …). */
+function codeOf(err: unknown): unknown {
+  return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { GridUnavailable } from '../errors.js';
 import { fflate } from '../lazy.js';
 import { gridFetch } from './fetch.js';
@@ -9,9 +10,21 @@ export interface DownloadedFile {
   created: Date;
 }
 
-interface FilesAnswer {
-  value?: { files?: { name?: unknown; size?: unknown; creationTime?: unknown; lastModifiedTime?: unknown }[] };
-}
+/** The Grid's listing of a browser's downloads; a file's fields are read one by one, as Grids vary. */
+const FilesAnswer = z.object({
+  value: z
+    .object({
+      files: z
+        .array(
+          z.object({ name: z.unknown(), size: z.unknown(), creationTime: z.unknown(), lastModifiedTime: z.unknown() }),
+        )
+        .optional(),
+    })
+    .optional(),
+});
+
+/** The Grid's answer to reading one download: the file, zipped, in base64. */
+const ContentsAnswer = z.object({ value: z.object({ contents: z.string() }) });
 
 /**
  * The Grid's managed downloads for one browser (`se:downloadsEnabled`): list, read one, and
@@ -23,14 +36,23 @@ export class GridDownloads {
   async list(gridId: string): Promise<DownloadedFile[]> {
     const response = await gridFetch(this.filesUrl(gridId), { method: 'GET' });
     await this.check(response, gridId, 'list the downloads');
-    const body = (await response.json()) as FilesAnswer;
-    return (body.value?.files ?? [])
-      .filter((f) => typeof f.name === 'string' && !f.name.endsWith('.crdownload')) // Chromium's file in progress
-      .map((f) => ({
-        name: f.name as string,
-        size: typeof f.size === 'number' ? f.size : 0,
-        created: new Date(typeof f.lastModifiedTime === 'number' ? f.lastModifiedTime : Number(f.creationTime ?? 0)),
-      }));
+    const answer = FilesAnswer.safeParse(await response.json());
+    if (!answer.success) {
+      throw new GridUnavailable('The Grid answered its list of downloads in a shape no Grid uses; retry.');
+    }
+    return (answer.data.value?.files ?? []).flatMap((f) =>
+      typeof f.name === 'string' && !f.name.endsWith('.crdownload') // Chromium's file in progress
+        ? [
+            {
+              name: f.name,
+              size: typeof f.size === 'number' ? f.size : 0,
+              created: new Date(
+                typeof f.lastModifiedTime === 'number' ? f.lastModifiedTime : Number(f.creationTime ?? 0),
+              ),
+            },
+          ]
+        : [],
+    );
   }
 
   /** The bytes of one download, or undefined when the browser has none by that name. */
@@ -53,11 +75,11 @@ export class GridDownloads {
       throw new GridUnavailable(`The Grid failed to read a download (HTTP 500); retry.`);
     }
     await this.check(response, gridId, 'read a download');
-    const body = (await response.json()) as { value?: { contents?: unknown } };
-    const contents = body.value?.contents;
-    if (typeof contents !== 'string') {
+    const answer = ContentsAnswer.safeParse(await response.json());
+    if (!answer.success) {
       throw new GridUnavailable('The Grid answered a download without its contents; retry.');
     }
+    const contents = answer.data.value.contents;
     // The contents are a ZIP with the one file in it.
     const entries = fflate().unzipSync(Buffer.from(contents, 'base64'));
     return entries[name] ?? Object.values(entries)[0] ?? new Uint8Array();

@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { z } from 'zod';
 import type { Session, WebDriver } from 'selenium-webdriver';
 import type { Executor } from 'selenium-webdriver/http/index.js';
 import { selenium, seleniumHttp, wdError } from '../browser/webdriver.js';
@@ -236,8 +237,8 @@ export class Grid {
     if (!response.ok) {
       throw new GridUnavailable(`The Grid's session lookup answered HTTP ${response.status}.`);
     }
-    const body = (await response.json()) as { data?: { session?: { id?: string } | null } };
-    return body.data?.session?.id === gridId;
+    const answer = SessionIdAnswer.safeParse(await response.json());
+    return answer.success && answer.data.data?.session?.id === gridId;
   }
 
   /** A cheap liveness probe; it also resets the node's idle timer. */
@@ -282,7 +283,7 @@ function isUnreachable(err: unknown): boolean {
   if (!(err instanceof Error)) {
     return false;
   }
-  const code = (err as { code?: unknown }).code;
+  const code = 'code' in err ? err.code : undefined;
   return (typeof code === 'string' && UNREACHABLE.has(code)) || UNREACHABLE.has(err.message.split(/[\s:]/)[0] ?? '');
 }
 
@@ -360,6 +361,15 @@ export function translateGridError(err: unknown, opening = false): unknown {
   return err;
 }
 
+/** The Grid's GraphQL answer to a session lookup: `session` is null for an id it does not know. */
+function sessionAnswer<T extends z.ZodType>(session: T) {
+  return z.object({ data: z.object({ session: session.nullish() }).nullish() });
+}
+const SessionIdAnswer = sessionAnswer(z.object({ id: z.string().optional() }));
+const SessionCapabilitiesAnswer = sessionAnswer(z.object({ capabilities: z.string().optional() }));
+/** The Grid hands a session's capabilities over as a JSON text of their own. */
+const CapabilitiesJson = z.record(z.string(), z.unknown());
+
 /**
  * What the Grid knows about a browser it runs, for a caller that holds only its id
  * (stateless mode). Undefined when the Grid does not know the id.
@@ -380,9 +390,8 @@ export async function sessionCapabilities(
     return undefined;
   }
   try {
-    const body = (await response.json()) as { data?: { session?: { capabilities?: string } | null } };
-    const raw = body.data?.session?.capabilities;
-    return raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+    const raw = SessionCapabilitiesAnswer.parse(await response.json()).data?.session?.capabilities;
+    return raw ? CapabilitiesJson.parse(JSON.parse(raw)) : undefined;
   } catch {
     // Not the Grid's GraphQL answer: something else (a proxy's error page) answers at GRID_URL.
     throw new GridUnavailable(
