@@ -177,9 +177,11 @@ export class EventLog implements EventSink {
 }
 
 function bounded(event: AuditEvent): AuditEvent {
-  return Object.fromEntries(
-    Object.entries(event).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, MAX_FIELD_CHARS) : v]),
-  ) as AuditEvent;
+  return auditEvent.parse(
+    Object.fromEntries(
+      Object.entries(event).map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, MAX_FIELD_CHARS) : v]),
+    ),
+  );
 }
 
 /** A sink that drops everything, for parts built without a log (unit tests, tools run alone). */

@@ -1,10 +1,11 @@
 import type BiDi from 'selenium-webdriver/bidi/index.js';
+import { z } from 'zod';
 import { seleniumBiDi } from '../browser/webdriver.js';
 
 /** One WebDriver BiDi websocket to one browser, as the monitor uses it. */
 export interface BidiConnection {
-  /** A command's result; a BiDi error answer is thrown as a BidiCommandError. */
-  send(method: string, params: object): Promise<Record<string, unknown>>;
+  /** A command's result, for the caller to parse; a BiDi error answer is thrown as a BidiCommandError. */
+  send(method: string, params: object): Promise<unknown>;
   /** Subscribes to one event for this listener only; the returned function ends that subscription. */
   subscribe(event: string, listener: (params: unknown) => void): Promise<() => Promise<void>>;
   /** Called once when the socket closes without close() having been asked (the browser or Grid went away). */
@@ -48,14 +49,16 @@ export async function connectBidi(address: string, timeoutMs: number): Promise<B
 
 const CLOSE_MS = 1_000;
 
+const subscription = z.object({ subscription: z.string() });
+
 function wrap(bidi: BiDi): BidiConnection {
   let closing = false;
-  const send = async (method: string, params: object): Promise<Record<string, unknown>> => {
+  const send = async (method: string, params: object): Promise<unknown> => {
     const answer = await bidi.send({ method, params });
     if (answer.type === 'error') {
       throw new BidiCommandError(String(answer.error), String(answer.message));
     }
-    return (answer.result ?? {}) as Record<string, unknown>;
+    return answer.result ?? {};
   };
   return {
     send,
@@ -74,16 +77,17 @@ function wrap(bidi: BiDi): BidiConnection {
       };
       bidi.on(event, handler);
       try {
-        const { subscription } = await send('session.subscribe', { events: [event] });
-        if (typeof subscription !== 'string') {
+        const subscribed = subscription.safeParse(await send('session.subscribe', { events: [event] }));
+        if (!subscribed.success) {
           throw new Error('session.subscribe answered without a subscription id');
         }
+        const id = subscribed.data.subscription;
         // Unsubscribed before the listener goes: the browser sends every event it raised before
         // the command's answer, so an event of the last moment (a page reached just before the
         // hand-back) is still heard.
         return async () => {
           try {
-            await send('session.unsubscribe', { subscriptions: [subscription] });
+            await send('session.unsubscribe', { subscriptions: [id] });
           } finally {
             bidi.off(event, handler);
           }

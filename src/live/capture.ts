@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
 import { globMatches } from '../glob.js';
 import { originShown } from '../secrets/secret-call.js';
@@ -150,16 +151,17 @@ export class NetworkCapture {
     const held = this.options.monitors.connection(browser.gridId);
     const connection = held ?? (await this.options.connect(browser.bidiAddress));
     try {
-      const answer = await connection.send('network.getData', {
-        dataType: 'response',
-        request: bidiRequestOf(entry.id),
-        collector: state.collector,
-      });
-      const bytes = answer.bytes as { type?: string; value?: string } | undefined;
-      if (bytes?.type === 'string' && typeof bytes.value === 'string') {
+      const { bytes } = networkData.parse(
+        await connection.send('network.getData', {
+          dataType: 'response',
+          request: bidiRequestOf(entry.id),
+          collector: state.collector,
+        }),
+      );
+      if (bytes?.type === 'string') {
         return { entry, text: bytes.value };
       }
-      return { entry, bytes: Buffer.from(String(bytes?.value ?? ''), 'base64') };
+      return { entry, bytes: Buffer.from(bytes?.value ?? '', 'base64') };
     } catch (err) {
       if (err instanceof BidiCommandError) {
         throw gone(entry.id);
@@ -218,19 +220,35 @@ function bidiRequestOf(id: string): string {
   return id.replace(/~\d+$/, '');
 }
 
-interface RequestEvent {
-  request: { request: string; method: string; url: string; destination?: string; initiatorType?: string | null };
-  redirectCount?: number;
-  timestamp: number;
-  response?: {
-    status: number;
-    mimeType?: string;
-    content?: { size?: number };
-    bodySize?: number | null;
-    bytesReceived?: number;
-  };
-  errorText?: string;
-}
+/** What capture reads of a network event (beforeRequestSent, responseCompleted, fetchError). */
+const requestEvent = z.object({
+  request: z.object({
+    request: z.string(),
+    method: z.string(),
+    url: z.string(),
+    destination: z.string().nullish(),
+    initiatorType: z.string().nullish(),
+  }),
+  redirectCount: z.number().nullish(),
+  timestamp: z.number(),
+  response: z
+    .object({
+      status: z.number(),
+      mimeType: z.string().nullish(),
+      content: z.object({ size: z.number().nullish() }).nullish(),
+      bodySize: z.number().nullish(),
+      bytesReceived: z.number().nullish(),
+    })
+    .optional(),
+  errorText: z.string().optional(),
+});
+
+type RequestEvent = z.infer<typeof requestEvent>;
+
+/** network.getData's answer: the body as text, or base64 for bytes that are not. */
+const networkData = z.object({ bytes: z.object({ type: z.string(), value: z.string() }).optional() });
+
+const dataCollector = z.object({ collector: z.string().optional() });
 
 interface Pending {
   method: string;
@@ -256,11 +274,12 @@ class CaptureReason implements Reason {
 
   async start(connection: BidiConnection): Promise<() => Promise<void>> {
     // Response bodies only: request bodies (what a form posted, a secret among them) are never kept.
-    const answer = await connection.send('network.addDataCollector', {
-      dataTypes: ['response'],
-      maxEncodedDataSize: this.options.bodyBytes,
-    });
-    const collector = typeof answer.collector === 'string' ? answer.collector : undefined;
+    const { collector } = dataCollector.parse(
+      await connection.send('network.addDataCollector', {
+        dataTypes: ['response'],
+        maxEncodedDataSize: this.options.bodyBytes,
+      }),
+    );
     this.collector = collector;
     return async () => {
       this.ended = true;
@@ -271,7 +290,11 @@ class CaptureReason implements Reason {
   }
 
   onEvent(event: string, params: unknown): void {
-    const p = params as RequestEvent;
+    const parsed = requestEvent.safeParse(params);
+    if (!parsed.success) {
+      return;
+    }
+    const p = parsed.data;
     const hop = entryIdOf(p.request.request, p.redirectCount ?? 0);
     if (event === 'network.beforeRequestSent') {
       this.remember(hop, p);
@@ -375,7 +398,7 @@ function sizeOf(response: NonNullable<RequestEvent['response']>): number {
 }
 
 /** `application/json` of `application/json;charset=utf-8`: Firefox sends the whole header, Chromium the essence. */
-function essenceOf(mimeType: string | undefined): string | null {
+function essenceOf(mimeType: string | null | undefined): string | null {
   const essence = mimeType?.split(';')[0]?.trim().toLowerCase();
   return essence ? essence : null;
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { Conflict, Controlled, NotFound } from '../errors.js';
 import { callerOfWorkspace, turnKeyOf } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
 import type { Turns } from '../workspace/turns.js';
 import { copy, said } from './control-copy.js';
-import type { LiveStore } from './live-store.js';
+import { LiveDocuments, type LiveStore } from './live-store.js';
 import { visitedOf, type FollowedBrowser, type Visited } from './pages.js';
 
 /**
@@ -12,19 +13,21 @@ import { visitedOf, type FollowedBrowser, type Visited } from './pages.js';
  * released. The episode lives in the workspace store (memory, or the Redis every replica
  * shares), so control taken through one replica refuses agents on every replica.
  */
-export interface Episode {
-  state: 'requested' | 'held';
+const storedEpisode = z.object({
+  state: z.enum(['requested', 'held']),
   /** the person, as the admin page names them */
-  who: string;
+  who: z.string(),
   /** when they asked (ISO) */
-  since: string;
+  since: z.string(),
   /** when it became theirs (ISO) */
-  granted?: string;
+  granted: z.string().optional(),
   /** the viewers (tunnels, or "api" for POST …/control) that hold it: it is held while any does */
-  holders: string[];
+  holders: z.array(z.string()),
   /** the browser it was taken on */
-  gridId?: string;
-}
+  gridId: z.string().optional(),
+});
+
+export type Episode = z.infer<typeof storedEpisode>;
 
 /** What a result carries while control applies, and once after an unsaid hand-back. */
 export type ControlNotice = {
@@ -34,12 +37,14 @@ export type ControlNotice = {
   hint: string;
 };
 
-export interface HandBack {
-  who: string;
-  since: string;
-  until: string;
-  ended?: boolean;
-}
+const storedHandBack = z.object({
+  who: z.string(),
+  since: z.string(),
+  until: z.string(),
+  ended: z.boolean().optional(),
+});
+
+export type HandBack = z.infer<typeof storedHandBack>;
 
 /** An episode outlives no browser: a day at most, and every write renews it. */
 const EPISODE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -91,6 +96,8 @@ function bounded(work: Promise<unknown>, ms: number): Promise<unknown> {
 export class Controls {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly changeListeners = new Set<(workspace: string) => void>();
+  private readonly episodes: LiveDocuments<Episode>;
+  private readonly handBacks: LiveDocuments<HandBack>;
 
   constructor(
     private readonly store: LiveStore,
@@ -98,11 +105,13 @@ export class Controls {
     private readonly turns: Turns,
     private readonly now: () => Date = () => new Date(),
     private readonly browsers?: ControlledBrowsers,
-  ) {}
+  ) {
+    this.episodes = new LiveDocuments(store, (workspace) => `control:${workspace}`, storedEpisode, EPISODE_TTL_MS);
+    this.handBacks = new LiveDocuments(store, (workspace) => `handback:${workspace}`, storedHandBack, HANDBACK_TTL_MS);
+  }
 
   async episode(workspace: string): Promise<Episode | undefined> {
-    const raw = await this.store.get(`control:${workspace}`);
-    return raw === undefined ? undefined : (JSON.parse(raw) as Episode);
+    return this.episodes.get(workspace);
   }
 
   /**
@@ -193,11 +202,10 @@ export class Controls {
           : copy.held(episode.who, since);
       return { state: episode.state, who: said(episode.who), since, hint };
     }
-    const raw = await this.store.take(`handback:${workspace}`);
-    if (raw === undefined) {
+    const back = await this.handBacks.take(workspace);
+    if (back === undefined) {
       return undefined;
     }
-    const back = JSON.parse(raw) as HandBack;
     return { state: 'handed_back', who: said(back.who), since: back.until, hint: copy.handedBack(back.until) };
   }
 
@@ -236,11 +244,11 @@ export class Controls {
   }
 
   private async handedBack(workspace: string): Promise<Awaited> {
-    const raw = await this.store.take(`handback:${workspace}`);
-    if (raw === undefined) {
+    const back = await this.handBacks.take(workspace);
+    if (back === undefined) {
       return { state: 'nobody' };
     }
-    return { state: 'handed_back', back: JSON.parse(raw) as HandBack, visited: await visitedOf(this.store, workspace) };
+    return { state: 'handed_back', back, visited: await visitedOf(this.store, workspace) };
   }
 
   private async browserGone(workspace: string): Promise<boolean> {
@@ -312,8 +320,8 @@ export class Controls {
       until: this.now().toISOString(),
       ...(ended ? { ended: true } : {}),
     };
-    await this.store.delete(`control:${workspace}`);
-    await this.store.put(`handback:${workspace}`, JSON.stringify(back), HANDBACK_TTL_MS);
+    await this.episodes.delete(workspace);
+    await this.handBacks.put(workspace, back);
     this.wake(workspace);
     if (episode.gridId !== undefined) {
       await this.browsers?.unfollow(episode.gridId).catch(() => undefined);
@@ -335,7 +343,7 @@ export class Controls {
   }
 
   private async save(workspace: string, episode: Episode): Promise<void> {
-    await this.store.put(`control:${workspace}`, JSON.stringify(episode), EPISODE_TTL_MS);
+    await this.episodes.put(workspace, episode);
     this.wake(workspace);
   }
 

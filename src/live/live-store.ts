@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * What the live view keeps beside the workspace records, in the same store (memory, or the
  * Redis every replica shares): the tunnel tickets, single-use, and each workspace's Control
@@ -39,5 +41,39 @@ export class MemoryLiveStore implements LiveStore {
 
   async delete(key: string): Promise<void> {
     this.entries.delete(key);
+  }
+}
+
+/**
+ * One kind of document in a LiveStore: its key, how long it lives, and its shape. A document is
+ * read back through its schema because another replica, of another version, may have written it.
+ */
+export class LiveDocuments<T> {
+  constructor(
+    private readonly store: LiveStore,
+    private readonly keyOf: (id: string) => string,
+    private readonly shape: z.ZodType<T>,
+    private readonly ttlMs: number,
+  ) {}
+
+  async put(id: string, document: T): Promise<void> {
+    await this.store.put(this.keyOf(id), JSON.stringify(document), this.ttlMs);
+  }
+
+  async get(id: string): Promise<T | undefined> {
+    return this.read(await this.store.get(this.keyOf(id)));
+  }
+
+  /** Reads and deletes at once: of two takers, one gets the document. */
+  async take(id: string): Promise<T | undefined> {
+    return this.read(await this.store.take(this.keyOf(id)));
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.store.delete(this.keyOf(id));
+  }
+
+  private read(raw: string | undefined): T | undefined {
+    return raw === undefined ? undefined : this.shape.parse(JSON.parse(raw));
   }
 }

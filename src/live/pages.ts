@@ -1,18 +1,19 @@
+import { z } from 'zod';
 import type { BidiConnection } from './bidi.js';
-import type { LiveStore } from './live-store.js';
+import { LiveDocuments, type LiveStore } from './live-store.js';
 import type { BidiMonitors, Reason } from './monitor.js';
 
 /** A page a person reached while holding Control: a top-level load or history update. */
-export interface VisitedPage {
-  url: string;
-  title: string;
-}
+const visitedPage = z.object({ url: z.string(), title: z.string() });
 
-export interface Visited {
-  pages: VisitedPage[];
+const visited = z.object({
+  pages: z.array(visitedPage),
   /** the oldest pages dropped to keep the list at MAX_VISITED */
-  dropped: number;
-}
+  dropped: z.number(),
+});
+
+export type VisitedPage = z.infer<typeof visitedPage>;
+export type Visited = z.infer<typeof visited>;
 
 export const MAX_VISITED = 100;
 const MAX_URL_CHARS = 4000;
@@ -22,14 +23,15 @@ const TITLE_MS = 2_000;
 /** Kept as long as a hand-back is (control.ts): await_control reads it after the person lets go. */
 const VISITED_TTL_MS = 24 * 60 * 60 * 1000;
 
-const visitedKey = (workspace: string) => `visited:${workspace}`;
-
 export const NONE_VISITED: Visited = { pages: [], dropped: 0 };
+
+function visitedLists(store: LiveStore): LiveDocuments<Visited> {
+  return new LiveDocuments(store, (workspace) => `visited:${workspace}`, visited, VISITED_TTL_MS);
+}
 
 /** The pages of a workspace's latest Control episode, as the replica that followed them wrote them. */
 export async function visitedOf(store: LiveStore, workspace: string): Promise<Visited> {
-  const raw = await store.get(visitedKey(workspace));
-  return raw === undefined ? NONE_VISITED : (JSON.parse(raw) as Visited);
+  return (await visitedLists(store).get(workspace)) ?? NONE_VISITED;
 }
 
 /** The browser a Control episode follows, as its workspace record knows it. */
@@ -45,20 +47,24 @@ export interface FollowedBrowser {
  * await_control of any replica reads it at the hand-back. Without BiDi the list stays empty.
  */
 export class VisitedPages {
+  private readonly lists: LiveDocuments<Visited>;
+
   constructor(
     private readonly monitors: BidiMonitors,
-    private readonly store: LiveStore,
+    store: LiveStore,
     /** whether the episode this browser is followed for still holds it */
     private readonly held: (workspace: string, gridId: string) => Promise<boolean>,
-  ) {}
+  ) {
+    this.lists = visitedLists(store);
+  }
 
   /**
    * Starts a new list (an earlier episode's goes) and follows the browser; the list is written
    * once the browser is followed. BiDi missing leaves it unwritten, which reads as none visited.
    */
   async follow(browser: FollowedBrowser): Promise<void> {
-    await this.store.delete(visitedKey(browser.workspace));
-    const reason = new ControlReason(browser, this.store, () => this.held(browser.workspace, browser.gridId));
+    await this.lists.delete(browser.workspace);
+    const reason = new ControlReason(browser, this.lists, () => this.held(browser.workspace, browser.gridId));
     await this.monitors.want(browser, 'control', reason).catch(() => undefined);
   }
 
@@ -67,11 +73,18 @@ export class VisitedPages {
   }
 }
 
-interface NavigationEvent {
-  context?: string;
-  url?: string;
-  parent?: string | null;
-}
+/** What the control reason reads of a browsingContext event (contextCreated, load, historyUpdated). */
+const navigationEvent = z.object({
+  context: z.string(),
+  url: z.string().optional(),
+  parent: z.string().nullish(),
+});
+
+const contextTree = z.object({ contexts: z.array(z.object({ context: z.string() })).optional() });
+
+/** script.evaluate's answer to `JSON.stringify([location.href, document.title])`. */
+const evaluatedString = z.object({ result: z.object({ value: z.string() }) });
+const hrefAndTitle = z.tuple([z.string(), z.string()]);
 
 class ControlReason implements Reason {
   readonly events = [
@@ -86,24 +99,25 @@ class ControlReason implements Reason {
 
   constructor(
     private readonly browser: FollowedBrowser,
-    private readonly store: LiveStore,
+    private readonly lists: LiveDocuments<Visited>,
     readonly stillWanted: () => Promise<boolean>,
   ) {}
 
   async start(connection: BidiConnection): Promise<void> {
     this.connection = connection;
-    const tree = await connection.send('browsingContext.getTree', { maxDepth: 0 });
-    for (const context of (tree.contexts as { context: string }[] | undefined) ?? []) {
+    const tree = contextTree.parse(await connection.send('browsingContext.getTree', { maxDepth: 0 }));
+    for (const context of tree.contexts ?? []) {
       this.tops.add(context.context);
     }
     this.write();
   }
 
   onEvent(event: string, params: unknown): void {
-    const p = params as NavigationEvent;
-    if (typeof p.context !== 'string') {
+    const parsed = navigationEvent.safeParse(params);
+    if (!parsed.success) {
       return;
     }
+    const p = parsed.data;
     if (event === 'browsingContext.contextCreated') {
       if (p.parent === null || p.parent === undefined) {
         this.tops.add(p.context);
@@ -145,9 +159,8 @@ class ControlReason implements Reason {
         awaitPromise: false,
       })
       .then((answer) => {
-        const result = answer.result as { value?: unknown } | undefined;
-        const [href, title] = JSON.parse(typeof result?.value === 'string' ? result.value : '[]') as unknown[];
-        return href === url && typeof title === 'string' ? title.slice(0, MAX_TITLE_CHARS) : '';
+        const [href, title] = hrefAndTitle.parse(JSON.parse(evaluatedString.parse(answer).result.value));
+        return href === url ? title.slice(0, MAX_TITLE_CHARS) : '';
       })
       .catch(() => '');
     const title = await Promise.race([asked, late]);
@@ -171,10 +184,7 @@ class ControlReason implements Reason {
   }
 
   private write(): void {
-    const written = JSON.stringify(this.visited);
-    this.writes = this.writes
-      .then(() => this.store.put(visitedKey(this.browser.workspace), written, VISITED_TTL_MS))
-      .catch(() => undefined);
+    this.writes = this.writes.then(() => this.lists.put(this.browser.workspace, this.visited)).catch(() => undefined);
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { LiveStore } from './live-store.js';
+import { z } from 'zod';
+import { LiveDocuments, type LiveStore } from './live-store.js';
 
 /**
  * await_control as an MCP task (the 2026-07-28 Tasks extension, io.modelcontextprotocol/tasks):
@@ -10,32 +11,37 @@ import type { LiveStore } from './live-store.js';
  * claims it (of two replicas, one), reads the hand-back through the ordinary call path and
  * keeps the result, which every later tasks/get answers. A cancel ends the task and only it.
  */
-export interface ControlTask {
-  taskId: string;
-  workspace: string;
+const controlTask = z.object({
+  taskId: z.string(),
+  workspace: z.string(),
   /** who created it (a Principal's id, '' when none): a task answers only to its creator */
-  owner: string;
-  status: 'working' | 'completed' | 'cancelled';
-  createdAt: string;
-  lastUpdatedAt: string;
+  owner: z.string(),
+  status: z.enum(['working', 'completed', 'cancelled']),
+  createdAt: z.string(),
+  lastUpdatedAt: z.string(),
   /** the tool result it completed with */
-  result?: Record<string, unknown>;
-}
+  result: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type ControlTask = z.infer<typeof controlTask>;
 
 /** A task outlives the longest episode (a day, control.ts) so a long hold still answers its poll. */
 export const TASK_TTL_MS = 24 * 60 * 60 * 1000;
 /** How often a client is asked to poll: a hand-back is said within a second, and no faster. */
 export const TASK_POLL_MS = 1_000;
 
-const taskKey = (taskId: string) => `task:${taskId}`;
 const claimKey = (taskId: string) => `task-claim:${taskId}`;
 const openKey = (workspace: string, owner: string) => `task-open:${workspace}:${owner}`;
 
 export class ControlTasks {
+  private readonly tasks: LiveDocuments<ControlTask>;
+
   constructor(
     private readonly store: LiveStore,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.tasks = new LiveDocuments(store, (taskId) => `task:${taskId}`, controlTask, TASK_TTL_MS);
+  }
 
   /**
    * The caller's working task, or a new one, durable before it is answered (a tasks/get for its id
@@ -73,8 +79,7 @@ export class ControlTasks {
 
   /** The task, only to the caller that created it (anyone else reads it as unknown). */
   async get(taskId: string, workspace: string | undefined, owner: string): Promise<ControlTask | undefined> {
-    const raw = await this.store.get(taskKey(taskId));
-    const task = raw === undefined ? undefined : (JSON.parse(raw) as ControlTask);
+    const task = await this.tasks.get(taskId);
     return task && task.workspace === workspace && task.owner === owner ? task : undefined;
   }
 
@@ -101,7 +106,7 @@ export class ControlTasks {
   }
 
   private async save(task: ControlTask): Promise<ControlTask> {
-    await this.store.put(taskKey(task.taskId), JSON.stringify(task), TASK_TTL_MS);
+    await this.tasks.put(task.taskId, task);
     return task;
   }
 }

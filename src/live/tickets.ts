@@ -1,21 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import type { LiveStore } from './live-store.js';
+import { z } from 'zod';
+import { LiveDocuments, type LiveStore } from './live-store.js';
 
 /** A browser's websocket cannot send an Authorization header: the admin token buys a ticket instead. */
 export const TICKET_TTL_MS = 30_000;
 
-export interface Ticket {
-  workspace: string;
+const ticketGrant = z.object({
+  workspace: z.string(),
   /** who the viewer is, as the admin page names them (a person's name; "a person" when unsaid) */
-  who: string;
+  who: z.string(),
   /** the viewer's id, which may hold Control: its tunnel ending withdraws it */
-  viewer: string;
+  viewer: z.string(),
   /**
    * minted by the caller's own tool call for an MCP App, whose frame has the host's origin, not
    * this server's: the ticket, single-use and bound to the caller's workspace, is the credential
    */
-  app?: true;
-}
+  app: z.literal(true).optional(),
+});
+
+export type Ticket = z.infer<typeof ticketGrant>;
 
 /**
  * Tickets for the live tunnel: minted by a request that carried the admin token, taken once by
@@ -23,14 +26,18 @@ export interface Ticket {
  * read, so one seen in a log or a proxy's history opens nothing.
  */
 export class Tickets {
-  constructor(
-    private readonly store: LiveStore,
-    private readonly ttlMs: number = TICKET_TTL_MS,
-  ) {}
+  private readonly tickets: LiveDocuments<Ticket>;
 
-  async mint(ticket: Ticket): Promise<{ ticket: string; expires_in_seconds: number }> {
+  constructor(
+    store: LiveStore,
+    private readonly ttlMs: number = TICKET_TTL_MS,
+  ) {
+    this.tickets = new LiveDocuments(store, (id) => `ticket:${id}`, ticketGrant, ttlMs);
+  }
+
+  async mint(grant: Ticket): Promise<{ ticket: string; expires_in_seconds: number }> {
     const id = randomBytes(24).toString('base64url');
-    await this.store.put(`ticket:${id}`, JSON.stringify(ticket), this.ttlMs);
+    await this.tickets.put(id, grant);
     return { ticket: id, expires_in_seconds: Math.round(this.ttlMs / 1000) };
   }
 
@@ -39,7 +46,6 @@ export class Tickets {
     if (!/^[A-Za-z0-9_-]{32}$/.test(id)) {
       return undefined;
     }
-    const raw = await this.store.take(`ticket:${id}`);
-    return raw === undefined ? undefined : (JSON.parse(raw) as Ticket);
+    return this.tickets.take(id);
   }
 }
