@@ -109,27 +109,38 @@ function instrumentWebDriver(rec: Recorder): () => void {
 }
 
 function instrumentHandlers(rec: Recorder): () => void {
-  const originals = new Map<Capability, Capability['handler']>();
+  const originals = new Map<Capability, Capability>();
   for (const capability of CAPABILITIES) {
-    const handler = capability.handler;
-    originals.set(capability, handler);
-    capability.handler = async (args, ctx) => {
-      const sample = rec.sample();
-      rec.phase = 'handler';
-      const start = performance.now();
-      try {
-        return await handler(args, ctx);
-      } finally {
-        if (sample) {
-          sample.handlerMs += performance.now() - start;
-        }
-        rec.phase = 'after';
-      }
-    };
+    originals.set(capability, { ...capability });
+    // Each branch keeps the context its handler is typed for.
+    if (capability.attach === 'none') {
+      capability.handler = timedHandler(rec, capability.handler);
+    } else {
+      capability.handler = timedHandler(rec, capability.handler);
+    }
   }
   return () => {
-    for (const [capability, handler] of originals) {
-      capability.handler = handler;
+    for (const [capability, original] of originals) {
+      Object.assign(capability, original);
+    }
+  };
+}
+
+function timedHandler<C>(
+  rec: Recorder,
+  handler: (args: Record<string, unknown>, ctx: C) => Promise<Record<string, unknown>>,
+): typeof handler {
+  return async (args, ctx) => {
+    const sample = rec.sample();
+    rec.phase = 'handler';
+    const start = performance.now();
+    try {
+      return await handler(args, ctx);
+    } finally {
+      if (sample) {
+        sample.handlerMs += performance.now() - start;
+      }
+      rec.phase = 'after';
     }
   };
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { pageState } from '../browser/page-state.js';
-import { DEFAULT_WAIT_SECONDS, firstMatching, type Selector } from '../browser/selectors.js';
+import { DEFAULT_WAIT_SECONDS, firstMatching } from '../browser/selectors.js';
 import { BadRequest } from '../errors.js';
 import type { BrowserToolContext, WorkspaceToolContext } from './context.js';
-import { selectorChoice } from './schemas.js';
+import { selectorChoice, selectorList } from './schemas.js';
 
 export type Kind = 'read' | 'act';
 
@@ -144,7 +144,14 @@ export interface CallOf {
 }
 
 /** One row of the capability table, with its types erased so rows can share an array. */
-export interface Capability {
+export type Capability = RowFacts & RowHandler;
+
+/** What a row's handler sees, by how the call path attaches it: a browser, or the caller's workspace. */
+export type RowHandler =
+  | { attach: Exclude<Attachment, 'none'>; handler: BrowserHandler }
+  | { attach: 'none'; handler: (args: Arguments, ctx: WorkspaceToolContext) => Promise<Arguments> };
+
+export interface RowFacts {
   name: string;
   title: string;
   description: string;
@@ -166,7 +173,6 @@ export interface Capability {
   answersAsTaskWhileHeld: boolean;
   handBackRead?: CallOf;
   http: HttpRendering;
-  attach: Attachment;
   takesSessionId: boolean;
   /** a stateless call must pass session_id */
   needsSessionId: boolean;
@@ -177,8 +183,13 @@ export interface Capability {
   summary: (args: Arguments, result: Arguments) => string;
   draft: DraftFacts;
   secretRefusal?: string;
-  handler: (args: Arguments, ctx: BrowserToolContext & WorkspaceToolContext) => Promise<Arguments>;
 }
+
+type BrowserHandler = (args: Arguments, ctx: BrowserToolContext) => Promise<Arguments>;
+
+/** A definition with its argument and answer types erased, as its row holds it. */
+type ErasedDefinition =
+  BrowserToolDefinition<z.ZodObject, z.ZodObject> | WorkspaceToolDefinition<z.ZodObject, z.ZodObject>;
 
 const sessionIdArgument = z.string().max(256).describe('stateless');
 
@@ -206,22 +217,23 @@ const withheldShape = {
 };
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
-  def: BrowserToolDefinition<I, O> | WorkspaceToolDefinition<I, O>,
+  typed: BrowserToolDefinition<I, O> | WorkspaceToolDefinition<I, O>,
 ): Capability {
+  // The call path hands a row's functions only what its own schemas parsed, so the types it
+  // erases here are the ones the row was defined with.
+  const def = typed as ErasedDefinition;
   const takesSessionId = def.attach !== 'none' || def.usesSessionId !== undefined;
-  const check = def.check as ((args: unknown) => string | undefined) | undefined;
   const alternatives = def.attach !== 'none' && 'selector' in def.input.shape;
   const shape = alternatives ? withSelectorChoice(def.input.shape) : def.input.shape;
   const input = withCheck(
     z.strictObject(takesSessionId ? { ...shape, session_id: sessionIdArgument.optional() } : shape),
-    check,
+    def.check,
   );
-  const stepArgs = withCheck(z.strictObject(shape), check);
+  const stepArgs = withCheck(z.strictObject(shape), def.check);
   const output = (def.kind === 'act' && def.attach !== 'none' ? pageState.extend(def.output.shape) : def.output)
     .extend(withheldShape)
     .extend(alternatives ? selectorUsedShape : {});
-  const handler = def.handler as unknown as Capability['handler'];
-  return {
+  const facts: RowFacts = {
     name: def.name,
     title: def.title,
     description: def.description,
@@ -240,17 +252,24 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     answersAsTaskWhileHeld: def.answersAsTaskWhileHeld ?? false,
     handBackRead: def.handBackRead,
     http: def.http ?? { method: 'POST', path: `/browser/${kebab(def.name)}` },
-    attach: def.attach,
     takesSessionId,
     needsSessionId: takesSessionId && (def.attach !== 'none' || def.usesSessionId !== 'optional'),
-    mirrors: def.mirrors === undefined ? [] : Array.isArray(def.mirrors) ? def.mirrors : [def.mirrors as Mirror],
+    mirrors: def.mirrors === undefined ? [] : isList(def.mirrors) ? def.mirrors : [def.mirrors],
     app: def.app,
-    image: def.image as Capability['image'],
-    summary: (def.summary as Capability['summary'] | undefined) ?? (() => 'done'),
+    image: def.image,
+    summary: def.summary ?? (() => 'done'),
     draft: def.draft ?? {},
     secretRefusal: def.secretRefusal,
-    handler: alternatives ? tryingAlternatives(handler) : handler,
   };
+  if (def.attach === 'none') {
+    return { ...facts, attach: def.attach, handler: def.handler };
+  }
+  return { ...facts, attach: def.attach, handler: alternatives ? tryingAlternatives(def.handler) : def.handler };
+}
+
+/** Array.isArray does not narrow a readonly array. */
+function isList<T>(value: T | readonly T[]): value is readonly T[] {
+  return Array.isArray(value);
 }
 
 const selectorUsedShape = {
@@ -268,7 +287,7 @@ function withSelectorChoice(shape: z.ZodRawShape): z.ZodRawShape {
  * A list of selectors is settled before the handler runs: it sees the first alternative that
  * matches (waiting as long as the call's wait_timeout), and the answer says which one that was.
  */
-function tryingAlternatives(handler: Capability['handler']): Capability['handler'] {
+function tryingAlternatives(handler: BrowserHandler): BrowserHandler {
   return async (args, ctx) => {
     if (!Array.isArray(args.selector)) {
       return handler(args, ctx);
@@ -279,16 +298,16 @@ function tryingAlternatives(handler: Capability['handler']): Capability['handler
       );
     }
     const wait = typeof args.wait_timeout === 'number' ? args.wait_timeout : DEFAULT_WAIT_SECONDS;
-    const { index, selector } = await firstMatching(ctx.driver, args.selector as Selector[], wait);
+    const { index, selector } = await firstMatching(ctx.driver, selectorList.parse(args.selector), wait);
     return { ...(await handler({ ...args, selector }, ctx)), selector_used: index };
   };
 }
 
-function byArguments<I>(fact: ByArguments<I>): (args: Arguments) => boolean {
-  return typeof fact === 'function' ? (fact as (args: Arguments) => boolean) : () => fact;
+function byArguments(fact: ByArguments<Arguments>): (args: Arguments) => boolean {
+  return typeof fact === 'function' ? fact : () => fact;
 }
 
-function withCheck(schema: z.ZodObject, check: ((args: unknown) => string | undefined) | undefined): z.ZodObject {
+function withCheck(schema: z.ZodObject, check: ((args: Arguments) => string | undefined) | undefined): z.ZodObject {
   if (!check) {
     return schema;
   }

@@ -19,10 +19,11 @@ export const MAX_SELECTOR_ALTERNATIVES = 5;
 /** One selector, or alternatives tried in order (the first that matches wins). */
 const ALTERNATIVES_FIX = `a list of 1 to ${MAX_SELECTOR_ALTERNATIVES} selectors, tried in order`;
 
-export const selectorChoice = z.union(
-  [selector, z.array(selector).min(1, ALTERNATIVES_FIX).max(MAX_SELECTOR_ALTERNATIVES, ALTERNATIVES_FIX)],
-  { error: `${SELECTOR_FIX.replace(/\.$/, '')}; or ${ALTERNATIVES_FIX}.` },
-);
+export const selectorList = z.array(selector).min(1, ALTERNATIVES_FIX).max(MAX_SELECTOR_ALTERNATIVES, ALTERNATIVES_FIX);
+
+export const selectorChoice = z.union([selector, selectorList], {
+  error: `${SELECTOR_FIX.replace(/\.$/, '')}; or ${ALTERNATIVES_FIX}.`,
+});
 
 export const waitTimeout = z.number().min(0).max(60).optional().describe(`s, default ${DEFAULT_WAIT_SECONDS}`);
 

@@ -6,7 +6,7 @@ import { SecretCall } from '../../secrets/secret-call.js';
 import { turnKeyOf, type Caller } from '../../workspace/caller.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import type { Capability } from '../capability.js';
-import type { BrowserToolContext, WorkspaceToolContext } from '../context.js';
+import type { BrowserToolContext } from '../context.js';
 import type { AsStep, StepProgress } from '../../flows/view.js';
 import { answeredSomething, rememberCall } from '../../workspace/recent.js';
 import { checkMode, parseArguments } from './arguments.js';
@@ -122,7 +122,7 @@ async function runHandler(
   if (capability.attach === 'none') {
     await checkPreconditions(deps.preconditions, { capability, args, caller, sessionId });
     const ctx = workspaceContext(deps, { capability, caller, sessionId, secrets, madeBy, progress }, callTool);
-    return secrets.screenAnswer(await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext));
+    return secrets.screenAnswer(await capability.handler(args, ctx));
   }
   const browser = await deps.workspaces.attach(caller, sessionId, capability.attach === 'open');
   try {
@@ -143,7 +143,7 @@ async function runHandler(
         known = page;
       },
     };
-    const result = await capability.handler(args, ctx as BrowserToolContext & WorkspaceToolContext);
+    const result = await capability.handler(args, ctx);
     secrets.noteIn(browser.record);
     // What a flow's own steps do is that flow already: only the caller's own calls are drafted from.
     if (
