@@ -18,18 +18,23 @@ import type * as Yaml from 'yaml';
 // Measured with `npm run bench:cold`; docs/performance.md has the breakdown.
 const load = createRequire(import.meta.url);
 
-export const yaml = (): typeof Yaml => load('yaml') as typeof Yaml;
+/** `require` answers `any`: each package is typed once, here, by the type it is imported as. */
+function lazily<T>(id: string): () => T {
+  return () => load(id) as T;
+}
 
-export const pino = (): typeof Pino => load('pino') as typeof Pino;
+export const yaml = lazily<typeof Yaml>('yaml');
 
-export const promClient = (): typeof PromClient => load('prom-client') as typeof PromClient;
+export const pino = lazily<typeof Pino>('pino');
 
-export const webSocket = (): typeof WebSocket => load('ws') as typeof WebSocket;
+export const promClient = lazily<typeof PromClient>('prom-client');
 
-export const ajv2020 = (): typeof Ajv2020Module => load('ajv/dist/2020.js') as typeof Ajv2020Module;
+export const webSocket = lazily<typeof WebSocket>('ws');
 
-export const re2js = (): typeof Re2js => load('re2js') as typeof Re2js;
+export const ajv2020 = lazily<typeof Ajv2020Module>('ajv/dist/2020.js');
 
-export const pngjs = (): typeof Pngjs => load('pngjs') as typeof Pngjs;
+export const re2js = lazily<typeof Re2js>('re2js');
 
-export const fflate = (): typeof Fflate => load('fflate') as typeof Fflate;
+export const pngjs = lazily<typeof Pngjs>('pngjs');
+
+export const fflate = lazily<typeof Fflate>('fflate');
