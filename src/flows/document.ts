@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json.js';
 import { yaml } from '../lazy.js';
 import { z } from 'zod';
 import { valueAt } from '../capabilities/schemas.js';
@@ -141,7 +142,8 @@ function parseYaml(text: string): unknown {
     );
   }
   try {
-    return document.toJS({ maxAliasCount: MAX_ALIASES }) as unknown;
+    const parsed: unknown = document.toJS({ maxAliasCount: MAX_ALIASES });
+    return parsed;
   } catch (err) {
     if (err instanceof ReferenceError && /alias/i.test(err.message)) {
       throw new BadRequest(
@@ -186,8 +188,8 @@ function checkBrackets(text: string): void {
 /** Without recursion, so a hostile depth cannot overflow the stack that measures it. */
 export function checkDepth(value: unknown, what?: string): void {
   const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [item, depth] = next;
     if (item === null || typeof item !== 'object') {
       continue;
     }
@@ -202,13 +204,7 @@ export function checkDepth(value: unknown, what?: string): void {
 
 /** Every step id, so a reference to a later step is told apart from one to no step at all. */
 function idsOf(steps: unknown[]): Set<string> {
-  return new Set(
-    steps.flatMap((s) =>
-      s !== null && typeof s === 'object' && typeof (s as { id?: unknown }).id === 'string'
-        ? [(s as { id: string }).id]
-        : [],
-    ),
-  );
+  return new Set(steps.flatMap((s) => (isJsonObject(s) && typeof s.id === 'string' ? [s.id] : [])));
 }
 
 interface StepIds {
@@ -328,10 +324,7 @@ export function prepareParams(
   if (!validate(params)) {
     const error = validate.errors?.[0];
     const where = error?.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'params';
-    const missing =
-      error?.keyword === 'required'
-        ? ` (${String((error.params as { missingProperty?: string }).missingProperty)})`
-        : '';
+    const missing = error?.keyword === 'required' ? ` (${String(error.params.missingProperty)})` : '';
     throw new BadRequest(
       `Invalid params: ${where} ${error?.message ?? 'is invalid'}${missing}; the flow's parameters are ${JSON.stringify(parameters.properties ?? {})}.`,
     );

@@ -1,3 +1,4 @@
+import { isJsonArray, isJsonObject } from '../json.js';
 import type { Capability } from '../capabilities/capability.js';
 import { yaml } from '../lazy.js';
 import { BadRequest } from '../errors.js';
@@ -30,7 +31,10 @@ export function draftFlow(
     );
   }
   const taken = recorded.slice(-last);
-  const calls = taken.filter((call, i) => i === 0 || !sameCall(call, taken[i - 1] as RecentCall));
+  const calls = taken.filter((call, i) => {
+    const previous = taken[i - 1];
+    return !previous || !sameCall(call, previous);
+  });
   const properties: Record<string, Record<string, unknown>> = {};
   const values = new Map<string, string>();
   const facts = new Map(capabilities.map((c) => [c.name, c.draft]));
@@ -92,9 +96,9 @@ function parameterName(selector: unknown, taken: Record<string, unknown>): strin
 }
 
 function selectorText(selector: unknown): string {
-  const first = Array.isArray(selector) ? (selector[0] as unknown) : selector;
-  if (first !== null && typeof first === 'object') {
-    const { css, xpath } = first as { css?: unknown; xpath?: unknown };
+  const first = isJsonArray(selector) ? selector[0] : selector;
+  if (isJsonObject(first)) {
+    const { css, xpath } = first;
     return typeof css === 'string' ? css : typeof xpath === 'string' ? xpath : '';
   }
   return '';
@@ -129,7 +133,7 @@ function withParameters(args: Record<string, unknown>, values: Map<string, strin
     }
     return value;
   };
-  return visit(args) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, visit(v)]));
 }
 
 function yamlOf(document: FlowDocument, name: string | undefined, taken: number): string {

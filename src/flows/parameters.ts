@@ -1,3 +1,4 @@
+import { isJsonArray, isJsonObject } from '../json.js';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { createHash } from 'node:crypto';
@@ -76,7 +77,10 @@ export function validatorOf(parameters: Record<string, unknown>): ValidateFuncti
   const validate = compile(parameters);
   compiled.set(key, validate);
   if (compiled.size > COMPILED_SCHEMAS_KEPT) {
-    compiled.delete(compiled.keys().next().value as string);
+    const [oldest] = compiled.keys();
+    if (oldest !== undefined) {
+      compiled.delete(oldest);
+    }
   }
   return validate;
 }
@@ -102,8 +106,10 @@ export function compiledSchemaCount(): number {
 }
 
 /** A flow's parameters: a JSON Schema of one object, its properties the names steps use as ${name}. */
-export type JsonSchemaObject = {
-  type: 'object';
+export type JsonSchemaObject = { type: 'object' } & ToolInput;
+
+/** What tool clients accept as an input schema: named properties, each a schema object. */
+type ToolInput = {
   properties?: Record<string, Record<string, unknown>>;
   required?: string[];
 } & Record<string, unknown>;
@@ -117,7 +123,11 @@ export function checkParameters(parameters: Record<string, unknown>): JsonSchema
   }
   checkParameterSchema(parameters);
   checkToolInput(parameters);
-  return parameters as JsonSchemaObject;
+  return { ...parameters, type: 'object' };
+}
+
+function refuse(why: string): never {
+  throw new BadRequest(`Invalid flow: parameters ${why}.`);
 }
 
 const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -127,10 +137,7 @@ const ROOT_COMBINATORS = ['oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else'
  * A flow is also an MCP tool whose inputSchema is its parameters, so they must be what tool
  * clients accept: one object of named properties, with nothing a client has to resolve.
  */
-function checkToolInput(parameters: Record<string, unknown>): void {
-  const refuse = (why: string) => {
-    throw new BadRequest(`Invalid flow: parameters ${why}.`);
-  };
+function checkToolInput(parameters: Record<string, unknown>): asserts parameters is ToolInput {
   const root = ROOT_COMBINATORS.find((k) => k in parameters);
   if (root) {
     refuse(
@@ -138,10 +145,10 @@ function checkToolInput(parameters: Record<string, unknown>): void {
     );
   }
   const properties = parameters.properties ?? {};
-  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) {
+  if (!isJsonObject(properties)) {
     refuse('.properties must be an object: {name: {type: string}, …}');
   }
-  for (const [name, schema] of Object.entries(properties as Record<string, unknown>)) {
+  for (const [name, schema] of Object.entries(properties)) {
     if (!PARAMETER_NAME.test(name)) {
       refuse(
         `.properties.${name}: a parameter is used as \${${name}}, so its name is a letter or "_" then letters, digits or "_"; rename it`,
@@ -152,11 +159,11 @@ function checkToolInput(parameters: Record<string, unknown>): void {
         '.properties.session_id: session_id is how a stateless caller names its browser on every tool; rename the parameter',
       );
     }
-    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    if (!isJsonObject(schema)) {
       refuse(`.properties.${name} must be a schema object, such as {type: string}`);
     }
   }
-  const required = Array.isArray(parameters.required) ? (parameters.required as unknown[]) : [];
+  const required = isJsonArray(parameters.required) ? parameters.required : [];
   const missing = required.find((name) => typeof name !== 'string' || !Object.hasOwn(properties, name));
   if (missing !== undefined) {
     refuse(`.required names ${JSON.stringify(missing)}, which is not under properties; declare it or drop it`);

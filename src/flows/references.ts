@@ -1,3 +1,4 @@
+import { isJsonArray } from '../json.js';
 /**
  * `${name}` parameters and `${steps.<id>}` step values in step arguments. Text only, single
  * pass: what was substituted is never rescanned, `$${` writes a literal `${` (JavaScript
@@ -31,15 +32,15 @@ export function holdsReference(text: string): boolean {
   return [...text.matchAll(TOKEN)].some((m) => m[1] !== undefined);
 }
 
-export function substitute<T>(value: T, params: Record<string, unknown>): T {
-  return visitStrings(value, (text) =>
+export function substitute(args: Record<string, unknown>, params: Record<string, unknown>): Record<string, unknown> {
+  const fill = (text: string) =>
     text.replace(TOKEN, (token, name: string | undefined) => {
       if (name === undefined) {
         return '${';
       }
       return Object.hasOwn(params, name) ? String(params[name]) : token;
-    }),
-  );
+    });
+  return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, visitStrings(v, fill)]));
 }
 
 /**
@@ -60,15 +61,15 @@ export function stepValue(result: Record<string, unknown>): string {
   return JSON.stringify(result);
 }
 
-function visitStrings<T>(value: T, fn: (text: string) => string): T {
+function visitStrings(value: unknown, fn: (text: string) => string): unknown {
   if (typeof value === 'string') {
-    return fn(value) as T;
+    return fn(value);
   }
-  if (Array.isArray(value)) {
-    return value.map((item: unknown) => visitStrings(item, fn)) as T;
+  if (isJsonArray(value)) {
+    return value.map((item) => visitStrings(item, fn));
   }
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visitStrings(v, fn)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visitStrings(v, fn)]));
   }
   return value;
 }

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -172,8 +173,8 @@ export class DirectoryFlowStore implements FlowStore {
 /** The last-run times of a library, as stored: names that are not flow names are dropped. */
 function usesFrom(text: string): Record<string, number> {
   try {
-    const parsed = JSON.parse(text) as unknown;
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    const parsed: unknown = JSON.parse(text);
+    if (!isJsonObject(parsed)) {
       return {};
     }
     const uses: Record<string, number> = {};
@@ -189,5 +190,5 @@ function usesFrom(text: string): Record<string, number> {
 }
 
 function isMissing(err: unknown): boolean {
-  return (err as { code?: unknown }).code === 'ENOENT';
+  return err instanceof Error && 'code' in err && err.code === 'ENOENT';
 }

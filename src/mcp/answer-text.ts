@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json.js';
 import type { Capability } from '../capabilities/capability.js';
 
 /**
@@ -19,7 +20,7 @@ export function answerText(capability: Capability, result: Record<string, unknow
   } else {
     Object.assign(rest, definedOnly({ url, title }));
   }
-  if (isRecord(dialog)) {
+  if (isJsonObject(dialog)) {
     lines.push(`A dialog is open, saying: ${String(dialog.message)} — answer it with the dialog tool.`);
   }
   if (withheld === true) {
@@ -60,7 +61,7 @@ function fieldLines(key: string, value: unknown): string[] {
   if (Array.isArray(value)) {
     return value.length === 0 ? [`${key}: none`] : [`${key}:`, ...value.map(listItem)];
   }
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
     return entries.length === 0 ? [`${key}: none`] : entries.flatMap(([k, v]) => fieldLines(`${key}.${k}`, v));
   }
@@ -69,10 +70,10 @@ function fieldLines(key: string, value: unknown): string[] {
 
 /** A list item on one line: an object as `key: value; key: value`, a text with its lines indented. */
 function listItem(item: unknown): string {
-  if (isRecord(item)) {
+  if (isJsonObject(item)) {
     const parts = Object.entries(item)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}: ${isRecord(v) || Array.isArray(v) ? JSON.stringify(v) : scalar(v)}`);
+      .map(([k, v]) => `${k}: ${isJsonObject(v) || Array.isArray(v) ? JSON.stringify(v) : scalar(v)}`);
     return `- ${parts.join('; ')}`;
   }
   return `- ${Array.isArray(item) ? JSON.stringify(item) : scalar(item).replace(/\n/g, '\n  ')}`;
@@ -83,10 +84,6 @@ function scalar(value: unknown): string {
     return 'null';
   }
   return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function definedOnly(values: Record<string, unknown>): Record<string, unknown> {
