@@ -1,3 +1,5 @@
+import type { ObjectSchema } from '../capabilities/json-schema.js';
+import { isJsonObject } from '../json.js';
 import type { Capability } from '../capabilities/capability.js';
 import type { FlowTool } from './view.js';
 import { BadRequest } from '../errors.js';
@@ -13,7 +15,7 @@ export interface FlowToolListing {
   name: string;
   title: string;
   description: string;
-  inputSchema: Record<string, unknown>;
+  inputSchema: ObjectSchema;
   annotations: Record<string, boolean>;
 }
 
@@ -37,8 +39,11 @@ export function asFlowTool(
 
 /** The listing of a flow tool; `sessionId` is the argument a stateless caller adds (run_flow's own). */
 export function flowToolOf(flow: FlowTool, sessionId?: unknown): FlowToolListing {
-  const parameters = flow.parameters ?? { type: 'object', properties: {} };
-  const properties = parameters.properties as Record<string, unknown> | undefined;
+  // Saved parameters are one object's schema (flows/parameters.ts refuses any other at save).
+  const parameters: ObjectSchema = flow.parameters
+    ? { ...flow.parameters, type: 'object' }
+    : { type: 'object', properties: {} };
+  const properties = isJsonObject(parameters.properties) ? parameters.properties : undefined;
   return {
     name: `${FLOW_TOOL_PREFIX}${flow.name}`,
     title: `Flow ${flow.name}${flow.shared ? ' (shared)' : ''}`,

@@ -1,7 +1,8 @@
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { FlowTool } from '../flows/view.js';
 import { runFlowTool } from '../capabilities/tools/flows.js';
-import { jsonSchemaOf, type ObjectSchema } from '../capabilities/json-schema.js';
+import { jsonSchemaOf } from '../capabilities/json-schema.js';
+import { isJsonObject } from '../json.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
 import { FLOW_TOOL_PREFIX, flowToolOf, listingBytes } from '../flows/tool.js';
 import { MAX_FLOW_TOOLS_BYTES } from '../limits.js';
@@ -25,7 +26,8 @@ export interface FlowToolsMeta {
 }
 
 /** The session_id a stateless caller passes, exactly as run_flow declares it. */
-const SESSION_ID = (jsonSchemaOf(runFlowTool.input, 'input').properties as Record<string, unknown>).session_id;
+const runFlowArguments = jsonSchemaOf(runFlowTool.input, 'input').properties;
+const SESSION_ID = isJsonObject(runFlowArguments) ? runFlowArguments.session_id : undefined;
 
 /**
  * The caller's flows as tools: its own and the shared ones, most recently run first, at most
@@ -57,8 +59,7 @@ export async function flowToolsFor(
 }
 
 export function toListedFlowTool(flow: FlowTool, stateless: boolean): ListedTool {
-  const listing = flowToolOf(flow, stateless ? SESSION_ID : undefined);
-  return { ...listing, inputSchema: listing.inputSchema as ObjectSchema };
+  return flowToolOf(flow, stateless ? SESSION_ID : undefined);
 }
 
 /**
