@@ -62,7 +62,11 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
   // `${steps.<id>}` values, apart from params so no param can pose as a step's value.
   const values: Record<string, string> = {};
   const read = new Set(document.steps.flatMap((s) => stepsReadBy(s.args)));
-  const tell = (n: number) => options.onStep?.(report.steps[n - 1] as StepReport, document.steps.length);
+  // Each step is told as it lands in the report.
+  const record = (step: StepReport) => {
+    report.steps.push(step);
+    options.onStep?.(step, document.steps.length);
+  };
   for (const [index, step] of document.steps.entries()) {
     const n = index + 1;
     const id = step.id ?? null;
@@ -85,7 +89,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
       const name = step.id ?? `step${n}`;
       const copies = (verbose ? 1 : 0) + (step.return ? 1 : 0);
       const shown = copies > 0 && keep(name, result, copies);
-      report.steps.push({
+      record({
         n,
         id,
         tool: step.tool,
@@ -94,14 +98,12 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
         ...(typeof result.selector_used === 'number' ? { selector_used: result.selector_used } : {}),
         ...(verbose && shown ? { result } : {}),
       });
-      tell(n);
       if (step.return && shown) {
         returned[name] = result;
       }
     } catch (err) {
       const error = errorBody(err).body.error;
-      report.steps.push({ n, id, tool: step.tool, ok: false, summary: 'failed', error });
-      tell(n);
+      record({ n, id, tool: step.tool, ok: false, summary: 'failed', error });
       // A person took the browser: carrying on would drive it under their hands.
       if (step.onError === 'continue' && !(err instanceof TimedOutRun) && !(err instanceof Controlled)) {
         continue;
