@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { yaml } from '../lazy.js';
 import type { Capability } from '../capabilities/capability.js';
 import { BadRequest, Conflict, NotFound, SeleniumFlowError } from '../errors.js';
@@ -84,10 +85,10 @@ export class OperatorFlows {
    */
   async save(rawLibrary: string, rawName: string, source: unknown, ifMatch: string | undefined): Promise<FlowSaved> {
     const library = checkLibrary(rawLibrary);
-    if (typeof source !== 'string' && (source === null || typeof source !== 'object' || Array.isArray(source))) {
+    const document = typeof source === 'string' ? source : flowObject.safeParse(source).data;
+    if (document === undefined) {
       throw new BadRequest('Send the flow as YAML text (Content-Type: application/yaml) or as a JSON object.');
     }
-    const document = source as string | Record<string, unknown>;
     try {
       return await this.library.write(library, rawName, document, ifMatch);
     } catch (err) {
@@ -191,11 +192,15 @@ function notFound(library: string, name: string): NotFound {
   );
 }
 
-function secretOf(args: Record<string, unknown>): { name: string; key: string } | null {
-  const secret = args.secret as { name?: unknown; key?: unknown } | undefined;
-  return secret && typeof secret.name === 'string' && typeof secret.key === 'string'
-    ? { name: secret.name, key: secret.key }
-    : null;
+/** A flow sent as JSON: any object (the library's rules judge the rest). */
+const flowObject = z.record(z.string(), z.unknown());
+
+const secretBinding = z.object({ name: z.string(), key: z.string() });
+
+/** The secret a step types, by name and key (never a value); null: it types none. */
+export function secretOf(args: Record<string, unknown>): { name: string; key: string } | null {
+  const parsed = secretBinding.safeParse(args.secret);
+  return parsed.success ? parsed.data : null;
 }
 
 /** Parameters with the steps that read them (the ${name} rule, applied once, here), and the steps. */

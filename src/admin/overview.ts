@@ -193,8 +193,8 @@ export class WorkspaceOverview {
   /** Names from the record store (named workspaces and stdio) and the data directory, global first. */
   private async names(): Promise<string[]> {
     const [keys, directories] = await Promise.all([
-      this.parts.workspaces.store.keys().catch(() => [] as string[]),
-      this.parts.files.directories().catch(() => [] as string[]),
+      this.parts.workspaces.store.keys().catch((): string[] => []),
+      this.parts.files.directories().catch((): string[] => []),
     ]);
     const names = new Set(directories);
     for (const key of keys) {
@@ -366,11 +366,11 @@ function problemOf(err: unknown): string {
 
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
-  let next = 0;
+  // One iterator shared by the workers: each takes the next item when it is free.
+  const queue = items.entries();
   const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
+    for (const [index, item] of queue) {
+      results[index] = await fn(item);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));

@@ -4,6 +4,7 @@ import { parseFlow } from '../flows/document.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
 import type { FlowStore } from '../flows/store.js';
 import type { SecretEntry, Secrets } from '../secrets/index.js';
+import { secretOf } from './flows.js';
 import type { SecretCard, SecretsAnswer, SecretUse } from './schemas.js';
 import { isWorkspaceOrStdio } from '../workspace/names.js';
 
@@ -45,12 +46,12 @@ export class SecretsOverview {
     if (!this.flowStore) {
       return found;
     }
-    const libraries = (await this.files.directories().catch(() => [] as string[]))
+    const libraries = (await this.files.directories().catch((): string[] => []))
       .filter((name) => name !== GLOBAL_LIBRARY && isWorkspaceOrStdio(name))
       .sort();
     let scanned = 0;
     for (const library of [...libraries, GLOBAL_LIBRARY]) {
-      for (const name of await this.flowStore.names(library).catch(() => [] as string[])) {
+      for (const name of await this.flowStore.names(library).catch((): string[] => [])) {
         if (++scanned > MAX_SCANNED_FLOWS) {
           return found;
         }
@@ -73,8 +74,8 @@ export class SecretsOverview {
       return uses;
     }
     for (const [index, step] of steps.entries()) {
-      const secret = step.args.secret as { name?: unknown; key?: unknown } | undefined;
-      if (typeof secret?.name !== 'string' || typeof secret.key !== 'string') {
+      const secret = secretOf(step.args);
+      if (!secret) {
         continue;
       }
       const use = uses.get(secret.name) ?? { library, flow: name, shared: library === GLOBAL_LIBRARY, steps: [] };

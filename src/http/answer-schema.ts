@@ -59,8 +59,10 @@ function openedValue(value: unknown): unknown {
   if (Array.isArray(value)) {
     return value.map(openedValue);
   }
-  return isSchema(value) ? opened(value) : value;
+  return isJsonObject(value) ? opened(value) : value;
 }
 
-const isSchema = (value: unknown): value is JsonSchema =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object (a schema, a map of them, a query string's parameters), not an array or null. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -8,7 +8,7 @@ import { uriOf } from '../files/uris.js';
 import { services, WORKSPACE_PATH } from './admin/routes.js';
 import * as adminSchema from './admin/schemas.js';
 import { callerOf } from './plugins/caller.js';
-import { pathParams, type PlainRoute } from './routes.js';
+import { pathParams, queryOf, type PlainRoute } from './routes.js';
 
 const workspaceOf = (request: FastifyRequest) => callerOf(request).workspace;
 const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
@@ -35,7 +35,7 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     answers: 'file',
     query: { exp: 'the expiry, Unix seconds', sig: 'the HMAC of the path and the expiry' },
     handler: async (request, reply, { deps }) => {
-      const query = request.query as Record<string, unknown>;
+      const query = queryOf(request);
       const file = await deps.files.readSigned(
         param(request, 'section'),
         param(request, 'workspace'),

@@ -1,9 +1,14 @@
-import type { FastifyRequest } from 'fastify';
 import { loopbackHosts, type Config } from '../config.js';
 import { Forbidden } from '../errors.js';
 import { globMatches } from '../glob.js';
 
 type GuardConfig = Pick<Config, 'host' | 'publicUrl' | 'allowedHosts' | 'allowedOrigins'>;
+
+/** What the check reads of a request: a route's, or a websocket upgrade's before any route runs. */
+export interface Addressed {
+  headers: { host?: string; origin?: string };
+  socket: { localPort?: number };
+}
 
 /**
  * Who may address this server by which name, against DNS rebinding and cross-site requests: a
@@ -30,7 +35,7 @@ export class RequestGuard {
   }
 
   /** Throws a 403 naming the setting that would let this request in. `anyHost`: probes, addressed by IP. */
-  check(request: FastifyRequest, anyHost: boolean): void {
+  check(request: Addressed, anyHost: boolean): void {
     const host = hostnameOf(request.headers.host);
     if (!anyHost && (host === undefined || !this.hosts.some((allowed) => globMatches(allowed, host)))) {
       throw new Forbidden(

@@ -54,7 +54,7 @@ export function workspaceOfPath(params: Record<string, string>): string {
 export function viewerOf(body: unknown): { who: string; viewer: string } {
   const parsed = viewerBody.safeParse(body ?? undefined);
   if (!parsed.success) {
-    const who = (body as { who?: unknown } | null | undefined)?.who;
+    const who = typeof body === 'object' && body !== null && 'who' in body ? body.who : undefined;
     const whose = typeof who === 'string' ? whoProblem(who.trim()) : undefined;
     throw new BadRequest(
       whose ??

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -35,7 +34,7 @@ export function attachLiveTunnel(
     }
     // The Host always; the Origin below, once the ticket says whose it is.
     const { origin, ...rest } = request.headers;
-    options.guard.check({ headers: rest, socket: request.socket } as unknown as FastifyRequest, false);
+    options.guard.check({ headers: rest, socket: request.socket }, false);
     const workspace = decodeURIComponent(match[1] ?? '');
     if (!isWorkspaceName(workspace)) {
       throw new BadRequest('The live view needs a valid workspace name in its path: /admin/live/<workspace>.');
@@ -47,10 +46,7 @@ export function attachLiveTunnel(
       );
     }
     if (!ticket.app) {
-      options.guard.check(
-        { headers: { ...request.headers, origin }, socket: request.socket } as unknown as FastifyRequest,
-        false,
-      );
+      options.guard.check({ headers: { ...request.headers, origin }, socket: request.socket }, false);
     }
     const vnc = await options.live.vncOf(workspace);
     sockets.handleUpgrade(request, socket, head, (viewer) => {

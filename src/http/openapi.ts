@@ -1,9 +1,9 @@
 import { yaml } from '../lazy.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/capability.js';
-import { STATUS_OF, WHEN, type ErrorCode } from '../errors.js';
+import { STATUS_OF, WHEN } from '../errors.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
-import { answerSchema, bodySchema } from './answer-schema.js';
+import { answerSchema, bodySchema, isJsonObject } from './answer-schema.js';
 import { PLAIN_ROUTES } from './plain-routes.js';
 import type { Access } from './plugins/auth.js';
 import { pathParameterNames, type PlainRoute } from './routes.js';
@@ -34,21 +34,24 @@ const WORKSPACE_HEADER = {
 };
 
 function errorResponses(): Record<string, unknown> {
-  const responses: Record<string, unknown> = {};
-  for (const code of Object.keys(STATUS_OF) as ErrorCode[]) {
-    // Two codes can share a status (503: the Grid, or the store): the description names both.
-    const earlier = (responses[String(STATUS_OF[code])] as { description?: string } | undefined)?.description;
-    responses[String(STATUS_OF[code])] = {
-      description: earlier ? `${earlier}; or ${WHEN[code]}` : WHEN[code],
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
+  const when = new Map<string, string>(Object.entries(WHEN));
+  // Two codes can share a status (503: the Grid, or the store): the description names both.
+  const described = new Map<string, string>();
+  for (const [code, status] of Object.entries(STATUS_OF)) {
+    const earlier = described.get(String(status));
+    described.set(String(status), earlier ? `${earlier}; or ${when.get(code)}` : (when.get(code) ?? code));
   }
-  return responses;
+  return Object.fromEntries(
+    [...described].map(([status, description]) => [
+      status,
+      { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    ]),
+  );
 }
 
 function operationOf(capability: Capability): Record<string, unknown> {
   const input = jsonSchemaOf(capability.input, 'input');
-  const properties = (input.properties ?? {}) as Record<string, unknown>;
+  const properties = isJsonObject(input.properties) ? input.properties : {};
   const inPath = pathParameterNames(capability.http.path);
   const { method, bodyArgument, ifMatchArgument } = capability.http;
   const inQuery =

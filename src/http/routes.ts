@@ -5,7 +5,7 @@ import type { AdminLink } from '../admin/link.js';
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { TokenBook } from '../workspace/tokens.js';
 import type { LiveService } from '../live/service.js';
-import { answerSerializer } from './answer-schema.js';
+import { answerSerializer, isJsonObject } from './answer-schema.js';
 import type { Access } from './plugins/auth.js';
 
 /**
@@ -88,5 +88,16 @@ export function fastifyPath(path: string): string {
 
 /** A route's path parameters, which Fastify always sets (as strings) for a matched route. */
 export function pathParams(request: FastifyRequest): Record<string, string> {
-  return request.params as Record<string, string>;
+  const params: unknown = request.params;
+  return Object.fromEntries(
+    Object.entries(isJsonObject(params) ? params : {}).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+}
+
+/** The query string's parameters (a string each, or an array when repeated); none: empty. */
+export function queryOf(request: FastifyRequest): Record<string, unknown> {
+  const query: unknown = request.query;
+  return isJsonObject(query) ? query : {};
 }

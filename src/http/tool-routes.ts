@@ -3,7 +3,7 @@ import { callTool, type CallDeps } from '../capabilities/call/call.js';
 import type { HttpRendering } from '../capabilities/capability.js';
 import { CAPABILITIES } from '../capabilities/index.js';
 import { callerOf } from './plugins/caller.js';
-import { fastifyPath } from './routes.js';
+import { fastifyPath, pathParams, queryOf } from './routes.js';
 
 /**
  * Every tool as its REST route, rendered from its row. MIRROR_TOOLS is about MCP clients that
@@ -22,13 +22,13 @@ export const toolRoutes: FastifyPluginAsync<{ deps: CallDeps }> = async (app, { 
 
 /** A tool's arguments from an HTTP request, as its rendering in the table says. */
 function httpArguments(http: HttpRendering, request: FastifyRequest): unknown {
-  const fromPath = request.params as Record<string, string>;
+  const fromPath = pathParams(request);
   const ifMatch =
     http.ifMatchArgument && request.headers['if-match']
       ? { [http.ifMatchArgument]: request.headers['if-match'].replace(/^"|"$/g, '') }
       : {};
   if (http.method === 'GET' || http.method === 'DELETE') {
-    return { ...queryArguments(request.query as Record<string, string>), ...fromPath, ...ifMatch };
+    return { ...queryArguments(queryOf(request)), ...fromPath, ...ifMatch };
   }
   if (http.bodyArgument) {
     return { [http.bodyArgument]: request.body, ...fromPath, ...ifMatch };
@@ -40,7 +40,7 @@ function httpArguments(http: HttpRendering, request: FastifyRequest): unknown {
 }
 
 /** Query strings are text: "true"/"false" become booleans so the tool's schema sees its types. */
-function queryArguments(query: Record<string, string>): Record<string, unknown> {
+function queryArguments(query: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(query).map(([k, v]) => [k, v === 'true' ? true : v === 'false' ? false : v]),
   );

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { BadRequest } from '../../errors.js';
 import { MAX_HISTORY } from '../../events/events.js';
 import { serveEvents, type StreamStart } from '../../events/stream.js';
-import type { PlainRoute } from '../routes.js';
+import { queryOf, type PlainRoute } from '../routes.js';
 import { ADMIN_API, services } from './routes.js';
 import * as schema from './schemas.js';
 
@@ -13,7 +13,7 @@ const EVENT_ID = /^[A-Za-z0-9-]{1,64}$/;
 
 /** ?limit, checked: a number from outside is bounded before use. */
 function limitOf(request: FastifyRequest): number {
-  const raw = (request.query as Record<string, unknown>).limit;
+  const raw = queryOf(request).limit;
   if (raw === undefined) {
     return MAX_HISTORY;
   }

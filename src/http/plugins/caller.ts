@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolveCaller, type Caller } from '../../workspace/caller.js';
 import { global } from './global.js';
+import { queryOf } from '../routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +28,7 @@ export const caller = global(async (app) => {
     if (access !== 'bearer' || request.routeOptions.url === undefined) {
       return;
     }
-    const query = mcp ? (request.query as Record<string, unknown>).workspace : undefined;
+    const query = mcp ? queryOf(request).workspace : undefined;
     const resolved = resolveCaller({
       header: request.headers['x-workspace'],
       query: typeof query === 'string' ? query : null,

@@ -50,7 +50,7 @@ export function frameworkErrors(
 
 /** Fastify's own failures (body too large, bad JSON) in our catalogue's words. */
 function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
-  const code = (err as { code?: unknown }).code;
+  const code = fieldOf(err, 'code');
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new PayloadTooLarge(
       `The request body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES); send less (a file saved in the workspace goes by its workspace:// uri).`,
@@ -70,13 +70,18 @@ function fromFastifyError(err: unknown, maxBodyBytes: number): unknown {
     return new BadRequest('The body is not valid JSON; send the arguments as a JSON object.');
   }
   // Any other request Fastify itself refuses is the caller's to fix, never a 500.
-  const status = (err as { statusCode?: unknown }).statusCode;
+  const status = fieldOf(err, 'statusCode');
   if (typeof status === 'number' && status >= 400 && status < 500 && !(err instanceof SeleniumFlowError)) {
     return new BadRequest(
       `The request was refused (HTTP ${status}); check the method, headers and body against /openapi.json.`,
     );
   }
   return err;
+}
+
+/** A field of whatever was thrown, when it is an object that has one. */
+function fieldOf(err: unknown, field: string): unknown {
+  return typeof err === 'object' && err !== null && field in err ? Reflect.get(err, field) : undefined;
 }
 
 /** A request Node could not even parse: answered on the socket, in the shared error shape. */
