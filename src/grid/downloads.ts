@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { GridUnavailable } from '../errors.js';
 import { fflate } from '../lazy.js';
 import { gridFetch } from './fetch.js';
-import { BrowserGone, type Grid } from './grid.js';
+import { BrowserGone } from './failures.js';
+import type { Grid } from './grid.js';
 
 export interface DownloadedFile {
   name: string;

@@ -1,25 +1,19 @@
 import { Agent } from 'node:http';
-import { z } from 'zod';
 import type { Session, WebDriver } from 'selenium-webdriver';
 import type { Executor } from 'selenium-webdriver/http/index.js';
-import { selenium, seleniumHttp, wdError } from '../browser/webdriver.js';
+import { selenium, seleniumHttp } from '../browser/webdriver.js';
 import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
-import { BadRequest, GridUnavailable, NotFound } from '../errors.js';
+import { BadRequest, GridUnavailable } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
 import { gridFetch } from './fetch.js';
 import { fetchGridStatus, readGridStatus, slotCapacity } from './status.js';
 import { GridOffers, type Offers } from './offers.js';
 import { browserCapabilities, LIVE_VIEW_CAPABILITY, type BrowserKind, type WindowSize } from './capabilities.js';
+import { browserNotStarted, translateGridError } from './failures.js';
+import { sessionRunning } from './session-lookup.js';
 
 /** Where the Grid's URL and its credentials are handled; re-exported for the callers that came before. */
 export { gridFetch, splitCredentials, withoutCredentials } from './fetch.js';
-
-/** The browser is gone from the Grid: ended, or reaped after idling. */
-export class BrowserGone extends NotFound {
-  constructor() {
-    super('The browser has ended (closed, or reaped by the Grid after idling); call open_session to start a new one.');
-  }
-}
 
 export interface OpenedBrowser {
   gridId: string;
@@ -229,16 +223,7 @@ export class Grid {
    * Grid's session timeout. For watching a browser a person holds (isAlive resets that timer).
    */
   async isRunning(gridId: string): Promise<boolean> {
-    const response = await gridFetch(`${this.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify({ query: 'query ($id: String!) { session(id: $id) { id } }', variables: { id: gridId } }),
-    });
-    if (!response.ok) {
-      throw new GridUnavailable(`The Grid's session lookup answered HTTP ${response.status}.`);
-    }
-    const answer = SessionIdAnswer.safeParse(await response.json());
-    return answer.success && answer.data.data?.session?.id === gridId;
+    return sessionRunning(this.url, gridId);
   }
 
   /** A cheap liveness probe; it also resets the node's idle timer. */
@@ -274,128 +259,4 @@ function headedOn(kind: BrowserKind, offers: Offers | undefined, steer: Record<s
     return steer[LIVE_VIEW_CAPABILITY] === true;
   }
   return offers.headed.has(kind);
-}
-
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);
-
-/** selenium-webdriver's HTTP client drops the socket error's code and keeps it as the message's first word. */
-function isUnreachable(err: unknown): boolean {
-  if (!(err instanceof Error)) {
-    return false;
-  }
-  const code = 'code' in err ? err.code : undefined;
-  return (typeof code === 'string' && UNREACHABLE.has(code)) || UNREACHABLE.has(err.message.split(/[\s:]/)[0] ?? '');
-}
-
-const BROWSER_NAMES: Record<BrowserKind, string> = { chrome: 'Chrome', firefox: 'Firefox' };
-const DRIVERS: Record<BrowserKind, { name: string; setup: string }> = {
-  chrome: { name: 'chromedriver', setup: 'npm run setup installs chromium-driver' },
-  firefox: { name: 'geckodriver', setup: 'npm run setup builds it with cargo' },
-};
-
-/**
- * A node that has the browser but cannot start it answers "session not created" at once; said
- * as what it is, naming the browser, not as a busy Grid. The node's words are the driver
- * service's: "Driver server process died prematurely" when the driver itself did not start,
- * else the driver's own one-line reason after "Message:" (geckodriver: "binary is not a
- * Firefox executable"). Only that line is quoted, never the Grid's host and build lines.
- */
-export function browserNotStarted(
-  err: unknown,
-  kind: BrowserKind,
-  offered?: ReadonlySet<string>,
-): GridUnavailable | undefined {
-  if (!(err instanceof wdError().SessionNotCreatedError)) {
-    return undefined;
-  }
-  const name = BROWSER_NAMES[kind];
-  const driver = DRIVERS[kind];
-  const other: BrowserKind = kind === 'firefox' ? 'chrome' : 'firefox';
-  const instead = offered?.has(other) ? `, or pass browser: "${other}"` : '';
-  if (/driver server process died prematurely|timed out waiting for driver server/i.test(err.message)) {
-    return new GridUnavailable(
-      `The Grid's node could not start ${name}: its ${driver.name} failed to start. Repair ${driver.name} on the node (the embedded Grid: ${driver.setup}, then restart)${instead}.`,
-    );
-  }
-  if (/error while creating session with the driver service/i.test(err.message)) {
-    const said = /Message: ([^\n]{1,200})/.exec(err.message)?.[1]?.trim();
-    return new GridUnavailable(
-      `The Grid's node could not start ${name}: ${driver.name} started but ${name} did not${said ? ` ("${said}")` : ''}. Check ${name} on the node${instead}.`,
-    );
-  }
-  return undefined;
-}
-
-/**
- * Runs a WebDriver call and turns the Grid's own failures into ours: an unreachable Grid or
- * one that refuses a session is a 503, a session it no longer knows is a 404 with the remedy.
- * Page-level WebDriver errors pass through for the browser layer to explain.
- */
-export async function gridCall<T>(fn: () => Promise<T>, opening = false): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw translateGridError(err, opening);
-  }
-}
-
-export function translateGridError(err: unknown, opening = false): unknown {
-  if (err instanceof wdError().NoSuchSessionError) {
-    return new BrowserGone();
-  }
-  if (err instanceof wdError().SessionNotCreatedError) {
-    return new GridUnavailable(
-      'The Grid could not start a browser (no free slot or no matching node); end a browser you no longer need, or retry shortly.',
-    );
-  }
-  if (isUnreachable(err)) {
-    return new GridUnavailable(
-      'The Selenium Grid is unreachable; check GRID_URL and that the Grid is running, then retry.',
-    );
-  }
-  if (opening && err instanceof wdError().WebDriverError) {
-    return new GridUnavailable(
-      `The Grid refused to start a browser (${err.name}); check the Grid's nodes, then retry.`,
-    );
-  }
-  return err;
-}
-
-/** The Grid's GraphQL answer to a session lookup: `session` is null for an id it does not know. */
-function sessionAnswer<T extends z.ZodType>(session: T) {
-  return z.object({ data: z.object({ session: session.nullish() }).nullish() });
-}
-const SessionIdAnswer = sessionAnswer(z.object({ id: z.string().optional() }));
-const SessionCapabilitiesAnswer = sessionAnswer(z.object({ capabilities: z.string().optional() }));
-/** The Grid hands a session's capabilities over as a JSON text of their own. */
-const CapabilitiesJson = z.record(z.string(), z.unknown());
-
-/**
- * What the Grid knows about a browser it runs, for a caller that holds only its id
- * (stateless mode). Undefined when the Grid does not know the id.
- */
-export async function sessionCapabilities(
-  gridUrl: string,
-  gridId: string,
-): Promise<Record<string, unknown> | undefined> {
-  const response = await gridFetch(`${gridUrl}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: JSON.stringify({
-      query: 'query ($id: String!) { session(id: $id) { capabilities } }',
-      variables: { id: gridId },
-    }),
-  });
-  if (!response.ok) {
-    return undefined;
-  }
-  try {
-    const raw = SessionCapabilitiesAnswer.parse(await response.json()).data?.session?.capabilities;
-    return raw ? CapabilitiesJson.parse(JSON.parse(raw)) : undefined;
-  } catch {
-    // Not the Grid's GraphQL answer: something else (a proxy's error page) answers at GRID_URL.
-    throw new GridUnavailable(
-      'The Grid did not answer its session lookup in JSON; check that GRID_URL points at the Grid itself, then retry.',
-    );
-  }
 }

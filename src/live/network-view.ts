@@ -1,5 +1,5 @@
 import { BadRequest, NotFound } from '../errors.js';
-import { BrowserGone } from '../grid/grid.js';
+import { BrowserGone } from '../grid/failures.js';
 import type { SecretCall } from '../secrets/secret-call.js';
 import type { Caller } from '../workspace/caller.js';
 import type { Workspaces } from '../workspace/workspaces.js';

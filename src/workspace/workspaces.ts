@@ -3,7 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { BadRequest, GridUnavailable, NotFound, TooManyRequests } from '../errors.js';
 import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { BrowserKind } from '../grid/capabilities.js';
-import { type Grid, gridCall, type OpenedBrowser } from '../grid/grid.js';
+import { gridCall } from '../grid/failures.js';
+import type { Grid, OpenedBrowser } from '../grid/grid.js';
 import type { Caller } from './caller.js';
 import { newRecord, type RecordStore, type SeenPage, type WorkspaceRecord } from './records.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startHubAndNodes, type EmbeddedGrid } from '../../src/embedded-grid/index.js';
-import { gridFetch, sessionCapabilities, withoutCredentials } from '../../src/grid/grid.js';
+import { gridFetch, withoutCredentials } from '../../src/grid/grid.js';
+import { sessionCapabilities } from '../../src/grid/session-lookup.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GridUnavailable } from '../../src/errors.js';
 import { GridDownloads } from '../../src/grid/downloads.js';
-import { BrowserGone, Grid } from '../../src/grid/grid.js';
+import { BrowserGone } from '../../src/grid/failures.js';
+import { Grid } from '../../src/grid/grid.js';
 
 // The answers of the 4.48 Grid, recorded: asked right after a session ended, the router may still
 // route to the node, which no longer has it (a Firefox session: 3 reads in 6). The real Grid

@@ -1,6 +1,6 @@
 import { error as wdError } from 'selenium-webdriver';
 import { describe, expect, it } from 'vitest';
-import { browserNotStarted } from '../../src/grid/grid.js';
+import { browserNotStarted } from '../../src/grid/failures.js';
 
 // The 4.48 Grid's "session not created" messages, recorded from a node whose Firefox binary was a
 // script that exits 1 (the integration test covers a geckodriver that dies, on a real Grid).

@@ -1,7 +1,7 @@
 import { explainWebDriverError } from '../../browser/errors.js';
 import { readPageState, type PageState } from '../../browser/page-state.js';
 import { filesOf } from '../../files/workspace-files.js';
-import { BrowserGone, translateGridError } from '../../grid/grid.js';
+import { BrowserGone, translateGridError } from '../../grid/failures.js';
 import { SecretCall } from '../../secrets/secret-call.js';
 import { turnKeyOf, type Caller } from '../../workspace/caller.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
