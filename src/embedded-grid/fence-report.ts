@@ -1,6 +1,7 @@
 import type { PortRange } from './fence.js';
 import { describePorts } from './host-addresses.js';
-import { GRID_USER, type Launch } from './launch.js';
+import { GRID_USER } from './account.js';
+import type { Launch } from './launch.js';
 
 /** BROWSER_FENCE: 'proxy' (the default) or 'off', the opt-in to run the browsers unfenced. */
 export type FenceSetting = 'proxy' | 'off';

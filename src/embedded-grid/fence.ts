@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { GridAccount } from './launch.js';
+import type { GridAccount } from './account.js';
 import { CHROMIUM_POLICY, FIREFOX_POLICY, NFT } from './paths.js';
 import { firstLine, runWithInput } from './processes.js';
 

@@ -3,14 +3,8 @@
  * program of its own (processes, account, fence, displays, config), apart from the Grid client in
  * grid/. Only the commands that start it import it, through this face.
  */
-export {
-  startEmbeddedGrid,
-  startHubAndNodes,
-  type EmbeddedGrid,
-  type EmbeddedGridOptions,
-  type HubAndNodesOptions,
-  type PortRange,
-} from './start.js';
-export { BROWSER_GROUP, GRID_USER } from './launch.js';
+export { startEmbeddedGrid, type EmbeddedGrid, type EmbeddedGridOptions, type PortRange } from './start.js';
+export { startHubAndNodes, type HubAndNodesOptions } from './hub-and-nodes.js';
+export { BROWSER_GROUP, GRID_USER } from './account.js';
 export { freePort, signalGroup } from './processes.js';
 export { describeFence, EXTERNAL_FENCE, type FenceReport, type FenceSetting } from './fence-report.js';

@@ -1,23 +1,9 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chown, copyFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
-
-/** The unprivileged account the Grid's JVMs and chromedrivers run as when the server runs as root. */
-export const GRID_USER = 'selenium-flow-grid';
-/** The group Chromium alone runs in: the firewall rule keys on it, so the Grid itself keeps its ports. */
-export const BROWSER_GROUP = 'selenium-flow-browser';
-
-const run = promisify(execFile);
-
-/** Who the Grid runs as: undefined when the server is not root (then everything runs as its user). */
-export interface GridAccount {
-  uid: number;
-  gid: number;
-  browserGid: number;
-}
+import { readableBy, type GridAccount } from './account.js';
 
 /** What every process of one embedded Grid shares. */
 export interface Launch {
@@ -37,43 +23,6 @@ export interface Launch {
   firefoxMissing: string | undefined;
 }
 
-/** The Grid's account and Chromium's group, created once (system account, no home, no shell). */
-export async function gridAccount(): Promise<GridAccount> {
-  if ((await lookup('group', BROWSER_GROUP)) === undefined) {
-    await run('groupadd', ['--system', BROWSER_GROUP]);
-  }
-  if ((await lookup('passwd', GRID_USER)) === undefined) {
-    await run('useradd', [
-      '--system',
-      '--no-create-home',
-      '--home-dir',
-      '/nonexistent',
-      '--shell',
-      '/usr/sbin/nologin',
-      '--groups',
-      BROWSER_GROUP,
-      GRID_USER,
-    ]);
-  }
-  const members = (await lookup('group', BROWSER_GROUP))?.[3]?.split(',') ?? [];
-  if (!members.includes(GRID_USER)) {
-    // sg lets only a member of the group take it.
-    await run('gpasswd', ['--add', GRID_USER, BROWSER_GROUP]);
-  }
-  const user = await lookup('passwd', GRID_USER);
-  const group = await lookup('group', BROWSER_GROUP);
-  return { uid: Number(user?.[2]), gid: Number(user?.[3]), browserGid: Number(group?.[2]) };
-}
-
-async function lookup(database: 'passwd' | 'group', name: string): Promise<string[] | undefined> {
-  try {
-    const { stdout } = await run('getent', [database, name]);
-    return stdout.trim().split(':');
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The Grid's user must read the jar; a jar under a private directory (root's home) is copied
  * into the Grid's own directory.
@@ -86,24 +35,6 @@ export async function readableJar(launch: Launch, workDir: string): Promise<stri
   await copyFile(launch.jarPath, copy);
   await chown(copy, launch.account.uid, launch.account.gid);
   return copy;
-}
-
-async function readableBy(account: GridAccount, path: string): Promise<boolean> {
-  try {
-    await run('setpriv', [
-      '--reuid',
-      String(account.uid),
-      '--regid',
-      String(account.gid),
-      '--clear-groups',
-      'test',
-      '-r',
-      path,
-    ]);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export async function writePrivate(path: string, content: string, account: GridAccount | undefined): Promise<void> {

@@ -11,11 +11,11 @@ import { forward, tunnel } from './proxy-forward.js';
 
 /**
  * The forward proxy every browser of the embedded Grid must use (their wrappers force it, see
- * config.ts). It is the fence that needs no root: it resolves each destination itself, refuses
- * any address of this host (and the cloud metadata service) unless BROWSER_LOOPBACK_PORTS opens
- * the port, and connects to the very address it checked, so a name rebound between the check and
- * the connection changes nothing (proxy-forward.ts). Bytes are streamed both ways; nothing is
- * buffered or parsed past the request line and headers.
+ * browser-wrappers.ts). It is the fence that needs no root: it resolves each destination itself,
+ * refuses any address of this host (and the cloud metadata service) unless BROWSER_LOOPBACK_PORTS
+ * opens the port, and connects to the very address it checked, so a name rebound between the
+ * check and the connection changes nothing (proxy-forward.ts). Bytes are streamed both ways;
+ * nothing is buffered or parsed past the request line and headers.
  *
  * Each browser has an address of its own (127.x.y.z, from its wrapper's pid; same port), so the
  * proxy can tell browsers apart and cap each one: a hostile page that opens connections until
