@@ -3,7 +3,8 @@ import { BadRequest } from '../errors.js';
 import { FIREFOX_FULL_SCREENSHOT, sendForBase64 } from './commands.js';
 import { cropPng, scalePngToWidth } from './png.js';
 import { findElement, type Selector } from './selectors.js';
-import { documentsInReach, inPage, maskSecrets, pageSize, scrollOffset, unmaskSecrets } from './scripts.js';
+import { inPage, pageSize, scrollOffset } from './scripts.js';
+import { documentsInReach, maskSecrets, unmaskSecrets } from './secret-scripts.js';
 
 export interface ScreenshotRequest {
   selector?: Selector;

@@ -2,7 +2,8 @@ import type { WebDriver, WebElement } from 'selenium-webdriver';
 import { selenium, wdError } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { pressAndSettle } from './navigation.js';
-import { frameAddress, inPage, setSecret } from './scripts.js';
+import { frameAddress, inPage } from './scripts.js';
+import { setSecret } from './secret-scripts.js';
 
 /**
  * The page that would receive keystrokes: the top-level address (from the browser, which no
