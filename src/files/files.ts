@@ -14,21 +14,16 @@ import {
 import { workspaceOrStdio } from '../workspace/names.js';
 import type { Cleared, FileDeleted, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
 import { DiskFiles, type DiskSection, type StoredFile } from './store.js';
+import { BrowserDownloads, type DownloadsSource } from './browser-downloads.js';
 import { FILES_URI, FOLDER_URI, parseFileUri, uriOf, type FileAddress } from './uris.js';
 
 export type { Cleared, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
+export type { DownloadsSource } from './browser-downloads.js';
 
 export interface FileBytes {
   name: string;
   bytes: Uint8Array;
   contentType: string;
-}
-
-/** The Grid's managed downloads, as the Files service needs them; a NotFound means the browser is gone. */
-export interface DownloadsSource {
-  list(gridId: string): Promise<{ name: string; size: number; created: Date }[]>;
-  read(gridId: string, name: string): Promise<Uint8Array | undefined>;
-  clear(gridId: string): Promise<void>;
 }
 
 export interface FilesOptions {
@@ -53,10 +48,12 @@ const NO_DATA_DIR =
  */
 export class Files {
   private readonly disk: DiskFiles | undefined;
+  private readonly downloads: BrowserDownloads;
   private readonly base: string;
 
   constructor(private readonly options: FilesOptions) {
     this.disk = options.dataDir ? new DiskFiles(options.dataDir) : undefined;
+    this.downloads = new BrowserDownloads(options.downloads, (workspace) => options.browserOf(workspace));
     this.base = options.linkBase;
   }
 
@@ -141,7 +138,7 @@ export class Files {
     const name = fileName(address.name);
     const bytes =
       address.section === 'downloads'
-        ? await this.fromBrowser(owner, (gridId) => this.options.downloads.read(gridId, name))
+        ? await this.downloads.read(owner, name)
         : await this.requireDisk().read(owner, address.section, name);
     if (!bytes) {
       throw new NotFound(
@@ -225,7 +222,7 @@ export class Files {
       landed = await disk.move(owner, 'screenshots', name, 'files');
       await disk.mark(owner, 'screenshots', name, undefined);
     } else {
-      const bytes = await this.fromBrowser(owner, (gridId) => this.options.downloads.read(gridId, name));
+      const bytes = await this.downloads.read(owner, name);
       if (!bytes) {
         throw new NotFound(
           `No download ${uriOf('downloads', name)}; ${FOLDER_URI.downloads} lists what the browser has.`,
@@ -251,11 +248,7 @@ export class Files {
   /** Empties the browser's download store; only while the browser lives. Answers the names that went. */
   async clearDownloads(workspace: string): Promise<Cleared> {
     const owner = workspaceOrStdio(workspace);
-    const names = await this.fromBrowser(owner, async (gridId) => {
-      const listed = await this.options.downloads.list(gridId);
-      await this.options.downloads.clear(gridId);
-      return listed.map((f) => f.name).sort();
-    });
+    const names = await this.downloads.clear(owner);
     return { workspace: owner, cleared: names.length, names };
   }
 
@@ -307,23 +300,6 @@ export class Files {
     return this.disk;
   }
 
-  /** Runs `use` on the workspace's browser; none, or one the Grid no longer knows, is a 404. */
-  private async fromBrowser<T>(owner: string, use: (gridId: string) => Promise<T>): Promise<T> {
-    const gridId = await this.options.browserOf(owner);
-    try {
-      if (gridId) {
-        return await use(gridId);
-      }
-    } catch (err) {
-      if (!(err instanceof NotFound)) {
-        throw err;
-      }
-    }
-    throw new NotFound(
-      `Workspace ${owner} has no live browser, so it has no downloads (they end with the browser); keep_file a download while its browser lives.`,
-    );
-  }
-
   private async diskEntries(owner: string, section: DiskSection): Promise<FileEntry[]> {
     if (!this.disk) {
       return [];
@@ -333,15 +309,7 @@ export class Files {
   }
 
   private async downloadEntries(owner: string): Promise<{ browser: boolean; entries: FileEntry[] }> {
-    // Downloads are listed only while the browser lives: a browser the Grid no longer knows has none.
-    const files = await this.fromBrowser(owner, (gridId) => this.options.downloads.list(gridId)).catch(
-      (err: unknown) => {
-        if (err instanceof NotFound) {
-          return undefined;
-        }
-        throw err;
-      },
-    );
+    const files = await this.downloads.list(owner);
     return files
       ? { browser: true, entries: newestFirst(files).map((f) => this.describe(owner, 'downloads', f)) }
       : { browser: false, entries: [] };
