@@ -4,7 +4,8 @@
  * (the exponent k of cost ∝ size^k: ~0 flat, ~1 linear, > 1.2 worse than linear, a finding).
  * One embedded Grid, the fixture site and one in-process server; each measure is the median of
  * `--reps` repetitions. Prints Markdown; `--json <file>` writes every number; `--only <dimension>`
- * (page, flow, library, files, workspaces; repeatable) measures those alone.
+ * (page, flow, library, files, workspaces; repeatable) measures those alone; `--redis` keeps the
+ * server's store in a Redis of its own instead of memory.
  */
 import './lib/offline.js';
 import { writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ const { values: options } = parseArgs({
     json: { type: 'string' },
     'timeout-minutes': { type: 'string', default: '20' },
     only: { type: 'string', multiple: true },
+    redis: { type: 'boolean', default: false },
   },
 });
 const REPS = Math.max(1, Math.min(20, Number(options.reps) || 3));
@@ -372,11 +374,12 @@ export function growthTable(rows: GrowthRow[]): string {
 }
 
 async function main(cleanup: Cleanup): Promise<void> {
-  const env = await startGrowthEnv(cleanup);
+  const env = await startGrowthEnv(cleanup, { redis: options.redis });
   const rows: GrowthRow[] = [];
   out('### How cost grows');
   out();
-  out(`${REPS} repetitions per measure (median); one in-process server, memory store, embedded Grid.`);
+  const store = options.redis ? 'Redis store' : 'memory store';
+  out(`${REPS} repetitions per measure (median); one in-process server, ${store}, embedded Grid.`);
   out();
   const dimensions: Record<Dimension, () => Promise<GrowthRow[]>> = {
     page: () => pageSize(env),

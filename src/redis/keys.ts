@@ -6,6 +6,8 @@ export const KEY_PREFIX = 'selenium-flow:';
 
 /** a workspace record, by its store key (workspace/caller.ts) */
 export const RECORD_PREFIX = `${KEY_PREFIX}workspace:`;
+/** per owner (a Principal's id), a set of the record keys holding a browser they opened */
+export const OWNER_PREFIX = `${KEY_PREFIX}owner:`;
 /** a browser's line of calls and its holder (turns.ts) */
 export const TURN_PREFIX = `${KEY_PREFIX}turn:`;
 /** the live view's tickets and Control episodes */

@@ -40,6 +40,13 @@ export interface WorkspaceRecord {
   recent?: RecentCall[];
 }
 
+/** A record whose browser is open, with who opened it: what BROWSERS_PER_CALLER counts. */
+export type HeldRecord = WorkspaceRecord & { gridId: string; owner: string };
+
+export function holdsBrowserOf(record: WorkspaceRecord | undefined, owner: string): record is HeldRecord {
+  return record?.gridId !== undefined && record.owner === owner;
+}
+
 export const DEFAULT_WINDOW = { width: 1280, height: 900 };
 
 export function newRecord(browser: BrowserKind = 'chrome'): WorkspaceRecord {
@@ -58,12 +65,20 @@ export interface RecordStore {
   keys(): Promise<string[]>;
   /** Several records at once, in the order asked (a shared store answers them in a few round trips, not one each). */
   getMany(keys: readonly string[]): Promise<(WorkspaceRecord | undefined)[]>;
+  /**
+   * The records holding a browser `owner` opened, by key. Every store keeps an index per owner
+   * (written with the record, checked against it when read), so opening a browser reads the
+   * caller's own records, never every workspace remembered.
+   */
+  heldBy(owner: string): Promise<[string, HeldRecord][]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 export class MemoryRecordStore implements RecordStore {
   private readonly records = new Map<string, { record: WorkspaceRecord; expiresAt: number }>();
+  /** per owner, the keys whose record held a browser of theirs when written (heldBy drops the rest) */
+  private readonly owners = new Map<string, Set<string>>();
 
   constructor(
     private readonly ttlSeconds: number,
@@ -88,6 +103,27 @@ export class MemoryRecordStore implements RecordStore {
 
   async put(key: string, record: WorkspaceRecord): Promise<void> {
     this.records.set(key, { record: structuredClone(record), expiresAt: this.now() + this.ttlSeconds * 1000 });
+    if (record.gridId !== undefined && record.owner !== undefined) {
+      const keys = this.owners.get(record.owner) ?? new Set<string>();
+      this.owners.set(record.owner, keys.add(key));
+    }
+  }
+
+  async heldBy(owner: string): Promise<[string, HeldRecord][]> {
+    const keys = this.owners.get(owner) ?? new Set<string>();
+    const held: [string, HeldRecord][] = [];
+    for (const key of keys) {
+      const record = await this.get(key);
+      if (holdsBrowserOf(record, owner)) {
+        held.push([key, record]);
+      } else {
+        keys.delete(key);
+      }
+    }
+    if (keys.size === 0) {
+      this.owners.delete(owner);
+    }
+    return held;
   }
 
   async delete(key: string): Promise<void> {
@@ -103,5 +139,6 @@ export class MemoryRecordStore implements RecordStore {
 
   async close(): Promise<void> {
     this.records.clear();
+    this.owners.clear();
   }
 }

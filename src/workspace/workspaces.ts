@@ -189,17 +189,7 @@ export class Workspaces {
   private async checkCap(owner: string, replacing: string | undefined): Promise<void> {
     const cap = this.limits.browsersPerCaller;
     const inFlight = this.opening.get(owner) ?? 0;
-    const held: [string, WorkspaceRecord & { gridId: string }][] = [];
-    // Every record is read on every open: in batches, so a shared store with many remembered
-    // workspaces answers in a few round trips, not one per workspace (bench:growth measures it).
-    const keys = (await this.store.keys()).filter((key) => key !== replacing);
-    const records = await this.store.getMany(keys);
-    keys.forEach((key, i) => {
-      const record = records[i];
-      if (record?.gridId && record.owner === owner) {
-        held.push([key, { ...record, gridId: record.gridId }]);
-      }
-    });
+    const held = (await this.store.heldBy(owner)).filter(([key]) => key !== replacing);
     if (held.length + inFlight < cap) {
       return;
     }

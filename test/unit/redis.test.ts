@@ -165,6 +165,34 @@ describe('RedisRecordStore', () => {
     expect(await calls('get')).toBe(getBefore);
   });
 
+  it("counts an owner's open browsers from its own set, in one script, whatever else is remembered", async () => {
+    const conn = await connection();
+    const [records, owners] = [`${RECORD_PREFIX}held-test:`, 'selenium-flow:owner-test:'];
+    const store = new RedisRecordStore(conn, 60, records, owners);
+    const held = (key: string, owner: string) => store.put(key, { ...newRecord(), gridId: `g-${key}`, owner });
+    await Promise.all(Array.from({ length: 300 }, (_, i) => held(`named:other-${i}`, `agent-${i % 7}`)));
+    await Promise.all([
+      held('named:a', 'alice'),
+      held('named:b', 'alice'),
+      held('named:c', 'alice'),
+      held('named:d', 'alice'),
+    ]);
+    await store.put('named:b', { ...newRecord(), owner: 'alice' }); // its browser ended
+    await store.delete('named:c');
+    await held('named:d', 'bob'); // opened again by another caller
+    const calls = async (command: string) =>
+      Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await conn.client.info('commandstats'))?.[1] ?? 0);
+    const [scanBefore, mgetBefore, getBefore] = [await calls('scan'), await calls('mget'), await calls('get')];
+    expect((await store.heldBy('alice')).map(([key, record]) => [key, record.gridId])).toEqual([
+      ['named:a', 'g-named:a'],
+    ]);
+    expect([await calls('scan'), await calls('mget')]).toEqual([scanBefore, mgetBefore]);
+    expect(await calls('get')).toBe(getBefore + 4); // alice's four keys, each read once inside the script
+    expect((await conn.client.smembers(`${owners}alice`)).sort()).toEqual(['named:a']);
+    expect(await conn.client.pttl(`${owners}alice`)).toBeGreaterThan(50_000);
+    expect((await store.heldBy('bob')).map(([key]) => key)).toEqual(['named:d']);
+  });
+
   it('slides the TTL on every write, and forgets a record left unused', async () => {
     const conn = await connection();
     const store = new RedisRecordStore(conn, 0.8, `${RECORD_PREFIX}ttl-test:`);

@@ -47,6 +47,30 @@ describe('the memory record store', () => {
     expect(found.map((r) => r?.url)).toEqual(['https://b.example', undefined, 'https://a.example']);
   });
 
+  it("counts an owner's open browsers from its own records: ended, deleted, expired and others' are not counted", async () => {
+    let now = 0;
+    const store = new MemoryRecordStore(10, () => now);
+    const held = (key: string, owner: string) => store.put(key, { ...newRecord(), gridId: `g-${key}`, owner });
+    await Promise.all([
+      held('a', 'alice'),
+      held('b', 'alice'),
+      held('c', 'alice'),
+      held('d', 'alice'),
+      held('x', 'bob'),
+    ]);
+    await store.put('z', { ...newRecord(), owner: 'alice' });
+    await store.put('b', { ...newRecord(), owner: 'alice' }); // its browser ended
+    await store.delete('c');
+    await held('d', 'bob'); // opened again by another caller
+    expect((await store.heldBy('alice')).map(([key]) => key)).toEqual(['a']);
+    expect((await store.heldBy('bob')).map(([key, record]) => [key, record.gridId])).toEqual([
+      ['x', 'g-x'],
+      ['d', 'g-d'],
+    ]);
+    now = 10_001;
+    expect(await store.heldBy('alice')).toEqual([]);
+  });
+
   it('hands out copies, so a caller cannot change a stored record by accident', async () => {
     const store = new MemoryRecordStore(10);
     await store.put('k', newRecord());
