@@ -4,28 +4,23 @@ import type { FlowListing, FlowRead, FlowSaved } from './answers.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.js';
 import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { Caller } from '../workspace/caller.js';
-import { flowDocumentJsonSchema, parseFlow, prepareParams, toYamlText, type FlowDocument } from './document.js';
+import { flowDocumentJsonSchema, parseFlow, prepareParams, type FlowDocument } from './document.js';
 import { draftFlow } from './draft.js';
 import { urlMatches } from './glob.js';
 import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
 import { validatorOf } from './parameters.js';
 import { runFlow } from './runner.js';
+import { toYamlText } from './yaml-text.js';
 import { asFlowTool, checkToolBudget } from './tool.js';
 import { StaleRevision, type FlowStore, type StoredFlow } from './store.js';
-
-// Long enough to spare a directory read per call in a busy loop, short enough that an
-// operator's edit shows up before anyone wonders why.
-const LISTING_TTL_MS = 2000;
-
-/** A listing entry with what its tool's annotations need, kept out of list_flows' answer. */
-type Entry = FlowListing & { steps?: { readOnly: boolean; destructive: boolean } };
+import { FlowListings } from './listings.js';
 
 /**
  * The flow libraries: each workspace's own, and `global`, shared. Reads merge the caller's
  * own with global (own wins); writes touch only the caller's own, and no agent writes global.
  */
 export class FlowLibraries implements FlowsService {
-  private readonly listings = new Map<string, { at: number; entries: Entry[] }>();
+  private readonly listings: FlowListings;
   private readonly listeners = new Set<(library: string) => void>();
   private readonly schema: Record<string, unknown>;
 
@@ -37,6 +32,7 @@ export class FlowLibraries implements FlowsService {
     private readonly events: EventSink = NO_EVENTS,
   ) {
     this.schema = flowDocumentJsonSchema(capabilities);
+    this.listings = new FlowListings(store, capabilities);
   }
 
   view(caller: Caller, toolbox: FlowToolbox): FlowsView {
@@ -67,7 +63,7 @@ export class FlowLibraries implements FlowsService {
   async tools(caller: Caller): Promise<FlowTool[]> {
     const own = caller.workspace;
     const uses = own && own !== GLOBAL_LIBRARY ? await this.store.uses(own) : {};
-    return (await this.merged(own))
+    return (await this.listings.merged(own))
       .flatMap((f) =>
         f.steps
           ? [
@@ -90,17 +86,10 @@ export class FlowLibraries implements FlowsService {
   }
 
   changed(library: string): void {
-    this.listings.delete(library);
+    this.listings.forget(library);
     for (const listener of this.listeners) {
       listener(library);
     }
-  }
-
-  private async merged(own: string | undefined): Promise<Entry[]> {
-    const shared = await this.listing(GLOBAL_LIBRARY);
-    const mine = own && own !== GLOBAL_LIBRARY ? await this.listing(own) : [];
-    const mineNames = new Set(mine.map((f) => f.name));
-    return [...mine, ...shared.filter((f) => !mineNames.has(f.name))].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   private async list(
@@ -109,47 +98,13 @@ export class FlowLibraries implements FlowsService {
     toolbox: FlowToolbox,
     asked?: string,
   ): Promise<FlowListing[]> {
-    const merged = (await this.merged(own)).map(({ steps: _steps, ...listing }) => listing);
+    const merged = (await this.listings.merged(own)).map(({ steps: _steps, ...listing }) => listing);
     if (everywhere) {
       return merged;
     }
     // A url asked for needs no browser: an HTTP caller can ask what applies to a page it has not opened.
     const url = asked ?? (await toolbox.currentUrl());
     return url ? merged.filter((f) => urlMatches(f.urls, url)) : merged;
-  }
-
-  private async listing(library: string): Promise<Entry[]> {
-    const cached = this.listings.get(library);
-    if (cached && Date.now() - cached.at < LISTING_TTL_MS) {
-      return cached.entries;
-    }
-    const entries: Entry[] = [];
-    for (const name of await this.store.names(library)) {
-      const stored = await this.store.get(library, name);
-      if (stored) {
-        entries.push(this.summarise(stored));
-      }
-    }
-    this.listings.set(library, { at: Date.now(), entries });
-    return entries;
-  }
-
-  private summarise(stored: StoredFlow): Entry {
-    const shared = stored.library === GLOBAL_LIBRARY;
-    try {
-      const document = parseFlow(stored.text, this.capabilities);
-      const { readOnly, destructive } = asFlowTool(stored.name, document, shared, this.capabilities);
-      return {
-        name: stored.name,
-        description: document.description,
-        parameters: document.parameters,
-        urls: document.urls,
-        shared,
-        steps: { readOnly, destructive },
-      };
-    } catch (err) {
-      return { name: stored.name, shared, problem: err instanceof Error ? err.message : 'unreadable' };
-    }
   }
 
   private async find(own: string | undefined, rawName: string): Promise<StoredFlow> {
