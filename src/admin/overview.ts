@@ -1,19 +1,12 @@
-import { NotFound, SeleniumFlowError } from '../errors.js';
+import { NotFound } from '../errors.js';
 import type { FileEntry, Files, WorkspaceSections } from '../files/files.js';
 import { checkLibrary } from './flows.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
 import { isWorkspaceOrStdio, STDIO_WORKSPACE as STDIO_LIBRARY } from '../workspace/names.js';
 import type { FlowStore } from '../flows/store.js';
-import {
-  isUp,
-  readGridStatus,
-  sessionNodes,
-  slotCapacity,
-  type GridNode,
-  type GridStatusReading,
-} from '../grid/status.js';
+import { readGridStatus, sessionNodes, type GridStatusReading } from '../grid/status.js';
+import { gridAnswer } from './grid-answer.js';
 import type {
-  BrowserBlock,
   BrowserState,
   GridStatus,
   WorkspaceDetail,
@@ -21,6 +14,7 @@ import type {
   WorkspaceRow,
   WorkspaceUsage,
 } from './schemas.js';
+import { browserBlockOf, measure, newest, problemOf, problemRow, stateOf, type Measured } from './workspace-row.js';
 import { callerOfWorkspace, workspaceOfKey } from '../workspace/caller.js';
 import type { WorkspaceRecord } from '../workspace/records.js';
 import type { Workspaces } from '../workspace/workspaces.js';
@@ -146,35 +140,7 @@ export class WorkspaceOverview {
   /** The Grid's nodes, slots and sessions, each session with the workspace that holds it. */
   async grid(): Promise<GridStatus> {
     const [status, holders] = await Promise.all([this.gridStatus(), this.holders()]);
-    const slots = status.nodes.flatMap((n) => n.slots);
-    const capacity = slotCapacity(status.nodes);
-    return {
-      reachable: status.reachable,
-      ready: status.ready,
-      message: status.message,
-      browsers: [...new Set(status.nodes.filter(isUp).flatMap((n) => n.slots.flatMap((s) => s.browser ?? [])))].sort(),
-      slots: capacity.total,
-      sessions: capacity.used,
-      watchable: slots.filter((s) => s.watchable).length,
-      nodes: status.nodes.map((node) => ({
-        id: node.id,
-        availability: node.availability,
-        version: node.version,
-        os: node.os,
-        max_sessions: node.maxSessions,
-        slots: node.slots.map((slot) => ({
-          browser: slot.browser,
-          platform: slot.platform,
-          watchable: slot.watchable,
-          session: slot.session && {
-            started: slot.session.started,
-            browser: slot.session.browser,
-            version: slot.session.version,
-            workspace: holders.get(slot.session.gridId) ?? null,
-          },
-        })),
-      })),
-    };
+    return gridAnswer(status, holders);
   }
 
   /** Grid id → the named workspace whose record holds it. */
@@ -297,71 +263,9 @@ export class WorkspaceOverview {
   }
 }
 
-interface Measured {
-  count: number;
-  bytes: number;
-}
-
-function measure(files: readonly { size: number }[]): Measured {
-  return { count: files.length, bytes: files.reduce((sum, f) => sum + f.size, 0) };
-}
-
 /** global first, then stdio, then the rest by name */
 function rank(name: string): number {
   return name === GLOBAL_LIBRARY ? 0 : name === STDIO_LIBRARY ? 1 : 2;
-}
-
-function stateOf(record: WorkspaceRecord | undefined, status: GridStatusReading): BrowserState {
-  if (!record?.gridId) {
-    return 'none';
-  }
-  if (!status.reachable) {
-    return 'unknown';
-  }
-  return sessionNodes(status).has(record.gridId) ? 'live' : 'reaped';
-}
-
-function browserBlockOf(
-  record: WorkspaceRecord | undefined,
-  state: BrowserState,
-  status: GridStatusReading,
-): BrowserBlock {
-  if (!record) {
-    return null;
-  }
-  const node: GridNode | undefined = record.gridId ? sessionNodes(status).get(record.gridId) : undefined;
-  return {
-    kind: record.browser,
-    version: record.browserVersion ?? null,
-    window: { ...record.window },
-    started: record.openedAt ?? null,
-    grid_id: record.gridId ?? null,
-    node: state === 'live' && node ? { id: node.id, availability: node.availability } : null,
-  };
-}
-
-function newest(files: { created: string }[]): string | null {
-  return files.reduce<string | null>((latest, f) => (latest === null || f.created > latest ? f.created : latest), null);
-}
-
-function problemRow(name: string, problem: string): WorkspaceRow {
-  return {
-    name,
-    global: name === GLOBAL_LIBRARY,
-    state: 'unknown',
-    last_page: null,
-    counts: { downloads: null, screenshots: null, files: null, flows: null },
-    bytes: { downloads: null, screenshots: null, files: null, flows: null },
-    last_activity: null,
-    problem,
-  };
-}
-
-/** Our own errors carry a remedy fit to show; anything else is said without its text (it may quote a path). */
-function problemOf(err: unknown): string {
-  return err instanceof SeleniumFlowError
-    ? err.message
-    : 'This workspace could not be read (an unexpected error; the server log has its type); the other rows are whole.';
 }
 
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
