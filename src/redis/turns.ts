@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Result } from 'ioredis';
 import { setTimeout as delay } from 'node:timers/promises';
 import { TimedOut } from '../errors.js';
 import type { Turns } from '../workspace/turns.js';
@@ -90,18 +91,21 @@ redis.call('DEL', ARGV[2] .. ARGV[1])
 return 1
 `;
 
-interface TurnCommands {
-  sfTurnTry(
-    queue: string,
-    holder: string,
-    token: string,
-    leaseMs: number,
-    alive: string,
-    joining: '0' | '1',
-  ): Promise<number>;
-  sfTurnRenew(holder: string, token: string, leaseMs: number): Promise<number>;
-  sfTurnRelease(holder: string, token: string): Promise<number>;
-  sfTurnLeave(queue: string, token: string, alive: string): Promise<number>;
+// The scripts as the client's own commands (ioredis's documented way to type defineCommand).
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    sfTurnTry(
+      queue: string,
+      holder: string,
+      token: string,
+      leaseMs: number,
+      alive: string,
+      joining: '0' | '1',
+    ): Result<number, Context>;
+    sfTurnRenew(holder: string, token: string, leaseMs: number): Result<number, Context>;
+    sfTurnRelease(holder: string, token: string): Result<number, Context>;
+    sfTurnLeave(queue: string, token: string, alive: string): Result<number, Context>;
+  }
 }
 
 export class RedisTurns implements Turns {
@@ -109,7 +113,6 @@ export class RedisTurns implements Turns {
   private readonly waitMs: number;
   private readonly pollMs: number;
   private readonly prefix: string;
-  private readonly commands: TurnCommands;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -125,7 +128,6 @@ export class RedisTurns implements Turns {
     client.defineCommand('sfTurnRenew', { numberOfKeys: 1, lua: RENEW });
     client.defineCommand('sfTurnRelease', { numberOfKeys: 1, lua: RELEASE });
     client.defineCommand('sfTurnLeave', { numberOfKeys: 1, lua: LEAVE });
-    this.commands = client as unknown as TurnCommands;
   }
 
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -135,7 +137,7 @@ export class RedisTurns implements Turns {
     const renewal = setInterval(
       () => {
         // A failed renewal is not the call's failure: at worst the lease runs out and the next call goes.
-        this.connection.call(() => this.commands.sfTurnRenew(line.holder, token, this.leaseMs)).catch(() => undefined);
+        this.connection.call((client) => client.sfTurnRenew(line.holder, token, this.leaseMs)).catch(() => undefined);
       },
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
@@ -144,7 +146,7 @@ export class RedisTurns implements Turns {
     } finally {
       clearInterval(renewal);
       // If Redis is away now, the lease ends the turn by itself.
-      await this.connection.call(() => this.commands.sfTurnRelease(line.holder, token)).catch(() => undefined);
+      await this.connection.call((client) => client.sfTurnRelease(line.holder, token)).catch(() => undefined);
     }
   }
 
@@ -154,8 +156,8 @@ export class RedisTurns implements Turns {
     try {
       for (;;) {
         const joined: boolean = joining;
-        const answer: number = await this.connection.call(() =>
-          this.commands.sfTurnTry(line.queue, line.holder, token, this.leaseMs, line.alive, joined ? '1' : '0'),
+        const answer: number = await this.connection.call((client) =>
+          client.sfTurnTry(line.queue, line.holder, token, this.leaseMs, line.alive, joined ? '1' : '0'),
         );
         joining = answer === -1; // our place lapsed (we were too slow to look): join again at the back
         if (answer === 1) {
@@ -171,7 +173,7 @@ export class RedisTurns implements Turns {
         }
       }
     } catch (err) {
-      await this.connection.call(() => this.commands.sfTurnLeave(line.queue, token, line.alive)).catch(() => undefined);
+      await this.connection.call((client) => client.sfTurnLeave(line.queue, token, line.alive)).catch(() => undefined);
       throw err;
     }
   }

@@ -100,7 +100,8 @@ export function readTokensFile(path: string): Entry[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw fail('', `cannot be read (${(err as { code?: string }).code ?? 'error'})`);
+    const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : 'error';
+    throw fail('', `cannot be read (${code})`);
   }
   if (text.length > LIMITS.fileBytes) {
     throw fail('', `is larger than ${LIMITS.fileBytes} bytes`);
@@ -117,10 +118,7 @@ export function readTokensFile(path: string): Entry[] {
   } catch {
     throw fail('', 'uses YAML aliases; write each entry out in full');
   }
-  const list =
-    root !== null && typeof root === 'object' && !Array.isArray(root)
-      ? (root as Record<string, unknown>).tokens
-      : undefined;
+  const list = isRecord(root) ? root.tokens : undefined;
   if (!Array.isArray(list) || list.length === 0 || list.length > LIMITS.entries) {
     throw fail(
       '',
@@ -131,18 +129,17 @@ export function readTokensFile(path: string): Entry[] {
   const digests = new Set<string>();
   return list.map((raw: unknown, index): Entry => {
     const at = `entry ${index + 1}`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    if (!isRecord(raw)) {
       throw fail(`${at}: `, 'must be an object {name, token or sha256, workspaces}');
     }
-    const item = raw as Record<string, unknown>;
-    const unknown = Object.keys(item).filter((k) => !['name', 'token', 'sha256', 'workspaces'].includes(k));
+    const unknown = Object.keys(raw).filter((k) => !['name', 'token', 'sha256', 'workspaces'].includes(k));
     if (unknown.length > 0) {
       throw fail(
         `${at}: `,
         `unknown field ${JSON.stringify(unknown[0]?.slice(0, 40))} (the fields are name, token, sha256, workspaces)`,
       );
     }
-    const { name, token, sha256, workspaces } = item;
+    const { name, token, sha256, workspaces } = raw;
     if (typeof name !== 'string' || !NAME.test(name)) {
       throw fail(`${at}: `, 'name must be 1-64 letters, digits, ".", "_" or "-" (it labels the token in messages)');
     }
@@ -169,13 +166,17 @@ export function readTokensFile(path: string): Entry[] {
       !Array.isArray(workspaces) ||
       workspaces.length === 0 ||
       workspaces.length > LIMITS.globs ||
-      !workspaces.every((w) => typeof w === 'string' && GLOB.test(w))
+      !workspaces.every((w): w is string => typeof w === 'string' && GLOB.test(w))
     ) {
       throw fail(
         where,
         `workspaces must list 1 to ${LIMITS.globs} workspace names or globs (letters, digits, ".", "_", "-", and * for any run)`,
       );
     }
-    return { name, digest, workspaces: workspaces as string[] };
+    return { name, digest, workspaces };
   });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

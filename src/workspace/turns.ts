@@ -17,12 +17,15 @@ export class LocalTurns implements Turns {
 
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
+    const gaveUp = new TimedOut(
+      `Waited ${Math.round(this.waitMs / 1000)} s for this browser's turn while other calls used it; call again when they are done, or use another workspace for parallel work.`,
+    );
     let begun = false;
     let abandoned = false;
     // A call that gave up waiting keeps its place in line but does nothing when its turn comes.
-    const start = (): Promise<T> | undefined => {
+    const start = (): Promise<T> => {
       if (abandoned) {
-        return undefined;
+        throw gaveUp;
       }
       begun = true;
       return fn();
@@ -41,16 +44,12 @@ export class LocalTurns implements Turns {
       timer = setTimeout(() => {
         if (!begun) {
           abandoned = true;
-          reject(
-            new TimedOut(
-              `Waited ${Math.round(this.waitMs / 1000)} s for this browser's turn while other calls used it; call again when they are done, or use another workspace for parallel work.`,
-            ),
-          );
+          reject(gaveUp);
         }
       }, this.waitMs);
     });
     try {
-      return (await Promise.race([mine, waited])) as T;
+      return await Promise.race([mine, waited]);
     } finally {
       clearTimeout(timer);
     }
