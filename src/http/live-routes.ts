@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
 import { checkWorkspaceName } from '../workspace/names.js';
 import { copy, MAX_WHO_CHARS, said, whoProblem } from '../live/control-copy.js';
-import { viewerId } from '../live/control.js';
+import { viewerId } from '../live/tickets.js';
 import {
   controlAsked,
   controlLeft,

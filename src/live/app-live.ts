@@ -1,7 +1,8 @@
 import { BadRequest, NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import type { LiveStatus, LiveTicket } from './answers.js';
-import { viewerId, type Controls } from './control.js';
+import type { Controls } from './control.js';
+import { viewerId } from './tickets.js';
 import { copy, said } from './control-copy.js';
 import type { Tickets } from './tickets.js';
 

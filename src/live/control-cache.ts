@@ -1,4 +1,5 @@
-import type { Controls, Episode } from './control.js';
+import type { Episode } from './control-episode.js';
+import type { Controls } from './control.js';
 
 /**
  * Who holds Control, for the tunnels: asked for every key press and mouse move, so answered

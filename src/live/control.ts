@@ -1,60 +1,19 @@
-import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { Conflict, Controlled, NotFound } from '../errors.js';
 import { callerOfWorkspace, turnKeyOf } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
 import type { Turns } from '../workspace/turns.js';
 import { copy, said } from './control-copy.js';
-import { LiveDocuments, type LiveStore } from './live-store.js';
-import { visitedOf, type FollowedBrowser, type Visited } from './pages.js';
-
-/**
- * A person's Control of a workspace's browser, one episode per workspace: requested → held →
- * released. The episode lives in the workspace store (memory, or the Redis every replica
- * shares), so control taken through one replica refuses agents on every replica.
- */
-const storedEpisode = z.object({
-  state: z.enum(['requested', 'held']),
-  /** the person, as the admin page names them */
-  who: z.string(),
-  /** when they asked (ISO) */
-  since: z.string(),
-  /** when it became theirs (ISO) */
-  granted: z.string().optional(),
-  /** the viewers (tunnels, or "api" for POST …/control) that hold it: it is held while any does */
-  holders: z.array(z.string()),
-  /** the browser it was taken on */
-  gridId: z.string().optional(),
-});
-
-export type Episode = z.infer<typeof storedEpisode>;
-
-/** What a result carries while control applies, and once after an unsaid hand-back. */
-export type ControlNotice = {
-  state: 'requested' | 'held' | 'handed_back';
-  who: string;
-  since: string;
-  hint: string;
-};
-
-const storedHandBack = z.object({
-  who: z.string(),
-  since: z.string(),
-  until: z.string(),
-  ended: z.boolean().optional(),
-});
-
-export type HandBack = z.infer<typeof storedHandBack>;
-
-/** An episode outlives no browser: a day at most, and every write renews it. */
-const EPISODE_TTL_MS = 24 * 60 * 60 * 1000;
-const HANDBACK_TTL_MS = 60 * 60 * 1000;
-
-/** What await_control found: nobody in control, still held at the cap, or the hand-back with what they did. */
-export type Awaited =
-  | { state: 'nobody' }
-  | { state: 'still'; episode: Episode }
-  | { state: 'handed_back'; back: HandBack; visited: Visited };
+import {
+  episodesIn,
+  handBacksIn,
+  type AwaitedHandBack,
+  type ControlNotice,
+  type Episode,
+  type HandBack,
+} from './control-episode.js';
+import { EpisodeChanges } from './episode-changes.js';
+import type { LiveDocuments, LiveStore } from './live-store.js';
+import { visitedOf, type FollowedBrowser } from './pages.js';
 
 export interface AwaitOptions {
   /** the caller went away or cancelled: the wait ends, the episode stays as it is */
@@ -94,8 +53,7 @@ function bounded(work: Promise<unknown>, ms: number): Promise<unknown> {
 }
 
 export class Controls {
-  private readonly waiters = new Map<string, Set<() => void>>();
-  private readonly changeListeners = new Set<(workspace: string) => void>();
+  private readonly changes = new EpisodeChanges();
   private readonly episodes: LiveDocuments<Episode>;
   private readonly handBacks: LiveDocuments<HandBack>;
 
@@ -106,8 +64,8 @@ export class Controls {
     private readonly now: () => Date = () => new Date(),
     private readonly browsers?: ControlledBrowsers,
   ) {
-    this.episodes = new LiveDocuments(store, (workspace) => `control:${workspace}`, storedEpisode, EPISODE_TTL_MS);
-    this.handBacks = new LiveDocuments(store, (workspace) => `handback:${workspace}`, storedHandBack, HANDBACK_TTL_MS);
+    this.episodes = episodesIn(store);
+    this.handBacks = handBacksIn(store);
   }
 
   async episode(workspace: string): Promise<Episode | undefined> {
@@ -214,7 +172,7 @@ export class Controls {
    * holds the browser, or with the episode as it stands after `capMs`. A hand-back nobody was
    * told of yet is answered (and so said once). A browser the Grid no longer runs ends the episode.
    */
-  async awaitHandBack(workspace: string, capMs: number, options: AwaitOptions = {}): Promise<Awaited> {
+  async awaitHandBack(workspace: string, capMs: number, options: AwaitOptions = {}): Promise<AwaitedHandBack> {
     const started = Date.now();
     let told = -Infinity;
     let checked = -Infinity;
@@ -239,11 +197,11 @@ export class Controls {
         told = now;
         options.progress?.(episode, now - started);
       }
-      await this.changed(workspace, Math.min(POLL_MS, left), options.signal);
+      await this.changes.next(workspace, Math.min(POLL_MS, left), options.signal);
     }
   }
 
-  private async handedBack(workspace: string): Promise<Awaited> {
+  private async handedBack(workspace: string): Promise<AwaitedHandBack> {
     const back = await this.handBacks.take(workspace);
     if (back === undefined) {
       return { state: 'nobody' };
@@ -260,23 +218,6 @@ export class Controls {
       return false;
     }
     return !(await this.browsers.alive(gridId).catch(() => true));
-  }
-
-  /** Resolves at the next change of the workspace's episode in this process, or after `ms`. */
-  async changed(workspace: string, ms: number, signal?: AbortSignal): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const waiters = this.waiters.get(workspace) ?? new Set();
-      this.waiters.set(workspace, waiters);
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      waiters.add(done);
-      signal?.addEventListener('abort', done);
-    });
   }
 
   /**
@@ -322,7 +263,7 @@ export class Controls {
     };
     await this.episodes.delete(workspace);
     await this.handBacks.put(workspace, back);
-    this.wake(workspace);
+    this.changes.tell(workspace);
     if (episode.gridId !== undefined) {
       await this.browsers?.unfollow(episode.gridId).catch(() => undefined);
     }
@@ -344,51 +285,11 @@ export class Controls {
 
   private async save(workspace: string, episode: Episode): Promise<void> {
     await this.episodes.put(workspace, episode);
-    this.wake(workspace);
+    this.changes.tell(workspace);
   }
 
   /** Told of every change of an episode made through this process (another replica's is not seen). */
   onChange(listener: (workspace: string) => void): void {
-    this.changeListeners.add(listener);
+    this.changes.onChange(listener);
   }
-
-  private wake(workspace: string): void {
-    for (const listener of this.changeListeners) {
-      listener(workspace);
-    }
-    for (const waiter of [...(this.waiters.get(workspace) ?? [])]) {
-      waiter();
-    }
-  }
-}
-
-/** What the check reads of a pending call (live/ stays below capabilities/: the shape, not the type). */
-interface ControlledCall {
-  capability: { answersUnderControl(args: Record<string, unknown>): boolean };
-  args: Record<string, unknown>;
-  caller: { workspace?: string };
-}
-
-/** An id for a viewer that may hold control: its tunnel's, handed out with its ticket. */
-export function viewerId(): string {
-  return randomBytes(12).toString('base64url');
-}
-
-/**
- * The call path's check (a precondition, read off the row's answersUnderControl): while a
- * person's Control applies, every call that would change the browser is refused; reads that
- * leave the page and window as the person left them answer.
- */
-export function underControl(controls: Controls): { check(call: ControlledCall): Promise<void> } {
-  return {
-    async check(call) {
-      if (call.capability.answersUnderControl(call.args)) {
-        return;
-      }
-      const refusal = await controls.refusal(call.caller.workspace);
-      if (refusal) {
-        throw refusal;
-      }
-    },
-  };
 }

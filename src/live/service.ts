@@ -11,7 +11,8 @@ import type { LiveStatus } from './answers.js';
 import type { LiveStore } from './live-store.js';
 import { Tickets } from './tickets.js';
 import { ControlCache } from './control-cache.js';
-import { Tunnels, type TunnelOptions } from './tunnel.js';
+import type { TunnelOptions } from './tunnel.js';
+import { Tunnels } from './tunnels.js';
 
 export const NO_GRID_LIVE_VIEW =
   'This Grid has no live view: no slot advertises se:vncEnabled (the embedded Grid needs xvfb, x11vnc and websockify; see docs/live.md).';

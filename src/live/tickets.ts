@@ -49,3 +49,8 @@ export class Tickets {
     return this.tickets.take(id);
   }
 }
+
+/** An id for a viewer that may hold control: its tunnel's, handed out with its ticket. */
+export function viewerId(): string {
+  return randomBytes(12).toString('base64url');
+}

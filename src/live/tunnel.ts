@@ -2,6 +2,7 @@ import type WebSocket from 'ws';
 import { webSocket } from '../lazy.js';
 import { ByteQueue, CLIENT, CLOSE, filteredSetEncodings, MAX_CUT_TEXT, MAX_ENCODINGS, TunnelEnd } from './rfb.js';
 import { greetUpstream, greetViewer } from './rfb-handshake.js';
+import { ControlledInput } from './controlled-input.js';
 
 export { CLOSE } from './rfb.js';
 
@@ -58,9 +59,7 @@ export class Tunnel {
   private readonly deadlines: Deadlines;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly endedListeners: (() => void)[] = [];
-  /** keys and buttons this viewer pressed under Control, let go when its input is dropped */
-  private readonly pressed = new Set<number>();
-  private pointer = { x: 0, y: 0, buttons: 0 };
+  private readonly input: ControlledInput;
 
   constructor(
     readonly workspace: string,
@@ -74,6 +73,7 @@ export class Tunnel {
       () => new TunnelEnd(CLOSE.refused, 'The viewer sent more than the live view holds; reconnect.'),
     );
     this.fromUpstream = new ByteQueue(UPSTREAM_BACKLOG, () => new TunnelEnd(CLOSE.upstream, ENDED));
+    this.input = new ControlledInput(options.holdsControl, (bytes) => this.toUpstream(bytes));
     viewer.on('message', (data: Buffer) => this.fromViewer.push(data));
     viewer.on('close', () => this.close(CLOSE.normal, ''));
     viewer.on('error', () => this.close(CLOSE.normal, ''));
@@ -211,10 +211,10 @@ export class Tunnel {
           this.toUpstream(Buffer.concat([head, await queue.read(9)]));
           break;
         case CLIENT.keyEvent:
-          await this.input(Buffer.concat([head, await queue.read(7)]));
+          await this.input.pass(Buffer.concat([head, await queue.read(7)]));
           break;
         case CLIENT.pointerEvent:
-          await this.input(Buffer.concat([head, await queue.read(5)]));
+          await this.input.pass(Buffer.concat([head, await queue.read(5)]));
           break;
         case CLIENT.clientCutText: {
           const rest = await queue.read(7);
@@ -222,52 +222,12 @@ export class Tunnel {
           if (length > MAX_CUT_TEXT) {
             throw new TunnelEnd(CLOSE.refused, 'The viewer sent clipboard text over 256 KiB; reconnect.');
           }
-          await this.input(Buffer.concat([head, rest, await queue.read(length)]));
+          await this.input.pass(Buffer.concat([head, rest, await queue.read(length)]));
           break;
         }
         default:
           throw new TunnelEnd(CLOSE.refused, `The live view passes no VNC message of type ${type}; reconnect.`);
       }
-    }
-  }
-
-  /** An input message goes on only while this viewer holds Control; dropped, it lets go of what it held. */
-  private async input(message: Buffer): Promise<void> {
-    const asked = this.options.holdsControl();
-    const holds = typeof asked === 'boolean' ? asked : await asked.catch(() => false);
-    if (!holds) {
-      this.letGo();
-      return;
-    }
-    if (message[0] === CLIENT.keyEvent) {
-      const keysym = message.readUInt32BE(4);
-      if (message[1] === 0) {
-        this.pressed.delete(keysym);
-      } else if (this.pressed.size < 64) {
-        this.pressed.add(keysym);
-      }
-    } else if (message[0] === CLIENT.pointerEvent) {
-      this.pointer = { buttons: message[1]!, x: message.readUInt16BE(2), y: message.readUInt16BE(4) };
-    }
-    this.toUpstream(message);
-  }
-
-  /** Control ended with a key or button down: the server hears it released, not stuck. */
-  private letGo(): void {
-    for (const keysym of this.pressed) {
-      const up = Buffer.alloc(8);
-      up.writeUInt8(CLIENT.keyEvent, 0);
-      up.writeUInt32BE(keysym, 4);
-      this.toUpstream(up);
-    }
-    this.pressed.clear();
-    if (this.pointer.buttons !== 0) {
-      this.pointer.buttons = 0;
-      const up = Buffer.alloc(6);
-      up.writeUInt8(CLIENT.pointerEvent, 0);
-      up.writeUInt16BE(this.pointer.x, 2);
-      up.writeUInt16BE(this.pointer.y, 4);
-      this.toUpstream(up);
     }
   }
 
@@ -297,28 +257,4 @@ export class Tunnel {
 
 function seconds(ms: number): string {
   return String(Math.round(ms / 100) / 10);
-}
-
-/** Every tunnel this server holds open, so a shutdown can tell each viewer why it ends. */
-export class Tunnels {
-  private readonly open = new Set<Tunnel>();
-
-  add(tunnel: Tunnel): void {
-    this.open.add(tunnel);
-    tunnel.onEnded(() => this.open.delete(tunnel));
-  }
-
-  of(workspace: string): Tunnel[] {
-    return [...this.open].filter((t) => t.workspace === workspace);
-  }
-
-  get size(): number {
-    return this.open.size;
-  }
-
-  closeAll(code: number, reason: string): void {
-    for (const tunnel of [...this.open]) {
-      tunnel.close(code, reason);
-    }
-  }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Controls, Episode } from '../../src/live/control.js';
+import type { Episode } from '../../src/live/control-episode.js';
+import type { Controls } from '../../src/live/control.js';
 import { ControlCache } from '../../src/live/control-cache.js';
 
 /** The store's episode, counting its reads, and the change events Controls sends. */
