@@ -47,6 +47,11 @@ export function holdsBrowserOf(record: WorkspaceRecord | undefined, owner: strin
   return record?.gridId !== undefined && record.owner === owner;
 }
 
+/** The browser a record's capabilities name (the Grid's answer), chrome when they name none. */
+export function browserNameOf(capabilities: Record<string, unknown>): string {
+  return typeof capabilities.browserName === 'string' ? capabilities.browserName : 'chrome';
+}
+
 export const DEFAULT_WINDOW = { width: 1280, height: 900 };
 
 export function newRecord(browser: BrowserKind = 'chrome'): WorkspaceRecord {

@@ -1,12 +1,14 @@
 import type { WebDriver } from 'selenium-webdriver';
-import { createHash, randomBytes } from 'node:crypto';
-import { BadRequest, GridUnavailable, NotFound, TooManyRequests } from '../errors.js';
+import { NotFound, TooManyRequests } from '../errors.js';
 import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { BrowserKind } from '../grid/capabilities.js';
 import { gridCall } from '../grid/failures.js';
-import type { Grid, OpenedBrowser } from '../grid/grid.js';
+import type { Grid } from '../grid/grid.js';
 import type { Caller } from './caller.js';
-import { newRecord, type RecordStore, type SeenPage, type WorkspaceRecord } from './records.js';
+import { HANDLE_PREFIX, handleKey, newHandle, NO_SUCH_HANDLE } from './handles.js';
+import { browserNameOf, newRecord, type RecordStore, type SeenPage, type WorkspaceRecord } from './records.js';
+import { OpensInFlight } from './opening.js';
+import { abandonedError, openWhileWanted } from './slot-wait.js';
 
 export interface AttachedBrowser {
   driver: WebDriver;
@@ -28,8 +30,6 @@ export interface WorkspaceLimits {
 }
 
 const DEFAULT_LIMITS: WorkspaceLimits = { browsersPerCaller: 4, slotWaitSeconds: 30 };
-const NO_SUCH_HANDLE =
-  'No browser with that session_id (ended, expired, or not opened by you); call open_session for a new one.';
 
 /**
  * Workspaces and the browsers they hold. The server holds no browser: a record says which
@@ -39,8 +39,7 @@ const NO_SUCH_HANDLE =
  * learned its own session id could speak to its browser through the Grid's DevTools proxy.
  */
 export class Workspaces {
-  /** opens in flight in this process, per owner, so parallel opens cannot all slip under the cap */
-  private readonly opening = new Map<string, number>();
+  private readonly opening = new OpensInFlight();
   private readonly endedListeners: ((key: string, gridId: string) => void)[] = [];
 
   constructor(
@@ -85,18 +84,9 @@ export class Workspaces {
     }
     const browser = kind ?? record.browser;
     const size = { width: window.width ?? record.window.width, height: window.height ?? record.window.height };
-    this.opening.set(owner, (this.opening.get(owner) ?? 0) + 1);
-    let opened: OpenedBrowser;
-    try {
-      opened = await this.openWhileWanted(browser, size, caller.abandoned);
-    } finally {
-      const left = (this.opening.get(owner) ?? 1) - 1;
-      if (left > 0) {
-        this.opening.set(owner, left);
-      } else {
-        this.opening.delete(owner);
-      }
-    }
+    const opened = await this.opening.during(owner, () =>
+      openWhileWanted(this.grid, browser, size, this.limits.slotWaitSeconds, caller.abandoned),
+    );
     const now = new Date().toISOString();
     const saved: WorkspaceRecord = {
       browser,
@@ -108,7 +98,7 @@ export class Workspaces {
       touchedAt: now,
       owner,
     };
-    const handle = caller.key ? undefined : randomBytes(24).toString('base64url');
+    const handle = caller.key ? undefined : newHandle();
     const key = caller.key ?? handleKey(handle ?? '');
     try {
       await this.store.put(key, saved);
@@ -132,63 +122,12 @@ export class Workspaces {
   }
 
   /**
-   * The Grid's new-session queue can hold a request for minutes: the wait is bounded
-   * (GRID_SLOT_WAIT), and a browser that arrives after the caller stopped waiting, or went
-   * away, is ended as soon as it arrives.
-   */
-  private openWhileWanted(
-    kind: BrowserKind,
-    size: { width: number; height: number },
-    abandoned: AbortSignal | undefined,
-  ): Promise<OpenedBrowser> {
-    const pending = this.grid.open(kind, size);
-    const seconds = this.limits.slotWaitSeconds;
-    return new Promise<OpenedBrowser>((resolve, reject) => {
-      let settled = false;
-      const settle = (finish: () => void): boolean => {
-        if (settled) {
-          return false;
-        }
-        settled = true;
-        clearTimeout(timer);
-        abandoned?.removeEventListener('abort', onAbort);
-        finish();
-        return true;
-      };
-      const onAbort = () => settle(() => reject(abandonedError()));
-      const timer = setTimeout(
-        () =>
-          settle(() =>
-            reject(
-              new GridUnavailable(
-                `No Grid slot came free within ${seconds} s (GRID_SLOT_WAIT); end a browser you no longer need and retry, or raise GRID_SLOT_WAIT or the Grid's capacity.`,
-              ),
-            ),
-          ),
-        seconds * 1000,
-      );
-      abandoned?.addEventListener('abort', onAbort, { once: true });
-      if (abandoned?.aborted) {
-        onAbort();
-      }
-      pending.then(
-        (opened) => {
-          if (!settle(() => resolve(opened))) {
-            void this.grid.end(opened.gridId).catch(() => undefined);
-          }
-        },
-        (err: Error) => settle(() => reject(err)),
-      );
-    });
-  }
-
-  /**
    * BROWSERS_PER_CALLER, counted over the shared store (so it holds across replicas). Records
    * can outlive browsers the Grid reaped: only live ones count before a caller is refused.
    */
   private async checkCap(owner: string, replacing: string | undefined): Promise<void> {
     const cap = this.limits.browsersPerCaller;
-    const inFlight = this.opening.get(owner) ?? 0;
+    const inFlight = this.opening.of(owner);
     const held = (await this.store.heldBy(owner)).filter(([key]) => key !== replacing);
     if (held.length + inFlight < cap) {
       return;
@@ -358,21 +297,4 @@ export class Workspaces {
   async isRunning(gridId: string): Promise<boolean> {
     return gridCall(() => this.grid.isRunning(gridId));
   }
-}
-
-function browserNameOf(capabilities: Record<string, unknown>): string {
-  return typeof capabilities.browserName === 'string' ? capabilities.browserName : 'chrome';
-}
-
-/** Store keys of stateless handles: the handle's digest, never the handle (a store dump opens nothing). */
-const HANDLE_PREFIX = 'handle:';
-
-function handleKey(handle: string): string {
-  return HANDLE_PREFIX + createHash('sha256').update(handle).digest('hex');
-}
-
-function abandonedError(): BadRequest {
-  return new BadRequest(
-    'The caller went away while its browser was opening, so the browser was ended; call open_session again.',
-  );
 }
