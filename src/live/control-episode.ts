@@ -4,7 +4,7 @@ import type { Visited } from './pages.js';
 
 /**
  * A person's Control of a workspace's browser, one episode per workspace: requested → held →
- * released. The episode lives in the workspace store (memory, or the Redis every replica
+ * handed_back. The episode lives in the workspace store (memory, or the Redis every replica
  * shares), so control taken through one replica refuses agents on every replica.
  */
 const storedEpisode = z.object({

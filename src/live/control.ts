@@ -26,7 +26,7 @@ export interface AwaitOptions {
 export interface ControlledBrowsers {
   follow(browser: FollowedBrowser): Promise<void>;
   unfollow(gridId: string): Promise<void>;
-  /** whether the Grid still runs it (a reaped browser is released with `ended`) */
+  /** whether the Grid still runs it (a reaped browser ends the episode, handed back with `ended`) */
   alive(gridId: string): Promise<boolean>;
   /** the BiDi address of a recorded browser */
   bidiAddress(capabilities: Record<string, unknown> | undefined): string | undefined;
@@ -100,7 +100,7 @@ export class Controls {
 
   /**
    * A viewer lets go (Watch, its tab closed, DELETE …/control with its viewer id); the last
-   * one's leaving releases. A hand-back that names no viewer (a script's DELETE) releases all.
+   * one's leaving hands back. A hand-back that names no viewer (a script's DELETE) hands back for all.
    */
   async withdraw(workspace: string, who: string | undefined, holder: string = 'api'): Promise<void> {
     const current = await this.episode(workspace);
@@ -117,14 +117,14 @@ export class Controls {
       await this.save(workspace, { ...current, holders });
       return;
     }
-    await this.release(workspace, current, false);
+    await this.handBack(workspace, current, false);
   }
 
-  /** The browser ended under the episode: released, with `ended`. */
+  /** The browser ended under the episode: handed back, with `ended`. */
   async ended(workspace: string): Promise<void> {
     const current = await this.episode(workspace);
     if (current) {
-      await this.release(workspace, current, true);
+      await this.handBack(workspace, current, true);
     }
   }
 
@@ -254,7 +254,7 @@ export class Controls {
     }
   }
 
-  private async release(workspace: string, episode: Episode, ended: boolean): Promise<void> {
+  private async handBack(workspace: string, episode: Episode, ended: boolean): Promise<void> {
     const back: HandBack = {
       who: episode.who,
       since: episode.granted ?? episode.since,

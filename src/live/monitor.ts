@@ -192,11 +192,11 @@ export class BidiMonitors {
 
   private async closeIfUnused(gridId: string, monitor: Monitor): Promise<void> {
     if (monitor.reasons.size === 0 && this.monitors.get(gridId) === monitor) {
-      await this.drop(gridId, monitor, 'released');
+      await this.drop(gridId, monitor, 'unused');
     }
   }
 
-  private async drop(gridId: string, monitor: Monitor, why: 'released' | 'lost'): Promise<void> {
+  private async drop(gridId: string, monitor: Monitor, why: 'unused' | 'lost'): Promise<void> {
     this.monitors.delete(gridId);
     clearInterval(monitor.watch);
     const reasons = [...monitor.reasons.values()];
