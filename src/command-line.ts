@@ -39,7 +39,8 @@ export function parseCommandLine(argv: string[]): CommandLine | 'help' | 'versio
     });
   } catch (err) {
     // Node's message suggests `--` for positionals, which no command takes: name the flag only.
-    const { code, message } = err as { code?: string; message: string };
+    const message = err instanceof Error ? err.message : String(err);
+    const code = err instanceof Error && 'code' in err ? err.code : undefined;
     const flag = /'(?:-\w, )?(-[^' ]*)/.exec(message)?.[1] ?? '';
     const scope = command ? ` for ${command}` : '';
     throw new UsageError(
@@ -65,7 +66,7 @@ export function parseCommandLine(argv: string[]): CommandLine | 'help' | 'versio
     throw new UsageError(`unexpected argument "${positionals[1]}" after ${command}`);
   }
   const flags: Record<string, string> = {};
-  for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+  for (const [name, value] of Object.entries(values)) {
     if (typeof value === 'string' && name !== 'nodes' && name !== 'config') {
       flags[name] = value;
     }

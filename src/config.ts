@@ -78,7 +78,7 @@ export function readConfigFile(path: string): ConfigFile {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new ConfigError(
-      `--config ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); name a readable JSON or YAML file.`,
+      `--config ${path} cannot be read (${err instanceof Error && 'code' in err ? String(err.code) : 'error'}); name a readable JSON or YAML file.`,
     );
   }
   let document: unknown;

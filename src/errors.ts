@@ -98,8 +98,7 @@ export interface ErrorBody {
 
 export function errorBody(error: unknown): { status: number; body: ErrorBody } {
   if (error instanceof SeleniumFlowError) {
-    const line = (error as { line?: unknown }).line;
-    const at = typeof line === 'number' ? { line } : {};
+    const at = 'line' in error && typeof error.line === 'number' ? { line: error.line } : {};
     return { status: error.status, body: { error: { code: error.code, message: error.message, ...at } } };
   }
   return {
