@@ -62,6 +62,15 @@ export function hungUpError(): string {
   return testBrowser() === 'firefox' ? 'NS_ERROR_NET_RESET' : 'net::ERR_EMPTY_RESPONSE';
 }
 
+/**
+ * The environment a spawned selenium-flow needs for the shared Grid. LIVE_VIEW off, as in
+ * startServer: a browser it opens (and a killed server leaves behind) never takes the one
+ * watchable slot the live tests wait their turn for.
+ */
+export function sharedGridEnv(): Record<string, string> {
+  return { GRID_URL: inject('gridUrl'), LIVE_VIEW: 'off' };
+}
+
 /** A real selenium-flow HTTP server in this process, on a free port, against the shared Grid (or gridUrl). */
 export async function startServer(
   env: Record<string, string> = {},

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawnReplica, type Replica } from '../helpers/replica.js';
+import { sharedGridEnv } from '../helpers/server.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'clients-test-token-0123456789';
@@ -158,7 +159,7 @@ describe('the README client set-ups and the one serve prints', () => {
     env = {
       ...(process.env as Record<string, string>),
       PATH: `${shims}:${process.env.PATH ?? ''}`,
-      GRID_URL: inject('gridUrl'),
+      ...sharedGridEnv(),
       NODE_OPTIONS: '',
     };
   });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { sharedGridEnv } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -124,7 +125,7 @@ describe('the packed package', () => {
   it('serves HTTP from any directory, with its data in the XDG data home', async () => {
     const child = spawn(bin, ['serve', '--port', '0'], {
       cwd: elsewhere,
-      env: env({ GRID_URL: inject('gridUrl'), LOG_LEVEL: 'warn' }),
+      env: env({ ...sharedGridEnv(), LOG_LEVEL: 'warn' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -156,7 +157,7 @@ describe('the packed package', () => {
       args: ['stdio'],
       cwd: elsewhere,
       // A public HOST in the environment concerns serve only.
-      env: env({ GRID_URL: inject('gridUrl'), HOST: '0.0.0.0' }),
+      env: env({ ...sharedGridEnv(), HOST: '0.0.0.0' }),
       stderr: 'pipe',
     });
     await client.connect(transport);

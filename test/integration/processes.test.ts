@@ -9,9 +9,9 @@ import { gridFetch } from '../../src/grid/grid.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { startGridProxy } from '../helpers/grid-proxy.js';
 import { spawnReplica } from '../helpers/replica.js';
-import { rest } from '../helpers/server.js';
+import { rest, sharedGridEnv } from '../helpers/server.js';
 
-const env = () => ({ ...(process.env as Record<string, string>), GRID_URL: inject('gridUrl'), SE_OFFLINE: 'true' });
+const env = () => ({ ...(process.env as Record<string, string>), ...sharedGridEnv(), SE_OFFLINE: 'true' });
 /**
  * Node itself, not `npx tsx`: closing the client signals the process it started, and a wrapper
  * would pass away while the server it started kept running.
