@@ -19,7 +19,7 @@ const ADMIN_BASE = `${WORKSPACE_PATH}/files`;
 /**
  * A file's bytes at the path of its URI: `workspace://files/<x>` is `GET /files/<x>` (`screenshots`
  * and `downloads` are reserved names in Files, so `/files/screenshots/<name>` is always the
- * folder's). Listing and keeping are tools (`GET /workspace/files`, `POST /files/kept`), rendered
+ * folder's). Listing and keeping are tools (`GET /files[?folder=]`, `POST /files/kept`), rendered
  * from the table with the rest. Then signed links, and the operator's door (admin token): clear
  * and delete live there and in no agent tool.
  */
@@ -99,8 +99,14 @@ function bytesRoute(section: Section): PlainRoute {
     path: section === 'files' ? '/files/{name}' : `/files/${section}/{name}`,
     summary: section === 'files' ? "One file of the workspace's Files" : `One file of the workspace's ${section}`,
     answers: 'file',
-    handler: async (request, reply, { deps }) =>
-      sendFile(reply, await deps.files.read(workspaceOf(request), { section, name: param(request, 'name') })),
+    handler: async (request, reply, { deps }) => {
+      const name = param(request, 'name');
+      if (section === 'files' && isFolder(name)) {
+        // The folder's own URI (workspace://files/screenshots) is listed by the tool's route.
+        throw new BadRequest(`/files/${name} is a folder, not a file: list it with GET /files?folder=${name}.`);
+      }
+      return sendFile(reply, await deps.files.read(workspaceOf(request), { section, name }));
+    },
   };
 }
 

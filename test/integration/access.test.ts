@@ -91,7 +91,7 @@ describe('Host and Origin (DNS rebinding, cross-site pages)', () => {
       ['/mcp', initialize],
       ['/workspace', undefined],
       ['/browser/navigate', { url: 'https://example.com', session_id: 'x' }],
-      ['/workspace/files', undefined],
+      ['/files', undefined],
       ['/openapi.json', undefined],
     ] as const) {
       const refused = await raw(running.url, path, evil, body);
@@ -239,7 +239,7 @@ describe('a tokens file: who may use which workspace, and whose browsers', () =>
       expect(refused.status, `${workspace}`).toBe(403);
       expect(messageOf(refused.body)).toMatch(/TOKENS_FILE.*may use workspaces matching/);
       expect(messageOf(refused.body)).not.toContain(token);
-      expect((await rest(running.url, '/workspace/files', undefined, as(token, workspace))).status).toBe(403);
+      expect((await rest(running.url, '/files', undefined, as(token, workspace))).status).toBe(403);
     }
     expect((await rest(running.url, '/workspace', undefined, {})).status).toBe(401);
     expect((await rest(running.url, '/info')).body).toMatchObject({ auth: true });
@@ -431,7 +431,7 @@ describe('agents never see a Grid id', () => {
       for (const uri of ['workspace://current', 'workspace://files', 'workspace://files/screenshots']) {
         seen.push(await mcp.readResource(uri));
       }
-      for (const path of ['/workspace', '/workspace/files', '/flows', '/info']) {
+      for (const path of ['/workspace', '/files', '/flows', '/info']) {
         seen.push(JSON.stringify((await rest(running.url, path, undefined, { 'x-workspace': 'sweep' })).body));
       }
       const stateless = await rest(running.url, '/browser/open-session', {});

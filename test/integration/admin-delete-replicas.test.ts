@@ -72,7 +72,7 @@ describe('deleting a workspace with two replicas on Redis', () => {
     expect(seen.status).toBe(200);
     expect(seen.body).toMatchObject({ browser: null });
     expect(seen.body.url ?? null).toBeNull();
-    expect((await rest(b.url, '/workspace/files', undefined, as(workspace))).body).toMatchObject({ count: 0 });
+    expect((await rest(b.url, '/files', undefined, as(workspace))).body).toMatchObject({ count: 0 });
     // B keeps a flow listing for at most two seconds.
     await vi.waitFor(
       async () => {

@@ -85,7 +85,7 @@ describe('deleting a workspace through the admin API', () => {
       headers: { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'del-full' },
     });
     expect(JSON.stringify(await flows.json())).not.toContain('del-flow');
-    const files = await client.agent('del-full', '/workspace/files', undefined, 'GET');
+    const files = await client.agent('del-full', '/files', undefined, 'GET');
     expect(files.body).toMatchObject({ count: 0 });
     expect((await client.agent('del-full', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
     expect(await gridIdOf(server, 'del-full')).not.toBe(gridId);

@@ -69,7 +69,7 @@ async function json(
 
 const tools = toolClient(() => server.url, { headers: BEARER });
 
-async function listing(workspace: string, path = '/workspace/files'): Promise<Listing> {
+async function listing(workspace: string, path = '/files'): Promise<Listing> {
   const answer = await json('GET', path, { workspace });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body as unknown as Listing;
@@ -89,7 +89,7 @@ async function download(workspace: string): Promise<Listing> {
   await tools.in(workspace).ok('interact', { action: 'click', selector: { css: '#download' } });
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const downloads = await listing(workspace, '/workspace/files?folder=downloads');
+    const downloads = await listing(workspace, '/files?folder=downloads');
     if (downloads.files.some((f) => f.name === 'report.csv') || Date.now() > deadline) {
       return downloads;
     }
@@ -160,7 +160,7 @@ describe('downloads', () => {
       uri: 'workspace://files/report.csv',
       name: 'report.csv',
     });
-    expect((await listing(ws, '/workspace/files?folder=downloads')).count).toBe(1); // a copy: the Grid cannot delete one file
+    expect((await listing(ws, '/files?folder=downloads')).count).toBe(1); // a copy: the Grid cannot delete one file
     // Keeping a download again replaces the same-named file rather than adding "report (1).csv".
     expect(await tools.in(ws).ok('keep_file', { uri: 'workspace://files/downloads/report.csv' })).toMatchObject({
       name: 'report.csv',
@@ -188,7 +188,7 @@ describe('a browser the Grid has reaped', () => {
     const ws = 'files-reaped';
     await tools.in(ws).ok('open_session');
     await gridFetch(`${inject('gridUrl')}/session/${(await gridIdOf(server, ws)) ?? ''}`, { method: 'DELETE' });
-    expect(await listing(ws, '/workspace/files?folder=downloads')).toMatchObject({
+    expect(await listing(ws, '/files?folder=downloads')).toMatchObject({
       browser: false,
       count: 0,
       files: [],
@@ -223,7 +223,7 @@ describe('screenshots and prints', () => {
     const again = await tools.in(ws).ok('screenshot', { save: true, filename: 'table.png' });
     expect(again.name).toBe('table (1).png');
 
-    const screenshots = await listing(ws, '/workspace/files?folder=screenshots');
+    const screenshots = await listing(ws, '/files?folder=screenshots');
     expect(screenshots.files.map((f) => f.name).sort()).toEqual(['table (1).png', 'table.png']);
     expect(screenshots.files[0]).toMatchObject({ content_type: 'image/png', image: true });
     const file = await bytes('/files/screenshots/table.png', { workspace: ws });
@@ -254,9 +254,7 @@ describe('screenshots and prints', () => {
       uri: 'workspace://files/moved.png',
       name: 'moved.png',
     });
-    expect((await listing(ws, '/workspace/files?folder=screenshots')).files.map((f) => f.name)).not.toContain(
-      'moved.png',
-    );
+    expect((await listing(ws, '/files?folder=screenshots')).files.map((f) => f.name)).not.toContain('moved.png');
     expect((await listing(ws)).files.map((f) => f.name)).toContain('moved.png');
 
     await tools.in(ws).ok('screenshot', { save: true, filename: 'moved' });
@@ -346,9 +344,7 @@ describe('signed links', () => {
     await tools.in(ws).ok('navigate', { url: `${site}/table.html` });
     await tools.in(ws).ok('screenshot', { save: true, filename: 'Q4 "final" 😀' });
     await tools.in(ws).ok('screenshot', { save: true, filename: 'other' });
-    entry = (await listing(ws, '/workspace/files?folder=screenshots')).files.find((f) =>
-      f.name.startsWith('Q4'),
-    ) as Entry;
+    entry = (await listing(ws, '/files?folder=screenshots')).files.find((f) => f.name.startsWith('Q4')) as Entry;
   });
   afterAll(async () => {
     await tools.in(ws).call('end_browser');
@@ -395,7 +391,7 @@ describe('signed links', () => {
   it('works for all three sections', async () => {
     await download(ws);
     await tools.in(ws).ok('keep_file', { uri: 'workspace://files/downloads/report.csv' });
-    const downloads = await listing(ws, '/workspace/files?folder=downloads');
+    const downloads = await listing(ws, '/files?folder=downloads');
     const files = await listing(ws);
     for (const item of [downloads.files[0], files.files[0]]) {
       const response = await fetch(server.url + (item?.url ?? ''));
@@ -433,6 +429,17 @@ describe('bad input', () => {
     expect(await readdir(dataDir)).not.toContain('etc');
   });
 
+  it('points a folder asked for as a file to its listing', async () => {
+    for (const folder of ['screenshots', 'downloads']) {
+      const answer = await json('GET', `/files/${folder}`, { workspace: ws });
+      expect(answer.status, folder).toBe(400);
+      expect(errorOf(answer), folder).toBe(
+        `/files/${folder} is a folder, not a file: list it with GET /files?folder=${folder}.`,
+      );
+      expect((await listing(ws, `/files?folder=${folder}`)).files).toEqual([]);
+    }
+  });
+
   it('refuses a file name with / or .. on every route', async () => {
     for (const path of ['/files/..%2Fsecret', '/files/screenshots/a%2Fb.png', '/files/downloads/..%2F..%2Fx']) {
       const answer = await json('GET', path, { workspace: ws });
@@ -460,7 +467,7 @@ describe('bad input', () => {
     });
     expect(folder.status).toBe(400);
     expect(errorOf(folder)).toContain('…/files/screenshots/<name>/kept');
-    const stateless = await json('GET', '/workspace/files');
+    const stateless = await json('GET', '/files');
     expect(stateless.status).toBe(400);
     expect(errorOf(stateless)).toContain('X-Workspace');
   });
@@ -527,7 +534,7 @@ describe('operator actions (admin API)', () => {
 
     const cleared = await fetch(server.url + `${base}/screenshots`, { method: 'DELETE', headers: admin });
     expect(await cleared.json()).toEqual({ workspace: ws, cleared: 2, names: ['a.png', 'b.png'] });
-    expect((await listing(ws, '/workspace/files?folder=screenshots')).count).toBe(0);
+    expect((await listing(ws, '/files?folder=screenshots')).count).toBe(0);
 
     const deleted = await fetch(server.url + `${base}/delete-me.pdf`, { method: 'DELETE', headers: admin });
     expect(await deleted.json()).toEqual({ workspace: ws, deleted: 'delete-me.pdf' });
@@ -536,7 +543,7 @@ describe('operator actions (admin API)', () => {
 
     const downloads = await fetch(server.url + `${base}/downloads`, { method: 'DELETE', headers: admin });
     expect(await downloads.json()).toMatchObject({ workspace: ws, cleared: 1, names: [expect.any(String)] });
-    expect((await listing(ws, '/workspace/files?folder=downloads')).count).toBe(0);
+    expect((await listing(ws, '/files?folder=downloads')).count).toBe(0);
 
     await tools.in(ws).ok('end_browser');
     const noBrowser = await fetch(server.url + `${base}/downloads`, { method: 'DELETE', headers: admin });

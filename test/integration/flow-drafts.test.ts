@@ -123,18 +123,18 @@ describe('a flow run', () => {
     } finally {
       await client.close();
     }
-    const shots = await rest(running.url, '/workspace/files?folder=screenshots', undefined, ws);
+    const shots = await rest(running.url, '/files?folder=screenshots', undefined, ws);
     expect(shots.body.files).toEqual([
       expect.objectContaining({ name: 'login.png', made_by: { flow: 'shots', step: 'shot' } }),
     ]);
-    const files = await rest(running.url, '/workspace/files', undefined, ws);
+    const files = await rest(running.url, '/files', undefined, ws);
     expect(files.body.files).toEqual([
       expect.objectContaining({ name: 'login.pdf', made_by: { flow: 'shots', step: 3 } }),
     ]);
     // Kept by hand later, the screenshot still says which run took it.
     const kept = await rest(running.url, '/files/kept', { uri: 'workspace://files/screenshots/login.png' }, ws);
     expect(kept.status).toBe(200);
-    const after = await rest(running.url, '/workspace/files', undefined, ws);
+    const after = await rest(running.url, '/files', undefined, ws);
     expect(after.body.files).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ name: 'login.png', made_by: { flow: 'shots', step: 'shot' } }),
@@ -142,7 +142,7 @@ describe('a flow run', () => {
     );
     // A file made by hand carries no mark.
     await rest(running.url, '/browser/screenshot', { save: true, filename: 'by-hand' }, ws);
-    const mixed = await rest(running.url, '/workspace/files?folder=screenshots', undefined, ws);
+    const mixed = await rest(running.url, '/files?folder=screenshots', undefined, ws);
     expect(
       (mixed.body.files as { name: string; made_by?: unknown }[]).find((f) => f.name === 'by-hand.png')?.made_by,
     ).toBe(undefined);

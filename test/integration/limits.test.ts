@@ -182,7 +182,7 @@ describe('limits over REST, on a real browser', () => {
     const shot = await rest(running.url, '/browser/screenshot', { save: true, filename: name }, HEADERS);
     expect(shot.status, JSON.stringify(shot.body).slice(0, 300)).toBe(200);
     expect(shot.body.name).toBe(name);
-    const listing = await rest(running.url, '/workspace/files?folder=screenshots', undefined, HEADERS);
+    const listing = await rest(running.url, '/files?folder=screenshots', undefined, HEADERS);
     const entry = (listing.body.files as { name: string; url: string }[]).find((f) => f.name === name);
     expect(entry).toBeDefined();
     const fetched = await fetch(`${running.url}/files/screenshots/${encodeURIComponent(name)}`, { headers: HEADERS });

@@ -55,7 +55,7 @@ export const workspaceFiles = defineTool({
   ],
   answersUnderControl: true,
   app: { name: 'files' },
-  http: { method: 'GET', path: '/workspace/files' },
+  http: { method: 'GET', path: '/files' },
   input: z.object({ folder: z.enum(['screenshots', 'downloads']).optional().describe('instead of Files') }),
   output: fileListing,
   handler: async (args, { files }) => (args.folder ? files.folder(args.folder) : files.root()),
