@@ -218,6 +218,10 @@ export async function waitForWatchableSlot(
     500,
   );
   if (!free) {
-    throw new Error(`no watchable slot of the Grid came free within ${withinMs / 1000} s`);
+    // Which session holds it tells a leak (one started long ago) from a slow neighbour.
+    const held = upSlots(await fetchGridStatus(gridUrl))
+      .filter((slot) => slot.stereotype?.[LIVE_VIEW_CAPABILITY] === true && slot.stereotype.browserName === browser)
+      .map((slot) => `held by ${slot.session?.sessionId ?? 'nobody'} since ${slot.session?.start ?? '-'}`);
+    throw new Error(`no watchable slot of the Grid came free within ${withinMs / 1000} s (${held.join('; ')})`);
   }
 }
