@@ -5,6 +5,7 @@ WORKDIR /app
 COPY package.json npm-shrinkwrap.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bundle.mjs ./scripts/
 COPY src ./src
 COPY ui ./ui
 RUN npm run build

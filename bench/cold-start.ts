@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runBench, type Cleanup } from './lib/cleanup.js';
-import { coldStdioStart, serverEntry, type SpawnedServer } from './lib/measures.js';
+import { coldStdioStart, moduleBuild, serverEntry, type SpawnedServer } from './lib/measures.js';
 import { markdownTable, ratio, summarize, triple } from './lib/stats.js';
 
 const { values: options } = parseArgs({
@@ -75,7 +75,8 @@ function servers(dataDir: string): { name: string; server: SpawnedServer }[] {
 
 /**
  * Where our stdio start goes, in the order `selenium-flow stdio` loads it: a fresh `node` (with
- * the compile cache the CLI turns on) importing each step from dist/ and timing it. A module
+ * the compile cache the CLI turns on) importing each step, compiled module by module (moduleBuild:
+ * dist/ is one bundle), and timing it. A module
  * shared by two steps is charged to the first. The rows add up to a start, less the process spawn
  * and the JSON-RPC round trips.
  */
@@ -84,13 +85,13 @@ import module from 'node:module';
 module.enableCompileCache?.(process.env.CACHE_DIR);
 const rows = [['Node itself (process start → first line of a script)', performance.now()]];
 const time = async (name, work) => { const s = performance.now(); const r = await work(); rows.push([name, performance.now() - s]); return r; };
-const dist = (path) => import(new URL('dist/' + path, 'file://' + process.cwd() + '/').href);
+const mod = (path) => import(new URL(path, 'file://' + process.env.MODULES + '/').href);
 await time('zod', () => import('zod'));
 await time('the MCP SDK (@modelcontextprotocol/server, its stdio transport)', async () => { await import('@modelcontextprotocol/server'); await import('@modelcontextprotocol/server/stdio'); });
-const { loadConfig } = await time('dist/cli.js → commands.js, config.js', async () => { await dist('version.js'); return dist('config.js'); });
-await time('the capability table (capabilities/, browser/ without selenium-webdriver)', () => dist('capabilities/index.js'));
-const tools = await time('mcp/tools.js, mcp/server.js (resources, the call path)', async () => { const t = await dist('mcp/tools.js'); await dist('mcp/server.js'); return t; });
-const { openParts } = await time('parts.js (workspaces, grid, live, files, secrets, flows, admin)', () => dist('parts.js'));
+const { loadConfig } = await time('cli.js → commands.js, config.js', async () => { await mod('version.js'); return mod('config.js'); });
+await time('the capability table (capabilities/, browser/ without selenium-webdriver)', () => mod('capabilities/index.js'));
+const tools = await time('mcp/tools.js, mcp/server.js (resources, the call path)', async () => { const t = await mod('mcp/tools.js'); await mod('mcp/server.js'); return t; });
+const { openParts } = await time('parts.js (workspaces, grid, live, files, secrets, flows, admin)', () => mod('parts.js'));
 await time('render tools/list (zod → JSON Schema)', async () => tools.listedTools(true));
 await time('loadConfig + openParts', () => openParts(loadConfig({}, { GRID_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'silent', FLOW_DATA_DIR: process.env.DATA_DIR }, { command: 'stdio' }), 'http://127.0.0.1:9'));
 console.log(JSON.stringify(rows));
@@ -98,6 +99,7 @@ console.log(JSON.stringify(rows));
 
 function breakdown(runs: number, dataDir: string): string[][] {
   const samples: [string, number][][] = [];
+  const modules = moduleBuild(REPO);
   const cache = mkdtempSync(join(tmpdir(), 'selenium-flow-cold-cache-'));
   try {
     // One more than counted: the first fills the compile cache (Node 22.1+).
@@ -106,7 +108,13 @@ function breakdown(runs: number, dataDir: string): string[][] {
         cwd: REPO,
         encoding: 'utf8',
         timeout: 60_000,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CACHE_DIR: cache, DATA_DIR: dataDir },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          CACHE_DIR: cache,
+          DATA_DIR: dataDir,
+          MODULES: modules,
+        },
       });
       const line = result.stdout.trim().split('\n').at(-1);
       if (result.status !== 0 || !line) {
@@ -169,7 +177,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (rows.length > 0) {
     process.stdout.write(
       [
-        `Where our start goes (fresh \`node\` importing dist/ step by step, median of ${steps}), ms:`,
+        `Where our start goes (fresh \`node\` importing src/ compiled module by module, step by step, median of ${steps}), ms:`,
         '',
         markdownTable(['step', 'ms'], rows, ['l', 'r']),
         '',

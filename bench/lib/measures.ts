@@ -155,6 +155,40 @@ export function serverEntry(repo: string): ServerEntry {
 // ---------------------------------------------------------------- where a cold start goes
 
 /**
+ * src/ compiled module by module (tsc), for the breakdowns that charge a start to each import:
+ * dist/ is one bundle (scripts/bundle.mjs), where a module is no longer a file. Kept in
+ * .bench/modules (git-ignored), compiled again when src/ is newer. Returns its directory.
+ */
+export function moduleBuild(repo: string): string {
+  const dir = join(repo, '.bench', 'modules');
+  let fresh = false;
+  try {
+    fresh = statSync(join(dir, 'cli.js')).mtimeMs >= newestMtime(join(repo, 'src'));
+  } catch {
+    // not built yet
+  }
+  if (!fresh) {
+    const built = spawnSync(
+      process.execPath,
+      [
+        join(repo, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '-p',
+        'tsconfig.build.json',
+        '--noEmit',
+        'false',
+        '--outDir',
+        dir,
+      ],
+      { cwd: repo, encoding: 'utf8', timeout: 180_000 },
+    );
+    if (built.status !== 0) {
+      throw new Error(`bench: tsc could not compile src/ module by module: ${built.stdout.slice(-2000)}`);
+    }
+  }
+  return dir;
+}
+
+/**
  * Runs in a fresh `node` (cwd = the repo), in one of two modes, and prints one JSON line.
  * - chain: Node's own boot, each heavy import in the order the server needs them (a module
  *   shared by two is charged to the first), createServer, listen. The rows add up to a boot.
@@ -162,6 +196,7 @@ export function serverEntry(repo: string): ServerEntry {
  *   run at boot or on first use: rendering tools/list and the OpenAPI documents. Not added up.
  */
 const BOOT_SCRIPT = `
+const mod = (path) => import(new URL(path, 'file://' + process.env.MODULES + '/').href);
 const rows = [];
 const time = async (name, work) => {
   const s = performance.now();
@@ -174,18 +209,18 @@ if (process.env.BOOT_MODE === 'chain') {
   await time('import fastify', () => import('fastify'));
   await time('import @modelcontextprotocol/server', () => import('@modelcontextprotocol/server'));
   await time('import @modelcontextprotocol/node', () => import('@modelcontextprotocol/node'));
-  await time('import dist/server.js (the capability table, yaml, the rest of ours)', () => import('./dist/server.js'));
+  await time('import server.js (the capability table, yaml, the rest of ours)', () => mod('server.js'));
   let server;
   await time('createServer (tools/list, OpenAPI, Fastify app and routes, MCP handler)', async () => {
-    const { createServer } = await import('./dist/server.js');
-    const { loadConfig } = await import('./dist/config.js');
+    const { createServer } = await mod('server.js');
+    const { loadConfig } = await mod('config.js');
     server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent' }), 'http://127.0.0.1:9');
   });
   await time('listen', () => server.app.listen({ host: '127.0.0.1', port: 0 }));
   await server.close();
 } else {
-  const tools = await import('./dist/mcp/tools.js');
-  const openapi = await import('./dist/http/openapi.js');
+  const tools = await mod('mcp/tools.js');
+  const openapi = await mod('http/openapi.js');
   await time('render tools/list (zod → JSON Schema)', async () => { tools.listedTools(true); });
   await time('build the OpenAPI document (JSON)', async () => { openapi.openApiDocument('0.0.0'); });
   await time('build the OpenAPI document (YAML)', async () => { openapi.openApiYaml('0.0.0'); });
@@ -196,6 +231,7 @@ console.log(JSON.stringify(rows));
 export type BootCosts = { step: string; ms: number; part: boolean }[];
 
 function bootRows(repo: string, mode: 'chain' | 'parts', runs: number): BootCosts | undefined {
+  const modules = moduleBuild(repo);
   const samples: [string, number][][] = [];
   for (let i = 0; i < runs; i++) {
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', BOOT_SCRIPT], {
@@ -208,6 +244,7 @@ function bootRows(repo: string, mode: 'chain' | 'parts', runs: number): BootCost
         SE_OFFLINE: 'true',
         SE_AVOID_STATS: 'true',
         BOOT_MODE: mode,
+        MODULES: modules,
       },
     });
     const line = result.stdout.trim().split('\n').at(-1);

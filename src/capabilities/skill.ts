@@ -1,10 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { NotFound } from '../errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
-/** The skill ships beside dist/ and src/ alike: two levels up from this module. */
-export const SKILL_DIR = fileURLToPath(new URL('../../skills/selenium-flow/', import.meta.url));
+/** The skill ships in the package, beside dist/. */
+export const SKILL_DIR = join(PACKAGE_ROOT, 'skills', 'selenium-flow');
 
 /** Where SKILL.md's relative links (references/FLOWS.md) resolve when it is read as this resource. */
 export const SKILL_URI = 'skill://selenium-flow/SKILL.md';
@@ -21,7 +22,7 @@ let names: readonly string[] | undefined;
 const references = new Map<string, string>();
 
 export async function readSkill(): Promise<string> {
-  cached ??= await readFile(`${SKILL_DIR}SKILL.md`, 'utf8');
+  cached ??= await readFile(join(SKILL_DIR, 'SKILL.md'), 'utf8');
   return cached;
 }
 
@@ -30,7 +31,7 @@ export function skillReferences(): readonly string[] {
   if (!names) {
     let files: string[] = [];
     try {
-      files = readdirSync(`${SKILL_DIR}references`);
+      files = readdirSync(join(SKILL_DIR, 'references'));
     } catch {
       // a build without the references still serves SKILL.md
     }
@@ -50,7 +51,7 @@ export async function readSkillReference(name: string): Promise<string> {
   }
   let text = references.get(name);
   if (text === undefined) {
-    text = (await readFile(`${SKILL_DIR}references/${name}`, 'utf8')).slice(0, MAX_REFERENCE_BYTES);
+    text = (await readFile(join(SKILL_DIR, 'references', name), 'utf8')).slice(0, MAX_REFERENCE_BYTES);
     references.set(name, text);
   }
   return text;

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { pathParams, type PlainRoute } from './routes.js';
 
-/** `vite build` (npm run build) writes ui/ here; src/http and dist/http are both two levels below the root. */
-export const PAGE_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url));
+/** `vite build` (npm run build) writes ui/ here. */
+export const PAGE_DIR = join(PACKAGE_ROOT, 'dist', 'ui');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 // Types only: the SDK's server helpers want an McpServer (this server is the low-level Server)
 // and would make the package and its peers a runtime dependency for three string facts.
 import type { McpUiResourceMeta, McpUiToolMeta } from '@modelcontextprotocol/ext-apps';
@@ -7,6 +7,7 @@ import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/capability.js';
 import { NotFound } from '../errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import type { ResourceDefinition } from './resources.js';
 import type { ListedTool } from './tools.js';
 import type { Caller } from '../workspace/caller.js';
@@ -17,7 +18,7 @@ export const UI_EXTENSION: typeof EXTENSION_ID = 'io.modelcontextprotocol/ui';
 export const APP_MIME_TYPE: typeof RESOURCE_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /** `vite build` (npm run build:ui) writes ui/apps/<name>/ here as one self-contained document each. */
-export const APPS_DIR = fileURLToPath(new URL('../../dist/apps/', import.meta.url));
+export const APPS_DIR = join(PACKAGE_ROOT, 'dist', 'apps');
 
 export interface AppDefinition {
   name: string;
@@ -58,7 +59,7 @@ export function appUri(name: string): string {
 /** The app's document as vite built it; a source checkout that has not built says how to. */
 export async function appHtml(name: string): Promise<string> {
   try {
-    return await readFile(`${APPS_DIR}${name}.html`, 'utf8');
+    return await readFile(join(APPS_DIR, `${name}.html`), 'utf8');
   } catch {
     throw new NotFound(`The ${name} app is not built in this install; run \`npm run build\` (it builds ui/apps/).`);
   }

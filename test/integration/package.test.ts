@@ -87,7 +87,9 @@ describe('the packed package', () => {
     expect(tarballFiles).toEqual(
       expect.arrayContaining([
         'dist/cli.js',
-        'dist/server.js',
+        'dist/ui/index.html',
+        'dist/apps/live.html',
+        'dist/THIRD-PARTY-LICENSES.txt',
         'skills/selenium-flow/SKILL.md',
         'LICENSE',
         'README.md',
