@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
 import type { HttpRendering } from '../capabilities/capability.js';
 import { CAPABILITIES } from '../capabilities/index.js';
+import { answerSerializer } from './answer-schema.js';
 import { callerOf } from './plugins/caller.js';
 import { fastifyPath, pathParams, queryOf } from './routes.js';
 
@@ -14,6 +15,9 @@ export const toolRoutes: FastifyPluginAsync<{ deps: CallDeps }> = async (app, { 
     app.route({
       method: capability.http.method,
       url: fastifyPath(capability.http.path),
+      // The row's output declaration writes the answer: a key it does not name never reaches the wire.
+      schema: { response: { 200: capability.output } },
+      serializerCompiler: answerSerializer,
       handler: async (request) =>
         callTool(deps, capability, httpArguments(capability.http, request), callerOf(request)),
     });
