@@ -1,15 +1,17 @@
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { CHROMEDRIVER, CHROMIUM, FIREFOX, GECKODRIVERS, NFT } from './paths.js';
-import { isExecutable } from './requirements.js';
+import { isExecutable, isReadable } from './requirements.js';
 
 /** One thing this host needs for the embedded Grid, and the Debian package that brings it. */
 export interface HostPackage {
   /** what it is, for a person */
   what: string;
   debianPackage: string;
-  /** an absolute path, or a command looked up on PATH */
+  /** an absolute path, or a command looked up on PATH; a program unless `data` */
   at: string;
+  /** `at` is a file the browsers read (a font), not a program */
+  data?: true;
   /** what is lost without it; undefined: the embedded Grid cannot start */
   without?: string;
   /** needed only when: root (the fence), or `redis` (the tests, or a REDIS_URL on this host) */
@@ -22,6 +24,14 @@ export const HOST_PACKAGES: readonly HostPackage[] = [
   { what: 'Chromium', debianPackage: 'chromium', at: CHROMIUM },
   { what: 'ChromeDriver', debianPackage: 'chromium-driver', at: CHROMEDRIVER },
   { what: 'Firefox ESR', debianPackage: 'firefox-esr', at: FIREFOX, without: 'no Firefox (Chromium still works)' },
+  // Debian's Chromium and Firefox draw emoji from it: without, a page's emoji are boxes in its screenshots and live view.
+  {
+    what: 'colour emoji font',
+    debianPackage: 'fonts-noto-color-emoji',
+    at: '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf',
+    data: true,
+    without: 'emoji show as boxes in pages, screenshots and the live view',
+  },
   { what: 'Xvfb', debianPackage: 'xvfb', at: '/usr/bin/Xvfb', without: 'no live view' },
   { what: 'x11vnc', debianPackage: 'x11vnc', at: '/usr/bin/x11vnc', without: 'no live view' },
   { what: 'websockify', debianPackage: 'websockify', at: '/usr/bin/websockify', without: 'no live view' },
@@ -38,7 +48,7 @@ export function packagesFor(root: boolean, redis: boolean): HostPackage[] {
 /** Where a package's program is, or undefined when it is missing. */
 export async function locate(p: HostPackage): Promise<string | undefined> {
   if (p.at.startsWith('/')) {
-    return (await isExecutable(p.at)) ? p.at : undefined;
+    return (await (p.data ? isReadable(p.at) : isExecutable(p.at))) ? p.at : undefined;
   }
   return onPath(p.at);
 }
