@@ -88,7 +88,7 @@ const time = async (name, work) => { const s = performance.now(); const r = awai
 const mod = (path) => import(new URL(path, 'file://' + process.env.MODULES + '/').href);
 await time('zod', () => import('zod'));
 await time('the MCP SDK (@modelcontextprotocol/server, its stdio transport)', async () => { await import('@modelcontextprotocol/server'); await import('@modelcontextprotocol/server/stdio'); });
-const { loadConfig } = await time('cli.js → commands.js, config.js', async () => { await mod('version.js'); return mod('config.js'); });
+const { loadConfig } = await time('cli.js → commands.js, config.js', async () => { await mod('package.js'); return mod('config.js'); });
 await time('the capability table (capabilities/, browser/ without selenium-webdriver)', () => mod('capabilities/index.js'));
 const tools = await time('mcp/tools.js, mcp/server.js (resources, the call path)', async () => { const t = await mod('mcp/tools.js'); await mod('mcp/server.js'); return t; });
 const { openParts } = await time('parts.js (workspaces, grid, live, files, secrets, flows, admin)', () => mod('parts.js'));

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { renderToolReference } from '../src/capabilities/reference.js';
 import { openApiYaml } from '../src/http/openapi.js';
-import { VERSION } from '../src/version.js';
+import { VERSION } from '../src/package.js';
 import { renderReadme } from './settings-table.js';
 
 /**

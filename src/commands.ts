@@ -13,7 +13,7 @@ import {
 } from './embedded-grid/index.js';
 import { accessLines, BANNER_WORKSPACE, clientLines } from './banner.js';
 import { withoutCredentials } from './grid/fetch.js';
-import { VERSION } from './version.js';
+import { VERSION } from './package.js';
 import { redisWhere } from './redis/url.js';
 import { STDIO_CALLER } from './workspace/caller.js';
 

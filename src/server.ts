@@ -6,7 +6,7 @@ import { RequestGuard } from './http/guard.js';
 import { attachLiveTunnel } from './http/live-tunnel.js';
 import { CLOSE } from './live/tunnel.js';
 import { connectBackends, createParts, type Backends, type Parts } from './parts.js';
-import { VERSION } from './version.js';
+import { VERSION } from './package.js';
 import { TokenBook } from './workspace/tokens.js';
 
 export interface HttpServer extends Parts {

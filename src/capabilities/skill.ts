@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotFound } from '../errors.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { PACKAGE_ROOT } from '../package.js';
 
 /** The skill ships in the package, beside dist/. */
 export const SKILL_DIR = join(PACKAGE_ROOT, 'skills', 'selenium-flow');

@@ -4,7 +4,7 @@ import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../errors.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { PACKAGE_ROOT } from '../package.js';
 import { pathParams, type PlainRoute } from './routes.js';
 
 /** `vite build` (npm run build) writes ui/ here. */

@@ -7,7 +7,7 @@ import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext
 import { CAPABILITIES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/capability.js';
 import { NotFound } from '../errors.js';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { PACKAGE_ROOT } from '../package.js';
 import type { ResourceDefinition } from './resources.js';
 import type { ListedTool } from './tools.js';
 import type { Caller } from '../workspace/caller.js';

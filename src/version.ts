@@ -1,8 +1,0 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PACKAGE_ROOT } from './package-root.js';
-
-/** The package version, read once from its package.json. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
-).version;
