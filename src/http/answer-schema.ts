@@ -44,13 +44,19 @@ export function answerSerializer({ schema }: { schema: unknown }): (data: unknow
 }
 
 /**
- * Without `additionalProperties: false`: the serializer picks a union's branch by validating the
- * whole value against it, and a stray key would fail every branch (a 500) instead of being left out.
+ * The serializer picks a union's branch by validating the whole value against it, so two rules
+ * are left out of what it compiles. `additionalProperties: false`: a stray key would fail every
+ * branch (a 500) instead of being left out. `pattern`: the value is often a page's text (a title,
+ * a url), and a pattern run on it by the serializer would choose a branch by content, or hang the
+ * server on a page crafted for a backtracking regex; a branch is chosen by shape only.
  */
 function opened(schema: JsonSchema): JsonSchema {
   return Object.fromEntries(
     Object.entries(schema)
-      .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
+      .filter(
+        ([key, value]) =>
+          !(key === 'additionalProperties' && value === false) && !(key === 'pattern' && typeof value === 'string'),
+      )
       .map(([key, value]) => [key, openedValue(value)]),
   );
 }

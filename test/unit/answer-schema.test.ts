@@ -30,4 +30,20 @@ describe('a JSON route answers what its zod declares', () => {
     expect(await body('/gone')).toEqual({ state: 'gone' });
     await app.close();
   });
+
+  it('chooses a union branch by shape, never by running a pattern on the value (a page title, a url)', async () => {
+    // A backtracking regex: run on 40 a's and a "!" it held the event loop for minutes; on 20 it
+    // answers fast, and a pattern-checking serializer finds no branch for the value (a 500).
+    const titled = z.union([
+      z.object({ title: z.string().regex(/^(a+)+$/), pattern: z.string() }),
+      z.object({ gone: z.literal(true) }),
+    ]);
+    const hostile = `${'a'.repeat(20)}!`;
+    const app = Fastify();
+    void app.register(routes([route('/page', titled, { title: hostile, pattern: 'kept' })]), {} as RouteContext);
+    const reply = await app.inject({ url: '/page' });
+    expect(reply.statusCode).toBe(200);
+    expect(reply.json()).toEqual({ title: hostile, pattern: 'kept' });
+    await app.close();
+  });
 });
