@@ -118,20 +118,22 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
+/** Whether a build's output file exists and is no older than anything in src/. */
+function builtFromCurrentSrc(repo: string, output: string): boolean {
+  try {
+    return statSync(output).mtimeMs >= newestMtime(join(repo, 'src'));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `node dist/cli.js`, built first when dist/ is missing or older than src/; when the build
  * fails (src/ is being edited), tsx, and the report says so.
  */
 export function serverEntry(repo: string): ServerEntry {
   const cli = join(repo, 'dist', 'cli.js');
-  const fresh = () => {
-    try {
-      return statSync(cli).mtimeMs >= newestMtime(join(repo, 'src'));
-    } catch {
-      return false;
-    }
-  };
-  if (!fresh()) {
+  if (!builtFromCurrentSrc(repo, cli)) {
     process.stderr.write('bench: dist/ is missing or older than src/: npm run build\n');
     const built = spawnSync('npm', ['run', 'build'], {
       cwd: repo,
@@ -161,13 +163,7 @@ export function serverEntry(repo: string): ServerEntry {
  */
 export function moduleBuild(repo: string): string {
   const dir = join(repo, '.bench', 'modules');
-  let fresh = false;
-  try {
-    fresh = statSync(join(dir, 'cli.js')).mtimeMs >= newestMtime(join(repo, 'src'));
-  } catch {
-    // not built yet
-  }
-  if (!fresh) {
+  if (!builtFromCurrentSrc(repo, join(dir, 'cli.js'))) {
     const built = spawnSync(
       process.execPath,
       [
