@@ -32,7 +32,8 @@ const { metafile } = await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: `node${manifest.engines.node.replace(/[^0-9.]/g, '')}`,
+  // The range's first version is its floor (">=20.19.0 <22.0.0 || >=22.12.0": 20.19.0).
+  target: `node${manifest.engines.node.match(/\d+(\.\d+){0,2}/)[0]}`,
   external: packages.flatMap((name) => [name, `${name}/*`]),
   sourcemap: true,
   metafile: true,

@@ -143,6 +143,8 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
     sandbox: browserSandbox(config),
     liveView: config.liveView,
     timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
+    // replicas share a browser's BiDi session (a capture's bodies), so Chromium asks for it at creation
+    bidiAtCreation: config.sessionStore === 'redis',
   });
   guardPrivateDirectories(config, stderrLines(config.logLevel, 'boot'));
   const { store, turns, network, liveStore = new MemoryLiveStore(), events: bus } = backends ?? memoryBackends(config);

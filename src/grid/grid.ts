@@ -23,6 +23,12 @@ export interface OpenedBrowser {
   capabilities: Record<string, unknown>;
 }
 
+/** A browser's BiDi: its own websocket, or its DevTools endpoint with a mapper in this process (live/bidi-over-cdp.ts). */
+export interface BidiEndpoint {
+  url: string;
+  via: 'webSocketUrl' | 'cdp';
+}
+
 /** WebDriver's own bounds, set on every new browser: a session keeps them, so every reattached driver has them too. */
 export interface SessionTimeouts {
   scriptMs: number;
@@ -54,15 +60,28 @@ export class Grid {
   private readonly sandbox: boolean;
   private readonly timeouts: SessionTimeouts | undefined;
   private readonly liveView: LiveViewChoice;
+  private readonly bidiAtCreation: boolean;
   /** What the slots offer, from /status read behind the calls (grid/offers.ts). */
   readonly offers: GridOffers;
 
-  /** `sandbox: false` asks Chromium to run without its sandbox (`--no-sandbox`), for nodes that cannot start it. */
-  constructor(url: string, options: { sandbox?: boolean; timeouts?: SessionTimeouts; liveView?: LiveViewChoice } = {}) {
+  /**
+   * `sandbox: false` asks Chromium to run without its sandbox (`--no-sandbox`), for nodes that
+   * cannot start it. `bidiAtCreation`: every Chromium asks `webSocketUrl` (capabilities.ts).
+   */
+  constructor(
+    url: string,
+    options: {
+      sandbox?: boolean;
+      timeouts?: SessionTimeouts;
+      liveView?: LiveViewChoice;
+      bidiAtCreation?: boolean;
+    } = {},
+  ) {
     this.url = url.replace(/\/+$/, '');
     this.sandbox = options.sandbox ?? true;
     this.timeouts = options.timeouts;
     this.liveView = options.liveView ?? 'off';
+    this.bidiAtCreation = options.bidiAtCreation ?? false;
     this.offers = new GridOffers(() => fetchGridStatus(this.url));
   }
 
@@ -96,7 +115,11 @@ export class Grid {
     const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
     const steer = this.liveViewAsked(kind, offers);
     return {
-      ...browserCapabilities(kind, window, { sandbox: this.sandbox, headed: headedOn(kind, offers, steer) }),
+      ...browserCapabilities(kind, window, {
+        sandbox: this.sandbox,
+        headed: headedOn(kind, offers, steer),
+        bidiAtCreation: this.bidiAtCreation,
+      }),
       ...(timeouts ? { timeouts } : {}),
       ...steer,
     };
@@ -179,19 +202,28 @@ export class Grid {
   }
 
   /**
-   * Where a browser's WebDriver BiDi websocket is: the path its session announced
-   * (`webSocketUrl`), on this Grid's own address and credentials, since a Grid behind a proxy
-   * announces the address it sees itself at. Undefined when the session announced none.
+   * Where a browser's WebDriver BiDi is: the websocket its session announced (`webSocketUrl`:
+   * Firefox's), else its DevTools endpoint (`se:cdp`: Chromium's, which a BiDi mapper in this
+   * process speaks BiDi over). Either on this Grid's own address and credentials, since a Grid
+   * behind a proxy announces the address it sees itself at. Undefined when it announced neither.
    */
-  bidiAddress(capabilities: Record<string, unknown>): string | undefined {
-    const announced = capabilities.webSocketUrl;
-    if (typeof announced !== 'string' || announced === '') {
-      return undefined;
+  bidiAddress(capabilities: Record<string, unknown>): BidiEndpoint | undefined {
+    const { webSocketUrl, browserName } = capabilities;
+    const devtools = capabilities['se:cdp'];
+    if (typeof webSocketUrl === 'string' && webSocketUrl !== '') {
+      return { url: this.websocketHere(webSocketUrl), via: 'webSocketUrl' };
     }
+    // Firefox's DevTools endpoint, where a Grid announces one, is not Chromium's protocol.
+    if (typeof devtools === 'string' && devtools !== '' && browserName !== 'firefox') {
+      return { url: this.websocketHere(devtools), via: 'cdp' };
+    }
+    return undefined;
+  }
+
+  private websocketHere(announced: string): string {
     const ours = new URL(this.url);
-    const theirs = new URL(announced);
     ours.protocol = ours.protocol === 'https:' ? 'wss:' : 'ws:';
-    ours.pathname = theirs.pathname;
+    ours.pathname = new URL(announced).pathname;
     return ours.toString();
   }
 

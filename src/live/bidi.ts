@@ -1,4 +1,3 @@
-import type BiDi from 'selenium-webdriver/bidi/index.js';
 import { z } from 'zod';
 import { seleniumBiDi } from '../browser/webdriver.js';
 
@@ -24,37 +23,69 @@ export class BidiCommandError extends Error {
 }
 
 /**
+ * What a BiDi connection is carried by: the browser's own websocket (connectBidi), or a mapper
+ * in this process over the browser's DevTools (live/bidi-over-cdp.ts).
+ */
+export interface BidiWire {
+  /** Sends one command; answers its answer message. */
+  command(method: string, params: object): Promise<Record<string, unknown>>;
+  on(event: string, handler: (params: unknown) => void): void;
+  off(event: string, handler: (params: unknown) => void): void;
+  /** Called once when the wire closes, asked or not. */
+  onceClosed(listener: () => void): void;
+  /** Closes it politely: a peer that is gone may never answer. */
+  close(): Promise<void>;
+  /** Cuts it now. */
+  terminate(): void;
+}
+
+/**
  * Opens a BiDi websocket with selenium-webdriver's connection class (the one its generated
  * modules speak through), bounded by `timeoutMs`: a Grid that accepts the TCP connection but
  * never upgrades it must not hold a call.
  */
 export async function connectBidi(address: string, timeoutMs: number): Promise<BidiConnection> {
   const bidi = new (seleniumBiDi())(address);
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      bidi.waitForConnection(),
-      new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`no BiDi handshake within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    await withinMs(timeoutMs, 'no BiDi handshake', bidi.waitForConnection());
   } catch (err) {
     await bidi.close();
     throw err;
+  }
+  return bidiConnection({
+    command: (method, params) => bidi.send({ method, params }),
+    on: (event, handler) => bidi.on(event, handler),
+    off: (event, handler) => bidi.off(event, handler),
+    onceClosed: (listener) => bidi.socket.once('close', listener),
+    close: () => bidi.close(),
+    terminate: () => bidi.socket.terminate(),
+  });
+}
+
+/** `work`, or a rejection saying `what` once `ms` have passed. */
+export async function withinMs<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }
-  return wrap(bidi);
 }
 
 const CLOSE_MS = 1_000;
 
 const subscription = z.object({ subscription: z.string() });
 
-function wrap(bidi: BiDi): BidiConnection {
+/** The connection the monitor uses, over either wire. */
+export function bidiConnection(wire: BidiWire): BidiConnection {
   let closing = false;
   const send = async (method: string, params: object): Promise<unknown> => {
-    const answer = await bidi.send({ method, params });
+    const answer = await wire.command(method, params);
     if (answer.type === 'error') {
       throw new BidiCommandError(String(answer.error), String(answer.message));
     }
@@ -75,7 +106,7 @@ function wrap(bidi: BiDi): BidiConnection {
           // The listener's own failure is its reason's to report; the connection carries on.
         }
       };
-      bidi.on(event, handler);
+      wire.on(event, handler);
       try {
         const subscribed = subscription.safeParse(await send('session.subscribe', { events: [event] }));
         if (!subscribed.success) {
@@ -89,16 +120,16 @@ function wrap(bidi: BiDi): BidiConnection {
           try {
             await send('session.unsubscribe', { subscriptions: [id] });
           } finally {
-            bidi.off(event, handler);
+            wire.off(event, handler);
           }
         };
       } catch (err) {
-        bidi.off(event, handler);
+        wire.off(event, handler);
         throw err;
       }
     },
     onLost(listener) {
-      bidi.socket.once('close', () => {
+      wire.onceClosed(() => {
         if (!closing) {
           listener();
         }
@@ -110,11 +141,11 @@ function wrap(bidi: BiDi): BidiConnection {
       let timer: NodeJS.Timeout | undefined;
       const cut = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
-          bidi.socket.terminate();
+          wire.terminate();
           resolve();
         }, CLOSE_MS);
       });
-      await Promise.race([bidi.close(), cut]);
+      await Promise.race([wire.close(), cut]);
       clearTimeout(timer);
     },
   };

@@ -1,3 +1,4 @@
+import type { BidiEndpoint } from '../grid/grid.js';
 import { z } from 'zod';
 import { globMatches } from '../glob.js';
 import { originShown } from '../secrets/secret-call.js';
@@ -10,7 +11,7 @@ export interface CaptureTarget {
   /** the workspace's store key */
   key: string;
   gridId: string;
-  bidiAddress: string | undefined;
+  bidiAddress: BidiEndpoint | undefined;
   /** whether a text carries a value typed into this browser; asked per request, so later typing counts */
   carries(text: string): boolean;
 }

@@ -1,3 +1,4 @@
+import type { BidiEndpoint } from '../grid/grid.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
@@ -8,7 +9,7 @@ import type { CaptureState, NetworkEntry } from './network-log.js';
 
 export interface NetworkCaptureOptions extends CaptureDeps {
   /** opens a short connection, for reading a body on a replica that holds no monitor for the browser */
-  connect(address: string): Promise<BidiConnection>;
+  connect(address: BidiEndpoint): Promise<BidiConnection>;
 }
 
 export interface NetworkFilter {
@@ -114,7 +115,7 @@ export class NetworkCapture {
   /** One response body, from the browser's collector (never fetched again: that would replay a POST). */
   async body(
     key: string,
-    browser: { gridId: string; bidiAddress: string | undefined },
+    browser: { gridId: string; bidiAddress: BidiEndpoint | undefined },
     id: string,
   ): Promise<CapturedBody> {
     const [state, listing] = await Promise.all([this.options.log.state(key), this.options.log.list(key)]);

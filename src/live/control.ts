@@ -1,3 +1,4 @@
+import type { BidiEndpoint } from '../grid/grid.js';
 import { Conflict, Controlled, NotFound } from '../errors.js';
 import { callerOfWorkspace, turnKeyOf } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
@@ -29,7 +30,7 @@ export interface ControlledBrowsers {
   /** whether the Grid still runs it (a reaped browser ends the episode, handed back with `ended`) */
   alive(gridId: string): Promise<boolean>;
   /** the BiDi address of a recorded browser */
-  bidiAddress(capabilities: Record<string, unknown> | undefined): string | undefined;
+  bidiAddress(capabilities: Record<string, unknown> | undefined): BidiEndpoint | undefined;
 }
 
 /**

@@ -1,6 +1,8 @@
+import type { BidiEndpoint } from '../grid/grid.js';
 import type { Grid } from '../grid/grid.js';
 import type { Workspaces } from '../workspace/workspaces.js';
-import { connectBidi } from './bidi.js';
+import { connectBidi, type BidiConnection } from './bidi.js';
+import { connectBidiOverCdp } from './bidi-over-cdp.js';
 import { NetworkCapture } from './capture.js';
 import { BidiMonitors } from './monitor.js';
 import type { NetworkLog } from './network-log.js';
@@ -9,13 +11,18 @@ import type { NetworkLog } from './network-log.js';
 export interface Live {
   monitors: BidiMonitors;
   capture: NetworkCapture;
-  /** the Grid's address of a browser's BiDi websocket, from its recorded capabilities */
-  bidiAddress(capabilities: Record<string, unknown> | undefined): string | undefined;
+  /** where a browser's BiDi is on the Grid, from its recorded capabilities */
+  bidiAddress(capabilities: Record<string, unknown> | undefined): BidiEndpoint | undefined;
   close(): Promise<void>;
 }
 
 // A Grid that accepts the connection but never upgrades it must not hold a call for long.
 const HANDSHAKE_MS = 10_000;
+
+/** A browser's BiDi connection, over the wire its endpoint names. */
+export function openBidi(endpoint: BidiEndpoint, timeoutMs = HANDSHAKE_MS): Promise<BidiConnection> {
+  return endpoint.via === 'cdp' ? connectBidiOverCdp(endpoint.url, timeoutMs) : connectBidi(endpoint.url, timeoutMs);
+}
 
 export function createLive(options: {
   grid: Grid;
@@ -25,7 +32,7 @@ export function createLive(options: {
   watchMs?: number;
 }): Live {
   const { grid, workspaces } = options;
-  const connect = (address: string) => connectBidi(address, HANDSHAKE_MS);
+  const connect = (endpoint: BidiEndpoint) => openBidi(endpoint);
   const monitors = new BidiMonitors({ connect, watchMs: options.watchMs });
   const capture = new NetworkCapture({
     monitors,

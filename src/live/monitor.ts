@@ -1,3 +1,4 @@
+import type { BidiEndpoint } from '../grid/grid.js';
 import { Conflict } from '../errors.js';
 import type { BidiConnection } from './bidi.js';
 
@@ -24,8 +25,8 @@ export interface Reason {
 /** The browser a reason wants watched, as its workspace record knows it. */
 export interface MonitoredBrowser {
   gridId: string;
-  /** where its BiDi websocket is; undefined when the browser (its Grid or driver) offers none */
-  bidiAddress: string | undefined;
+  /** where its BiDi is; undefined when the browser (its Grid or driver) offers none */
+  bidiAddress: BidiEndpoint | undefined;
 }
 
 /** A browser's monitor as tests and the admin page see it. */
@@ -35,7 +36,7 @@ export interface MonitorState {
 }
 
 export interface MonitorOptions {
-  connect(address: string): Promise<BidiConnection>;
+  connect(address: BidiEndpoint): Promise<BidiConnection>;
   /** how often reasons are asked whether they are still wanted (default 5 s) */
   watchMs?: number;
 }
@@ -49,7 +50,7 @@ const FEATURE: Record<ReasonName, string> = {
 export class BidiUnavailable extends Conflict {
   constructor(reason: ReasonName, why: string) {
     super(
-      `This browser has no WebDriver BiDi connection (${why}), so ${FEATURE[reason]} is unavailable; every other tool still works, and a browser on a Grid that offers webSocketUrl has it.`,
+      `This browser has no WebDriver BiDi connection (${why}), so ${FEATURE[reason]} is unavailable; every other tool still works, and a browser on a Grid that announces webSocketUrl (Firefox) or se:cdp (Chromium) has it.`,
     );
   }
 }
@@ -157,7 +158,7 @@ export class BidiMonitors {
 
   private async open(browser: MonitoredBrowser, name: ReasonName): Promise<Monitor> {
     if (!browser.bidiAddress) {
-      throw new BidiUnavailable(name, 'its session was created without webSocketUrl');
+      throw new BidiUnavailable(name, 'its session announced neither webSocketUrl nor se:cdp');
     }
     let connection: BidiConnection;
     try {

@@ -1,3 +1,4 @@
+import type { BidiEndpoint } from '../grid/grid.js';
 import { z } from 'zod';
 import type { BidiConnection } from './bidi.js';
 import { LiveDocuments, type LiveStore } from './live-store.js';
@@ -38,7 +39,7 @@ export async function visitedOf(store: LiveStore, workspace: string): Promise<Vi
 export interface FollowedBrowser {
   workspace: string;
   gridId: string;
-  bidiAddress: string | undefined;
+  bidiAddress: BidiEndpoint | undefined;
 }
 
 /**

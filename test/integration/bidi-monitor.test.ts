@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Grid, type OpenedBrowser } from '../../src/grid/grid.js';
-import { connectBidi } from '../../src/live/bidi.js';
+import { openBidi } from '../../src/live/live.js';
 import { BidiMonitors, BidiUnavailable, type MonitoredBrowser, type Reason } from '../../src/live/monitor.js';
 import { testBrowser } from '../helpers/server.js';
 
@@ -36,7 +36,7 @@ async function heard(reason: { heard: string[] }, fragment: string): Promise<voi
 describe('the BiDi monitor on the real Grid', () => {
   const siteUrl = inject('siteUrl');
   const grid = new Grid(inject('gridUrl'), { sandbox: true });
-  const monitors = new BidiMonitors({ connect: (address) => connectBidi(address, 10_000) });
+  const monitors = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 10_000) });
   const opened: OpenedBrowser[] = [];
 
   async function browser(): Promise<MonitoredBrowser & { opened: OpenedBrowser }> {
@@ -52,7 +52,10 @@ describe('the BiDi monitor on the real Grid', () => {
 
   it('opens one connection shared by two reasons, and closes it when the last lets go', async () => {
     const target = await browser();
-    expect(target.bidiAddress).toMatch(/^ws:\/\/.*\/session\/[^/]+\/se\/bidi$/);
+    // Firefox speaks BiDi on its own websocket; Chromium's is a mapper here, over its DevTools endpoint.
+    const via = testBrowser() === 'firefox' ? { via: 'webSocketUrl', path: 'bidi' } : { via: 'cdp', path: 'cdp' };
+    expect(target.bidiAddress?.via).toBe(via.via);
+    expect(target.bidiAddress?.url).toMatch(new RegExp(`^ws://.*/session/[^/]+/se/${via.path}$`));
     expect(monitors.state(target.gridId)).toEqual({ open: false, reasons: [] });
 
     const capture = listening(['network.beforeRequestSent']);
@@ -88,17 +91,27 @@ describe('the BiDi monitor on the real Grid', () => {
     expect(refused).toBeInstanceOf(BidiUnavailable);
     expect((refused as BidiUnavailable).status).toBe(409);
     expect((refused as Error).message).toBe(
-      'This browser has no WebDriver BiDi connection (its session was created without webSocketUrl), so network capture is unavailable; every other tool still works, and a browser on a Grid that offers webSocketUrl has it.',
+      'This browser has no WebDriver BiDi connection (its session announced neither webSocketUrl nor se:cdp), so network capture is unavailable; every other tool still works, and a browser on a Grid that announces webSocketUrl (Firefox) or se:cdp (Chromium) has it.',
     );
-    const unreachable = { gridId: 'gone-grid', bidiAddress: 'ws://127.0.0.1:9/session/x/se/bidi' };
+    const unreachable = {
+      gridId: 'gone-grid',
+      bidiAddress: { url: 'ws://127.0.0.1:9/session/x/se/bidi', via: 'webSocketUrl' as const },
+    };
     const failed = await monitors.want(unreachable, 'control', listening([])).catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(BidiUnavailable);
     expect((failed as Error).message).toContain('following the pages a person visits is unavailable');
+    const noDevtools = {
+      gridId: 'gone-cdp',
+      bidiAddress: { url: 'ws://127.0.0.1:9/session/x/se/cdp', via: 'cdp' as const },
+    };
+    const refusedCdp = await monitors.want(noDevtools, 'capture', listening([])).catch((err: unknown) => err);
+    expect(refusedCdp).toBeInstanceOf(BidiUnavailable);
+    expect((refusedCdp as Error).message).toContain('its websocket did not open');
     expect(monitors.openCount).toBe(0);
   });
 
   it('lets go of a browser ended while held: its reasons are told, its connection and watch end', async () => {
-    const watched = new BidiMonitors({ connect: (address) => connectBidi(address, 10_000), watchMs: 200 });
+    const watched = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 10_000), watchMs: 200 });
     try {
       const target = await browser();
       const capture = listening(['network.beforeRequestSent']);
