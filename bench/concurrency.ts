@@ -119,6 +119,12 @@ function referenceWorkload(gridUrl: string, siteUrl: string, servers: Record<'on
     noteSteps(run.stepMs);
   };
   const raw = rawTwelveSteps(gridUrl, siteUrl, 'script');
+  // Replicas on Redis ask BiDi at creation (docs/network.md), a single server does not: each is
+  // held against a raw script that asks what it asks.
+  const rawBidi = rawTwelveSteps(gridUrl, siteUrl, 'script', 'chrome', {
+    ...browserCapabilities('chrome', WINDOW),
+    webSocketUrl: true,
+  });
   const served = (id: 'one' | 'two') =>
     servedConfiguration('reference', id, servers[id], async (tools) => ({
       task: checked({ id, label: id, run: () => runTwelveCalls(tools, siteUrl) }),
@@ -129,6 +135,7 @@ function referenceWorkload(gridUrl: string, siteUrl: string, servers: Record<'on
     title: 'the reference task (performance.md: twelve steps, the browser opened and closed in each)',
     configurations: [
       { id: 'raw', serverPids: [], worker: async () => ({ task: checked(raw), end: async () => undefined }) },
+      { id: 'raw-bidi', serverPids: [], worker: async () => ({ task: checked(rawBidi), end: async () => undefined }) },
       served('one'),
       served('two'),
     ],
