@@ -22,15 +22,30 @@ const mapperMessage = z.looseObject({
  * first wanted, and only then; what it speaks is the same BiDi, so the monitor cannot tell.
  * chromium-bidi loads with the first such browser, not at start.
  */
-export async function connectBidiOverCdp(address: string, timeoutMs: number): Promise<BidiConnection> {
+export async function connectBidiOverCdp(
+  address: string,
+  timeoutMs: number,
+  maxMessageBytes: number,
+): Promise<BidiConnection> {
   const { default: WebSocket } = await import('ws');
-  const socket = new WebSocket(address, { perMessageDeflate: false });
+  const socket = new WebSocket(address, { perMessageDeflate: false, maxPayload: maxMessageBytes });
   try {
     return await withinMs(timeoutMs, 'no BiDi mapper over DevTools', startMapper(socket));
   } catch (err) {
     socket.terminate();
     throw err;
   }
+}
+
+/**
+ * The largest DevTools message taken from a browser: a captured body (base64) up to
+ * NETWORK_BODY_MAX_BYTES, and never less than 32 MiB. Chromium sends a page's console.log of a
+ * huge string whole to every client with Runtime on, and the mapper runs in the server: a page
+ * that sends more closes the connection (its capture ends, said as lost) instead of holding the
+ * event loop while each one is parsed.
+ */
+export function devtoolsMessageCap(bodyBytes: number): number {
+  return Math.max(32 * 2 ** 20, Math.ceil((bodyBytes * 4) / 3) + 2 ** 20);
 }
 
 async function startMapper(socket: WebSocket): Promise<BidiConnection> {

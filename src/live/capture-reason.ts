@@ -131,6 +131,15 @@ export class CaptureReason implements Reason {
   onLost(): void {
     this.ended = true;
     this.pending.clear();
+    // Nothing records any more, so the list must stop saying it captures: a page can close the
+    // connection (bidi-over-cdp.ts), and so can the Grid. What it recorded stays listed.
+    void this.endLog().catch(() => undefined);
+  }
+
+  private async endLog(): Promise<void> {
+    if ((await this.options.log.state(this.target.key))?.id === this.state.id) {
+      await this.options.log.end(this.target.key);
+    }
   }
 
   async stillWanted(): Promise<boolean> {

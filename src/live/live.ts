@@ -2,7 +2,7 @@ import type { BidiEndpoint } from '../grid/grid.js';
 import type { Grid } from '../grid/grid.js';
 import type { Workspaces } from '../workspace/workspaces.js';
 import { connectBidi, type BidiConnection } from './bidi.js';
-import { connectBidiOverCdp } from './bidi-over-cdp.js';
+import { connectBidiOverCdp, devtoolsMessageCap } from './bidi-over-cdp.js';
 import { NetworkCapture } from './capture.js';
 import { BidiMonitors } from './monitor.js';
 import type { NetworkLog } from './network-log.js';
@@ -19,9 +19,11 @@ export interface Live {
 // A Grid that accepts the connection but never upgrades it must not hold a call for long.
 const HANDSHAKE_MS = 10_000;
 
-/** A browser's BiDi connection, over the wire its endpoint names. */
-export function openBidi(endpoint: BidiEndpoint, timeoutMs = HANDSHAKE_MS): Promise<BidiConnection> {
-  return endpoint.via === 'cdp' ? connectBidiOverCdp(endpoint.url, timeoutMs) : connectBidi(endpoint.url, timeoutMs);
+/** A browser's BiDi connection, over the wire its endpoint names; `bodyBytes` bounds a Chromium's messages. */
+export function openBidi(endpoint: BidiEndpoint, bodyBytes: number, timeoutMs = HANDSHAKE_MS): Promise<BidiConnection> {
+  return endpoint.via === 'cdp'
+    ? connectBidiOverCdp(endpoint.url, timeoutMs, devtoolsMessageCap(bodyBytes))
+    : connectBidi(endpoint.url, timeoutMs);
 }
 
 export function createLive(options: {
@@ -32,7 +34,7 @@ export function createLive(options: {
   watchMs?: number;
 }): Live {
   const { grid, workspaces } = options;
-  const connect = (endpoint: BidiEndpoint) => openBidi(endpoint);
+  const connect = (endpoint: BidiEndpoint) => openBidi(endpoint, options.bodyBytes);
   const monitors = new BidiMonitors({ connect, watchMs: options.watchMs });
   const capture = new NetworkCapture({
     monitors,

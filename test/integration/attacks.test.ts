@@ -190,4 +190,29 @@ describe('a hostile page against network capture', () => {
       await send('POST', '/browser/capture-network', { on: false });
     }
   });
+
+  it('logs 48 MB strings while capture is on: /health answers, capture says it ended, and starts again', async () => {
+    expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
+    expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
+    try {
+      await underAttack(async () => {
+        const flooded = await send('POST', '/browser/navigate', { url: `${site}/hostile/console-flood.html` });
+        expect(flooded.status).toBe(200);
+        // A message over the cap closes the connection: the capture says it ended while the page
+        // still logs, and /health answers throughout.
+        await expect
+          .poll(async () => (await send('GET', '/workspace/network')).body.capturing, { timeout: 10_000 })
+          .toBe(false);
+        return flooded;
+      });
+      expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
+      expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
+      expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
+      const listed = await send('GET', '/workspace/network');
+      expect(listed.body.capturing).toBe(true);
+      expect((listed.body.requests as { url: string }[]).some((r) => r.url.endsWith('/table.html'))).toBe(true);
+    } finally {
+      await send('POST', '/browser/capture-network', { on: false });
+    }
+  });
 });

@@ -36,7 +36,7 @@ async function heard(reason: { heard: string[] }, fragment: string): Promise<voi
 describe('the BiDi monitor on the real Grid', () => {
   const siteUrl = inject('siteUrl');
   const grid = new Grid(inject('gridUrl'), { sandbox: true });
-  const monitors = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 10_000) });
+  const monitors = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 1_000_000, 10_000) });
   const opened: OpenedBrowser[] = [];
 
   async function browser(): Promise<MonitoredBrowser & { opened: OpenedBrowser }> {
@@ -111,7 +111,7 @@ describe('the BiDi monitor on the real Grid', () => {
   });
 
   it('lets go of a browser ended while held: its reasons are told, its connection and watch end', async () => {
-    const watched = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 10_000), watchMs: 200 });
+    const watched = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 1_000_000, 10_000), watchMs: 200 });
     try {
       const target = await browser();
       const capture = listening(['network.beforeRequestSent']);

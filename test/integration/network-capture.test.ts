@@ -12,13 +12,13 @@ const KEY = 'named:capture-test';
 describe('network capture on the real Grid', () => {
   const siteUrl = inject('siteUrl');
   const grid = new Grid(inject('gridUrl'), { sandbox: true });
-  const monitors = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 10_000), watchMs: 200 });
+  const monitors = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 1_000_000, 10_000), watchMs: 200 });
   const log = new MemoryNetworkLog(200, 3600);
   const ended = new Set<string>();
   const capture = new NetworkCapture({
     monitors,
     log,
-    connect: (endpoint) => openBidi(endpoint, 10_000),
+    connect: (endpoint) => openBidi(endpoint, 1_000_000, 10_000),
     holds: async (_key, gridId) => !ended.has(gridId),
     bodyBytes: 1_000_000,
   });
@@ -120,7 +120,7 @@ describe('network capture on the real Grid', () => {
     const small = new NetworkCapture({
       monitors,
       log: new MemoryNetworkLog(3, 3600),
-      connect: (endpoint) => openBidi(endpoint, 10_000),
+      connect: (endpoint) => openBidi(endpoint, 1_000_000, 10_000),
       holds: async () => true,
       bodyBytes: 1_000_000,
     });
