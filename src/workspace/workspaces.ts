@@ -7,8 +7,7 @@ import type { Grid } from '../grid/grid.js';
 import type { Caller } from './caller.js';
 import { HANDLE_PREFIX, handleKey, newHandle, NO_SUCH_HANDLE } from './handles.js';
 import { browserNameOf, newRecord, type RecordStore, type SeenPage, type WorkspaceRecord } from './records.js';
-import { OpensInFlight } from './opening.js';
-import { abandonedError, openWhileWanted } from './slot-wait.js';
+import { abandonedError, openWhileWanted, OpensInFlight } from './opening.js';
 
 export interface AttachedBrowser {
   driver: WebDriver;
