@@ -1,12 +1,13 @@
-import { readPageState } from '../../browser/page-state.js';
+import { readPageState, type PageState } from '../../browser/page-state.js';
 import { BadRequest } from '../../errors.js';
 import type { SecretCall } from '../../secrets/secret-call.js';
-import { filesOf } from '../../files/workspace-files.js';
+import { filesOf, type WorkspaceFiles } from '../../files/workspace-files.js';
 import { liveAppView, type LiveViewer } from '../../live/app-live.js';
 import { handBackView } from '../../live/hand-back.js';
 import { networkView } from '../../live/network-view.js';
 import { workspaceView } from '../../workspace/view.js';
-import type { WorkspaceToolContext } from '../context.js';
+import type { BrowserToolContext, WorkspaceToolContext } from '../context.js';
+import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import type { Caller } from '../../workspace/caller.js';
 import { capabilityNamed } from '../index.js';
 import type { AsStep, StepProgress } from '../../flows/view.js';
@@ -70,11 +71,67 @@ export interface CallOrigin {
   progress?: StepProgress;
 }
 
+/** What runRow is handed beside the call: what it was attached to, and the call path itself. */
+export interface RowRun {
+  /** the browser attached; undefined for a workspace tool (attach: 'none') */
+  browser: AttachedBrowser | undefined;
+  answerUnread: boolean;
+  pageKnown: (page: PageState) => void;
+  /** the call path itself, for a workspace tool that calls tools (flows, the hand-back's page read) */
+  callTool: CallPath;
+}
+
+/** Runs a row's handler with the context its attachment gives it, built here and nowhere else. */
+export function runRow(
+  deps: CallDeps,
+  call: CallOrigin,
+  args: Record<string, unknown>,
+  { browser, callTool, ...onBrowser }: RowRun,
+): Promise<ToolResult> {
+  const { capability } = call;
+  const files = once(() => filesOf(deps.files, call.caller.workspace, call.madeBy));
+  if (capability.attach === 'none') {
+    return capability.handler(args, workspaceContext(deps, call, files, callTool));
+  }
+  if (!browser) {
+    throw new Error(`${capability.name} runs on a browser, and the call path attached none.`);
+  }
+  return capability.handler(args, browserContext(call, browser, files, onBrowser));
+}
+
+/**
+ * What a browser tool sees: its browser, and its workspace's files built at the first look.
+ * `pageKnown` is where the handler hands back a page it read anyway (answer.ts answers it).
+ */
+function browserContext(
+  call: CallOrigin,
+  browser: AttachedBrowser,
+  files: () => WorkspaceFiles,
+  { answerUnread, pageKnown }: { answerUnread: boolean; pageKnown: (page: PageState) => void },
+): BrowserToolContext {
+  return {
+    driver: browser.driver,
+    browserName: browser.browserName,
+    caller: call.caller,
+    get files() {
+      return files();
+    },
+    secrets: call.secrets,
+    answerUnread,
+    pageKnown,
+  };
+}
+
 /**
  * What a workspace-level tool sees. Each view is built at the handler's first look at it, and
  * once: current_workspace builds the workspace view alone, not five views for one answer.
  */
-export function workspaceContext(deps: CallDeps, call: CallOrigin, callTool: CallPath): WorkspaceToolContext {
+function workspaceContext(
+  deps: CallDeps,
+  call: CallOrigin,
+  files: () => WorkspaceFiles,
+  callTool: CallPath,
+): WorkspaceToolContext {
   const { capability, caller, sessionId, secrets, progress } = call;
   const flowsOf = (inTurn: boolean, heard?: StepProgress) =>
     deps.flows?.view(
@@ -94,7 +151,6 @@ export function workspaceContext(deps: CallDeps, call: CallOrigin, callTool: Cal
   );
   // A flow that took the turn (run_flow) runs its steps in it.
   const flows = once(() => flowsOf(capability.takesTurn, progress));
-  const files = once(() => filesOf(deps.files, caller.workspace, call.madeBy));
   const network = once(() => networkView(deps, caller, secrets));
   const { handBackRead } = capability;
   const control = once(() =>

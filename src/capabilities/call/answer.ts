@@ -1,0 +1,85 @@
+import { readPageState, type PageState } from '../../browser/page-state.js';
+import type { SecretCall } from '../../secrets/secret-call.js';
+import { answeredSomething, rememberCall } from '../../workspace/recent.js';
+import type { AttachedBrowser } from '../../workspace/workspaces.js';
+import type { CallDeps, CallOrigin, ToolResult } from './contexts.js';
+
+/**
+ * What a call answers once its handler is done, and what its workspace remembers: a browser
+ * call answers with the page it left (an act) and is noted for drafting flows; every answer and
+ * page is screened against the values typed into this browser.
+ */
+export async function answerCall(
+  deps: CallDeps,
+  call: CallOrigin,
+  args: Record<string, unknown>,
+  browser: AttachedBrowser | undefined,
+  result: ToolResult,
+  known: PageState | 'read' | undefined,
+): Promise<ToolResult> {
+  const { capability, secrets } = call;
+  if (!browser) {
+    return secrets.screenAnswer(result);
+  }
+  secrets.noteIn(browser.record);
+  // What a flow's own steps do is that flow already: only the caller's own calls are drafted from.
+  if (
+    browser.record &&
+    !call.madeBy &&
+    capability.runnableInFlow &&
+    (capability.kind === 'act' || answeredSomething(result))
+  ) {
+    rememberCall(browser.record, { tool: capability.name, args }, (text) => secrets.carries(text));
+  }
+  const key = call.caller.key;
+  return capability.kind === 'act'
+    ? await answerAct(deps, key, browser, secrets, result, known)
+    : await answerRead(deps, key, capability.navigates(args), browser, secrets, result);
+}
+
+async function answerRead(
+  deps: CallDeps,
+  key: string | undefined,
+  navigated: boolean,
+  browser: AttachedBrowser,
+  secrets: SecretCall,
+  result: ToolResult,
+): Promise<ToolResult> {
+  if (key) {
+    // A read that may have moved the browser (extract given a url): remember where it is now.
+    const page = navigated ? await readPageState(browser.driver) : undefined;
+    await deps.workspaces.touch(key, page && !secrets.screen(page).withheld ? page : undefined, browser.record);
+  }
+  const { shown, withheld } = secrets.screen(result);
+  return secrets.screenAnswer(shown, withheld);
+}
+
+/**
+ * Where the browser is after an act: what the handler handed back on `pageKnown` (write reads it
+ * in a round trip it makes anyway), else read now, unless nobody will read it. A page whose
+ * address or title carries a typed secret is neither answered nor remembered.
+ */
+async function answerAct(
+  deps: CallDeps,
+  key: string | undefined,
+  browser: AttachedBrowser,
+  secrets: SecretCall,
+  result: ToolResult,
+  known: PageState | 'read' | undefined,
+): Promise<ToolResult> {
+  const page = known === 'read' ? await readPageState(browser.driver) : known;
+  if (!page) {
+    if (key) {
+      await deps.workspaces.touch(key, undefined, browser.record);
+    }
+    return secrets.screenAnswer(result);
+  }
+  const { shown, withheld } = secrets.screen(page);
+  if (key) {
+    await deps.workspaces.touch(key, withheld ? undefined : page, browser.record);
+  }
+  return secrets.screenAnswer(
+    { ...shown, ...result, ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}) },
+    withheld,
+  );
+}
