@@ -1,5 +1,6 @@
 import { explainWebDriverError } from '../../browser/errors.js';
 import type { PageState } from '../../browser/page-state.js';
+import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import { BrowserGone, translateGridError } from '../../grid/failures.js';
 import { SecretCall } from '../../secrets/secret-call.js';
 import { turnKeyOf, type Caller } from '../../workspace/caller.js';
@@ -8,7 +9,7 @@ import type { AsStep, StepProgress } from '../../flows/view.js';
 import { checkMode, parseArguments } from './arguments.js';
 import { answerCall } from './answer.js';
 import { runRow, type CallDeps, type ToolResult } from './contexts.js';
-import { DEFAULT_CALL_TIMEOUT_MS, recoverCallersBrowser, withinDeadline } from './deadline.js';
+import { DEFAULT_CALL_TIMEOUT_MS, recoverStuckBrowser, withinDeadline } from './deadline.js';
 import { checkPreconditions } from './preconditions.js';
 import { observeCall } from '../../ops/calls.js';
 import { waitForTurn } from '../../ops/metrics.js';
@@ -57,7 +58,18 @@ async function runCall(
   const { answerUnread = false, deadline, inTurn = false, progress, ...step } = asStep;
   // Binds with the step it runs as, and screens every answer and error against the values typed into this browser.
   const secrets = new SecretCall(deps.secrets, { workspace: caller.workspace, ...step }, turnKey);
-  const handle = () => runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread, step, progress });
+  // The browser this call attaches: the one to recover if the call gets stuck on it.
+  const attached: { browser?: AttachedBrowser } = {};
+  const handle = () =>
+    runHandler(deps, capability, args, caller, { sessionId, secrets, answerUnread, step, progress, attached });
+  const recover = async () => {
+    const recovery = await recoverStuckBrowser(deps.workspaces.grid, attached.browser);
+    // A closed browser is forgotten, so the next acting call opens a new one.
+    if (recovery === 'browser_closed' && caller.key) {
+      await deps.workspaces.detach(caller.key);
+    }
+    return recovery;
+  };
   const run = capability.boundsItself
     ? handle
     : () =>
@@ -66,7 +78,7 @@ async function runCall(
           args,
           { callTimeoutMs: deps.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, until: deadline },
           handle,
-          () => recoverCallersBrowser(deps.workspaces, caller, sessionId),
+          recover,
         );
   try {
     // The notice is read inside the turn: after it, a person's request may already be granted, and
@@ -106,6 +118,8 @@ interface CallState {
   /** the flow step this call is, if it is one: what files it makes are marked made_by it */
   step: { flow?: string; step?: number | string };
   progress?: StepProgress;
+  /** where the browser attached is left for recovery (see runCall) */
+  attached: { browser?: AttachedBrowser };
 }
 
 async function runHandler(
@@ -113,7 +127,7 @@ async function runHandler(
   capability: Capability,
   args: Record<string, unknown>,
   caller: Caller,
-  { sessionId, secrets, answerUnread, step, progress }: CallState,
+  { sessionId, secrets, answerUnread, step, progress, attached }: CallState,
 ): Promise<ToolResult> {
   const madeBy = step.flow === undefined ? undefined : { flow: step.flow, step: step.step ?? null };
   const call = { capability, caller, sessionId, secrets, madeBy, progress };
@@ -121,6 +135,7 @@ async function runHandler(
     capability.attach === 'none'
       ? undefined
       : await deps.workspaces.attach(caller, sessionId, capability.attach === 'open');
+  attached.browser = browser;
   try {
     await checkPreconditions(deps.preconditions, { capability, args, caller, browser, sessionId });
     await secrets.adopt(browser?.record);

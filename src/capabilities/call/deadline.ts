@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { recoverHungBrowser, type Recovery } from '../../browser/recovery.js';
 import { TimedOut } from '../../errors.js';
-import type { Caller } from '../../workspace/caller.js';
-import type { Workspaces } from '../../workspace/workspaces.js';
+import type { Grid } from '../../grid/grid.js';
+import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import type { Capability } from '../capability.js';
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -73,21 +73,22 @@ function numberOr0(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-/** Recovers the caller's browser after a call on it ran out of time (see recoverHungBrowser). */
-export async function recoverCallersBrowser(
-  workspaces: Workspaces,
-  caller: Caller,
-  sessionId: string | undefined,
+/**
+ * Recovers the browser a call attached after the call ran out of time on it (see
+ * recoverHungBrowser); a call that timed out before it attached one has none to recover.
+ */
+export async function recoverStuckBrowser(
+  grid: Pick<Grid, 'end'>,
+  browser: AttachedBrowser | undefined,
 ): Promise<Recovery> {
-  const browser = await workspaces.attach(caller, sessionId, false);
+  if (!browser) {
+    return 'not_recovered';
+  }
   const capabilities = await browser.driver.getCapabilities();
   const cdp: unknown = capabilities.get('se:cdp');
   const recovery = await recoverHungBrowser(browser.driver, typeof cdp === 'string' ? cdp : undefined, RECOVERY_MS);
   if (recovery === 'browser_closed') {
-    if (caller.key) {
-      await workspaces.detach(caller.key);
-    }
-    void workspaces.grid.end(browser.gridId).catch(() => undefined);
+    void grid.end(browser.gridId).catch(() => undefined);
   }
   return recovery;
 }
