@@ -31,27 +31,36 @@ export async function answerCall(
   ) {
     rememberCall(browser.record, { tool: capability.name, args }, (text) => secrets.carries(text));
   }
-  const key = call.caller.key;
-  return capability.kind === 'act'
-    ? await answerAct(deps, key, browser, secrets, result, known)
-    : await answerRead(deps, key, capability.navigates(args), browser, secrets, result);
+  const { answer, seen } =
+    capability.kind === 'act'
+      ? await answerAct(browser, secrets, result, known)
+      : await answerRead(capability.navigates(args), browser, secrets, result);
+  if (call.caller.key) {
+    await deps.workspaces.touch(call.caller.key, seen, browser.record);
+  }
+  return answer;
+}
+
+/** A call's answer, and the page its workspace remembers (none: keep the last one). */
+interface Answered {
+  answer: ToolResult;
+  seen: PageState | undefined;
 }
 
 async function answerRead(
-  deps: CallDeps,
-  key: string | undefined,
   navigated: boolean,
   browser: AttachedBrowser,
   secrets: SecretCall,
   result: ToolResult,
-): Promise<ToolResult> {
-  if (key) {
-    // A read that may have moved the browser (extract given a url): remember where it is now.
-    const page = navigated ? await readPageState(browser.driver) : undefined;
-    await deps.workspaces.touch(key, page && !secrets.screen(page).withheld ? page : undefined, browser.record);
-  }
+): Promise<Answered> {
+  // A read that may have moved the browser (extract given a url): a workspace that remembers
+  // its page (one with a record) reads where it is now.
+  const page = navigated && browser.record ? await readPageState(browser.driver) : undefined;
   const { shown, withheld } = secrets.screen(result);
-  return secrets.screenAnswer(shown, withheld);
+  return {
+    answer: secrets.screenAnswer(shown, withheld),
+    seen: page && !secrets.screen(page).withheld ? page : undefined,
+  };
 }
 
 /**
@@ -60,26 +69,21 @@ async function answerRead(
  * address or title carries a typed secret is neither answered nor remembered.
  */
 async function answerAct(
-  deps: CallDeps,
-  key: string | undefined,
   browser: AttachedBrowser,
   secrets: SecretCall,
   result: ToolResult,
   known: PageState | 'read' | undefined,
-): Promise<ToolResult> {
+): Promise<Answered> {
   const page = known === 'read' ? await readPageState(browser.driver) : known;
   if (!page) {
-    if (key) {
-      await deps.workspaces.touch(key, undefined, browser.record);
-    }
-    return secrets.screenAnswer(result);
+    return { answer: secrets.screenAnswer(result), seen: undefined };
   }
   const { shown, withheld } = secrets.screen(page);
-  if (key) {
-    await deps.workspaces.touch(key, withheld ? undefined : page, browser.record);
-  }
-  return secrets.screenAnswer(
-    { ...shown, ...result, ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}) },
-    withheld,
-  );
+  return {
+    answer: secrets.screenAnswer(
+      { ...shown, ...result, ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}) },
+      withheld,
+    ),
+    seen: withheld ? undefined : page,
+  };
 }
