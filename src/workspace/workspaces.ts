@@ -173,15 +173,15 @@ export class Workspaces {
       return browser;
     }
     const record = await this.store.get(caller.key);
-    if (!record?.gridId && openOnDemand) {
-      return this.open(caller, undefined, {}, record);
-    }
     const browser = record && this.attachRecorded(record);
-    if (!browser) {
+    if (browser) {
+      return browser;
+    }
+    if (!openOnDemand) {
       const name = caller.workspace ? `Workspace "${caller.workspace}"` : 'This workspace';
       throw new NotFound(`${name} has no browser; call open_session (or any acting tool) first.`);
     }
-    return browser;
+    return this.open(caller, undefined, {}, record);
   }
 
   /** A driver bound to the browser a record names; undefined when it names none. */
