@@ -91,9 +91,21 @@ async function startMapper(socket: WebSocket): Promise<BidiConnection> {
     // the mapper's own tab, which it leaves out of the contexts it reports: it has none here
     '',
   );
+  // A command the browser will now never answer (the page or the Grid closed the socket) fails
+  // at once, rather than holding its call until the call's deadline.
+  socket.once('close', () => {
+    for (const answer of waiting.values()) {
+      answer({ type: 'error', error: 'unknown error', message: 'the DevTools connection closed' });
+    }
+    waiting.clear();
+  });
   let lastId = 0;
   const command = (method: string, params: object) =>
     new Promise<Record<string, unknown>>((resolve) => {
+      if (socket.readyState !== socket.OPEN) {
+        resolve({ type: 'error', error: 'unknown error', message: 'the DevTools connection is closed' });
+        return;
+      }
       lastId += 1;
       waiting.set(lastId, resolve);
       // Any command, as the monitor asks it: the mapper checks it, and answers an error if it is wrong.

@@ -110,6 +110,31 @@ describe('the BiDi monitor on the real Grid', () => {
     expect(monitors.openCount).toBe(0);
   });
 
+  it('fails a command in flight when its connection closes, rather than holding it', async () => {
+    const one = await browser();
+    const connection = await openBidi(one.bidiAddress!, 1_000_000, 10_000);
+    const tree = (await connection.send('browsingContext.getTree', { maxDepth: 0 })) as {
+      contexts: { context: string }[];
+    };
+    const context = tree.contexts[0]?.context;
+    expect(context).toBeTypeOf('string');
+    // A script that never settles: only the connection's end can answer it.
+    const pending = connection.send('script.evaluate', {
+      expression: 'new Promise(() => {})',
+      awaitPromise: true,
+      target: { context },
+    });
+    const settled = pending.then(
+      () => 'answered',
+      () => 'failed',
+    );
+    await connection.close();
+    expect(await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve('held'), 5_000))])).toBe(
+      'failed',
+    );
+    await expect(connection.send('browsingContext.getTree', { maxDepth: 0 })).rejects.toThrow();
+  });
+
   it('lets go of a browser ended while held: its reasons are told, its connection and watch end', async () => {
     const watched = new BidiMonitors({ connect: (endpoint) => openBidi(endpoint, 1_000_000, 10_000), watchMs: 200 });
     try {
