@@ -191,6 +191,29 @@ describe('a hostile page against network capture', () => {
     }
   });
 
+  it('logs 30 MB strings, each under the cap, for eight seconds: /health answers and capture goes on', async () => {
+    expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
+    expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
+    try {
+      await underAttack(async () => {
+        const flooded = await send('POST', '/browser/navigate', { url: `${site}/hostile/console-flood.html?mb=30` });
+        expect(flooded.status).toBe(200);
+        // Each message is parsed; the page is still logging when it has answered, for 8 s.
+        for (let polls = 0; polls < 8; polls += 1) {
+          expect((await send('GET', '/workspace/network')).body.capturing).toBe(true);
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
+        return flooded;
+      });
+      expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
+      const listed = await send('GET', '/workspace/network');
+      expect(listed.body.capturing).toBe(true);
+      expect((listed.body.requests as { url: string }[]).some((r) => r.url.endsWith('/table.html'))).toBe(true);
+    } finally {
+      await send('POST', '/browser/capture-network', { on: false });
+    }
+  });
+
   it('logs 48 MB strings while capture is on: /health answers, capture says it ended, and starts again', async () => {
     expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
     expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
