@@ -3,7 +3,7 @@ import { selenium } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { pressAndSettle } from './navigation.js';
 import { describeSelector, findElement, findFormField, type Selector } from './selectors.js';
-import { findOption, focusHeld, inPage, readBack, scrollIntoView, topPage } from './scripts.js';
+import { findOption, focusHeld, inPage, readBack, scrollIntoView, topPage, watchNavigations } from './scripts.js';
 
 export const INTERACT_ACTIONS = [
   'click',
@@ -118,7 +118,7 @@ export async function typeText(
 // A password field's value is not echoed: an answer is read by a model and kept in its
 // transcript, and a password has no business there twice. One script, not the getAttribute
 // atom (~4 KB of JavaScript sent with every call), that also reads where the browser is.
-const READ_BACK = inPage(readBack, topPage);
+const READ_BACK = inPage(readBack, topPage, watchNavigations);
 
 let keyNames_: Record<string, string> | undefined;
 

@@ -1,7 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { z } from 'zod';
 import { wdError } from './webdriver.js';
-import { inPage, topPage } from './scripts.js';
+import { inPage, topPage, topPageAfterTasks, watchNavigations } from './scripts.js';
 
 /** Where the browser is: every acting tool answers it, and the workspace remembers it. */
 export const pageState = z.object({
@@ -16,15 +16,49 @@ export const pageState = z.object({
 export type PageState = z.infer<typeof pageState>;
 
 /** Exported for bench/: the raw baseline reads the page with the same script. */
-export const TOP_PAGE = inPage(topPage);
+export const TOP_PAGE = inPage(topPage, watchNavigations);
+const TOP_PAGE_AFTER_TASKS = inPage(topPageAfterTasks, topPage, watchNavigations);
+
+/** Where the browser is now. */
+export async function readPageState(driver: WebDriver): Promise<PageState> {
+  return readPage(driver, () => driver.executeScript<[string, string] | null>(TOP_PAGE));
+}
 
 /**
- * Where the browser is now. When a page dialog is open WebDriver refuses to read the page,
- * so the state says so instead and the caller is pointed at the dialog tool.
+ * Where an act left the browser. chromedriver can answer a click, and a read sent right after
+ * it, before the navigation the click started (a form's submission is a task the page queues)
+ * has reached it: the answer named the page being left (1 click in 10 on a busy page), and an
+ * agent told it is still on the login page may submit again. The read lets the page's queued
+ * tasks run first; when a navigation away started, the page is read again, which the driver
+ * runs once that navigation has loaded.
  */
-export async function readPageState(driver: WebDriver): Promise<PageState> {
+export async function readPageAfterAct(driver: WebDriver): Promise<PageState> {
+  return readPage(driver, async () => {
+    let top: [string, string] | null | 'leaving';
+    try {
+      top = await driver.executeScript<[string, string] | null | 'leaving'>(TOP_PAGE_AFTER_TASKS);
+    } catch (err) {
+      // The document went away under the script: chromedriver answers a script timeout at
+      // once, geckodriver "Document was unloaded" (or null, as a cross-origin frame does, whose
+      // second read answers null again, for the fallback). A page that truly never yields
+      // holds the second read too, until the call's deadline recovers the browser.
+      const { JavascriptError, ScriptTimeoutError } = wdError();
+      if (!(err instanceof JavascriptError || err instanceof ScriptTimeoutError)) {
+        throw err;
+      }
+      top = 'leaving';
+    }
+    return top === 'leaving' || top === null ? driver.executeScript<[string, string] | null>(TOP_PAGE) : top;
+  });
+}
+
+/**
+ * One of the reads above. When a page dialog is open WebDriver refuses to read the page, so
+ * the state says so instead and the caller is pointed at the dialog tool.
+ */
+async function readPage(driver: WebDriver, readTop: () => Promise<[string, string] | null>): Promise<PageState> {
   try {
-    const top = await driver.executeScript<[string, string] | null>(TOP_PAGE);
+    const top = await readTop();
     if (top) {
       return { url: top[0], title: top[1] };
     }

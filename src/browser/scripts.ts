@@ -20,13 +20,33 @@ export function inPage(fn: (...args: never[]) => unknown, ...helpers: ((...args:
 // Every act answers where the browser is, so this runs after each one: one script instead of
 // getCurrentUrl + getTitle, which the driver runs one after the other (~40 ms a call on the
 // Grid). `top` and `location` cannot be redefined by a page; from inside a cross-origin frame
-// `top.document` is out of reach, and the two WebDriver commands answer instead.
+// `top.document` is out of reach, and the two WebDriver commands answer instead. Each read also
+// watches this document afresh (watchNavigations), so the read after the next act can tell
+// whether that act started a navigation away.
 export function topPage(): [string, string] | null {
+  watchNavigations();
   try {
     return [top!.location.href, top!.document.title];
   } catch {
     return null;
   }
+}
+
+/**
+ * The read after an act (needs `topPage` and `watchNavigations`), a promise the driver awaits:
+ * it lets two timer turns pass, so the form submission a click queued has run, then answers
+ * 'leaving' when a navigation away from this document started since the last read (the
+ * driver, asked again, waits for it), else the page.
+ */
+export function topPageAfterTasks(): Promise<[string, string] | null | 'leaving'> {
+  return new Promise((done) =>
+    setTimeout(() =>
+      setTimeout(() => {
+        // Not watched (no read since this document came): nothing to go by, as before the watcher.
+        done(watchNavigations() === true ? 'leaving' : topPage());
+      }),
+    ),
+  );
 }
 
 export function frameAddress(): string {
@@ -166,27 +186,37 @@ interface NavigationWatch {
 type NavigationsWatched = Record<symbol, NavigationWatch | undefined>;
 
 /**
- * Watches this document for a navigation a key press may start: every `navigate` event (the
- * Navigation API, in Chromium and Firefox) and whether it finished within the document.
- * Installed once per document; a second call starts a fresh list. The list hangs on a
- * symbol of the window, so a new document has none.
+ * Watches this document for a navigation a key or a click may start: every `navigate` event
+ * (the Navigation API, in Chromium and Firefox) and whether it finished within the document.
+ * Installed once per document; each call starts a fresh list and answers whether a navigation
+ * away started under the last one (neither cancelled, nor a download, nor ended within the
+ * document): undefined when this document was not watched yet. The list hangs on a symbol of
+ * the window, so a new document has none; a page can reach it too, and one that breaks it
+ * reads as leaving (the caller then reads the page again, the truth either way).
  */
-export function watchNavigations(): void {
-  const key = Symbol.for('selenium-flow.navigations');
-  const w = window as typeof window & NavigationsWatched;
-  const existing = w[key];
-  if (existing) {
-    existing.started = [];
-    existing.finished = 0;
-    return;
+export function watchNavigations(): boolean | undefined {
+  try {
+    const key = Symbol.for('selenium-flow.navigations');
+    const w = window as typeof window & NavigationsWatched;
+    const existing = w[key];
+    if (existing) {
+      const leaving = existing.started.filter((e) => !e.defaultPrevented && e.downloadRequest === null).length;
+      const left = leaving > existing.finished;
+      existing.started = [];
+      existing.finished = 0;
+      return left;
+    }
+    const seen: NavigationWatch = { started: [], finished: 0 };
+    w[key] = seen;
+    const navigation = 'navigation' in window ? window.navigation : undefined;
+    navigation?.addEventListener('navigate', (e) => seen.started.push(e));
+    // A navigation the page took over (intercept) or a fragment: it ends within this document.
+    navigation?.addEventListener('navigatesuccess', () => (seen.finished += 1));
+    navigation?.addEventListener('navigateerror', () => (seen.finished += 1));
+    return undefined;
+  } catch {
+    return true;
   }
-  const seen: NavigationWatch = { started: [], finished: 0 };
-  w[key] = seen;
-  const navigation = 'navigation' in window ? window.navigation : undefined;
-  navigation?.addEventListener('navigate', (e) => seen.started.push(e));
-  // A navigation the page took over (intercept) or a fragment: it ends within this document.
-  navigation?.addEventListener('navigatesuccess', () => (seen.finished += 1));
-  navigation?.addEventListener('navigateerror', () => (seen.finished += 1));
 }
 
 /**
@@ -196,10 +226,15 @@ export function watchNavigations(): void {
  * another.
  */
 export function navigationSettled(): boolean {
-  const seen = (window as typeof window & NavigationsWatched)[Symbol.for('selenium-flow.navigations')];
-  if (seen === undefined) {
-    return document.readyState === 'complete' && location.href !== 'about:blank';
+  const loaded = () => document.readyState === 'complete' && location.href !== 'about:blank';
+  try {
+    const seen = (window as typeof window & NavigationsWatched)[Symbol.for('selenium-flow.navigations')];
+    if (seen === undefined) {
+      return loaded();
+    }
+    const leaving = seen.started.filter((e) => !e.defaultPrevented).length;
+    return leaving <= seen.finished;
+  } catch {
+    return loaded(); // the page broke the watcher
   }
-  const leaving = seen.started.filter((e) => !e.defaultPrevented).length;
-  return leaving <= seen.finished;
 }

@@ -1,4 +1,4 @@
-import { readPageState, type PageState } from '../../browser/page-state.js';
+import { readPageAfterAct, readPageState, type PageState } from '../../browser/page-state.js';
 import type { SecretCall } from '../../secrets/secret-call.js';
 import { answeredSomething, rememberCall } from '../../workspace/recent.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
@@ -74,7 +74,7 @@ async function answerAct(
   result: ToolResult,
   known: PageState | 'read' | undefined,
 ): Promise<Answered> {
-  const page = known === 'read' ? await readPageState(browser.driver) : known;
+  const page = known === 'read' ? await readPageAfterAct(browser.driver) : known;
   if (!page) {
     return { answer: secrets.screenAnswer(result), seen: undefined };
   }
