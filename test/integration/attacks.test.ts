@@ -167,10 +167,27 @@ describe('attacks on a running server (issue 23)', () => {
 });
 
 describe('a hostile page against network capture', () => {
-  it('floods requests while capture is on: the log stays bounded and /health answers', async () => {
+  /** Capture on, on a plain page, while `attack` runs; off again however it ends. */
+  async function withCaptureOn(attack: () => Promise<void>): Promise<void> {
     expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
     expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
     try {
+      await attack();
+    } finally {
+      await send('POST', '/browser/capture-network', { on: false });
+    }
+  }
+
+  /** Capture still works after the attack: a plain page's own request is logged. */
+  async function expectCaptureOfPlainPage(): Promise<void> {
+    expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
+    const listed = await send('GET', '/workspace/network');
+    expect(listed.body.capturing).toBe(true);
+    expect((listed.body.requests as { url: string }[]).some((r) => r.url.endsWith('/table.html'))).toBe(true);
+  }
+
+  it('floods requests while capture is on: the log stays bounded and /health answers', async () => {
+    await withCaptureOn(async () => {
       const listed = await underAttack(async () => {
         expect((await send('POST', '/browser/navigate', { url: `${site}/hostile/request-flood.html` })).status).toBe(
           200,
@@ -186,15 +203,11 @@ describe('a hostile page against network capture', () => {
       expect(listed.status).toBe(200);
       expect((listed.body.requests as unknown[]).length).toBeLessThanOrEqual(200);
       expect(listed.body.dropped as number).toBeGreaterThan(0);
-    } finally {
-      await send('POST', '/browser/capture-network', { on: false });
-    }
+    });
   });
 
   it('logs 30 MB strings, each under the cap, for eight seconds: /health answers and capture goes on', async () => {
-    expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
-    expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
-    try {
+    await withCaptureOn(async () => {
       await underAttack(async () => {
         const flooded = await send('POST', '/browser/navigate', { url: `${site}/hostile/console-flood.html?mb=30` });
         expect(flooded.status).toBe(200);
@@ -205,19 +218,12 @@ describe('a hostile page against network capture', () => {
         }
         return flooded;
       });
-      expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
-      const listed = await send('GET', '/workspace/network');
-      expect(listed.body.capturing).toBe(true);
-      expect((listed.body.requests as { url: string }[]).some((r) => r.url.endsWith('/table.html'))).toBe(true);
-    } finally {
-      await send('POST', '/browser/capture-network', { on: false });
-    }
+      await expectCaptureOfPlainPage();
+    });
   });
 
   it('logs 48 MB strings while capture is on: /health answers, capture says it ended, and starts again', async () => {
-    expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
-    expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
-    try {
+    await withCaptureOn(async () => {
       await underAttack(async () => {
         const flooded = await send('POST', '/browser/navigate', { url: `${site}/hostile/console-flood.html` });
         expect(flooded.status).toBe(200);
@@ -230,12 +236,7 @@ describe('a hostile page against network capture', () => {
       });
       expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
       expect((await send('POST', '/browser/capture-network', { on: true })).status).toBe(200);
-      expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);
-      const listed = await send('GET', '/workspace/network');
-      expect(listed.body.capturing).toBe(true);
-      expect((listed.body.requests as { url: string }[]).some((r) => r.url.endsWith('/table.html'))).toBe(true);
-    } finally {
-      await send('POST', '/browser/capture-network', { on: false });
-    }
+      await expectCaptureOfPlainPage();
+    });
   });
 });
