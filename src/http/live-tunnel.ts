@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import { BadRequest, errorBody, NotFound, Unauthorized } from '../errors.js';
+import { webSocketServer } from '../lazy.js';
 import { Tunnel } from '../live/tunnel.js';
 import type { LiveService } from '../live/service.js';
 import { isWorkspaceName } from '../workspace/names.js';
@@ -19,7 +20,14 @@ export function attachLiveTunnel(
   server: { on(event: 'upgrade', listener: (request: IncomingMessage, socket: Duplex, head: Buffer) => void): void },
   options: { live: LiveService; guard: RequestGuard; routePrefix?: string },
 ): void {
-  const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4 * 1024 * 1024 });
+  // Built at the first viewer: a server nobody watches never loads ws (src/lazy.ts).
+  let sockets: WebSocketServer | undefined;
+  const viewerSockets = () =>
+    (sockets ??= new (webSocketServer())({
+      noServer: true,
+      perMessageDeflate: false,
+      maxPayload: 4 * 1024 * 1024,
+    }));
   server.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());
     void upgrade(request, socket, head).catch((error: unknown) => refuse(socket, error));
@@ -49,7 +57,7 @@ export function attachLiveTunnel(
       options.guard.check({ headers: { ...request.headers, origin }, socket: request.socket }, false);
     }
     const vnc = await options.live.vncOf(workspace);
-    sockets.handleUpgrade(request, socket, head, (viewer) => {
+    viewerSockets().handleUpgrade(request, socket, head, (viewer) => {
       const tunnel = new Tunnel(workspace, ticket.who, viewer, options.live.tunnelOptions(workspace, ticket.viewer));
       options.live.tunnels.add(tunnel);
       // Closing the tab withdraws: a person who left holds nothing.

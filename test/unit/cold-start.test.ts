@@ -91,3 +91,54 @@ describe('stdio cold start', () => {
     expect(DEFERRED.filter((name) => loaded.has(name))).toEqual([]);
   });
 });
+
+describe('serve cold start', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'selenium-flow-cold-serve-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // serve needs fastify (and what fastify loads: pino, ajv) and its routes' own (content-disposition);
+  // a browser, Redis, a viewer or a flow's parameters load their packages when one first comes.
+  it('listens without loading selenium-webdriver, ws, Redis or the packages of later work', async () => {
+    const record = join(dir, 'loaded.txt');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', './test/fixtures/record-loads.mjs', 'src/cli.ts', 'serve'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          GRID_URL: 'http://127.0.0.1:9',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          FLOW_DATA_DIR: join(dir, 'data'),
+          RECORD_LOADS: record,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`${code} ${signal}`)));
+    const base = await new Promise<string>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`serve exited (${code}) before it printed its MCP URL`)));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const url = /MCP:\s+(\S+)\/mcp/.exec(line)?.[1];
+        if (url) {
+          resolve(url);
+        }
+      });
+    });
+    // Answering proves it is past its start, its exit handler in place.
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe('0 null');
+
+    const loaded = packagesOf((await readFile(record, 'utf8')).split('\n'));
+    expect(loaded).toContain('fastify');
+    const laterWork = DEFERRED.filter((name) => !['fastify', 'pino', 'ajv', 'content-disposition'].includes(name));
+    expect(laterWork.filter((name) => loaded.has(name))).toEqual([]);
+  });
+});
