@@ -141,6 +141,18 @@ describe('interact', () => {
     await ok('navigate', { url: `${site}/login.html` });
   });
 
+  it('answers a click at once on a page whose timers never fire', async () => {
+    await ok('navigate', { url: `${site}/fake-timers.html` });
+    // Waiting on the page's own setTimeout held this answer until the script timeout (48 s).
+    const started = Date.now();
+    const stayed = await ok('interact', { action: 'click', selector: { css: '#stay' } });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect([new URL(String(stayed.url)).pathname, stayed.title]).toEqual(['/fake-timers.html', 'Fake timers']);
+    const clicked = await ok('interact', { action: 'click', selector: { css: '#next' } });
+    expect([new URL(String(clicked.url)).pathname, clicked.title]).toEqual(['/welcome.html', 'Welcome']);
+    await ok('navigate', { url: `${site}/login.html` });
+  });
+
   it('answers the page from a page that breaks the navigation watcher', async () => {
     const watcher = `${site}/hostile/breaks-watcher.html`;
     expect((await ok('navigate', { url: watcher })).title).toBe('Breaks the watcher');
