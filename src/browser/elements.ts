@@ -1,7 +1,7 @@
 import type { WebDriver, WebElement } from 'selenium-webdriver';
 import { selenium } from './webdriver.js';
 import { BadRequest } from '../errors.js';
-import { pressAndSettle } from './navigation.js';
+import { settleAfter } from './navigation.js';
 import { describeSelector, findElement, findFormField, type Selector } from './selectors.js';
 import { findOption, focusHeld, inPage, readBack, scrollIntoView, topPage, watchNavigations } from './scripts.js';
 
@@ -104,7 +104,7 @@ export async function typeText(
     ? await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element)
     : undefined;
   if (options.submit) {
-    await pressAndSettle(driver, () => element.sendKeys(selenium().Key.ENTER));
+    await settleAfter(driver, () => element.sendKeys(selenium().Key.ENTER));
   }
   if (!read) {
     return { value: null };
@@ -190,5 +190,5 @@ export async function pressKey(
     actions = actions.keyUp(m);
   }
   // Any key may send a form or follow a link (Enter, Space on a button).
-  await pressAndSettle(driver, () => actions.perform());
+  await settleAfter(driver, () => actions.perform());
 }

@@ -1,7 +1,7 @@
 import type { WebDriver, WebElement } from 'selenium-webdriver';
 import { selenium, wdError } from './webdriver.js';
 import { BadRequest } from '../errors.js';
-import { pressAndSettle } from './navigation.js';
+import { settleAfter } from './navigation.js';
 import { frameAddress, inPage } from './scripts.js';
 import { setSecret } from './secret-scripts.js';
 
@@ -70,14 +70,18 @@ export async function fillSecret(
 ): Promise<SecretFill> {
   let answer: [string, string] | null;
   try {
-    answer = await driver.executeScript<[string, string] | null>(
-      SET_SECRET,
-      element,
-      value,
-      clear,
-      originOf(page.frame),
-      originOf(page.top),
-      NOT_TYPED,
+    // A page that moves as the value goes in (an input listener that navigates) is read where
+    // it went, below: geckodriver does not wait for that navigation by itself.
+    answer = await settleAfter(driver, () =>
+      driver.executeScript<[string, string] | null>(
+        SET_SECRET,
+        element,
+        value,
+        clear,
+        originOf(page.frame),
+        originOf(page.top),
+        NOT_TYPED,
+      ),
     );
   } catch (err) {
     if (err instanceof Error && err.message.includes(value)) {
@@ -133,5 +137,5 @@ export async function fillSecret(
 
 /** Enter on the field a secret was just typed into (one key with no value in it), and the page it leads to loaded. */
 export async function submitField(driver: WebDriver, element: WebElement): Promise<void> {
-  await pressAndSettle(driver, () => element.sendKeys(selenium().Key.ENTER));
+  await settleAfter(driver, () => element.sendKeys(selenium().Key.ENTER));
 }

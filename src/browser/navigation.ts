@@ -61,7 +61,7 @@ export async function moveThroughHistory(driver: WebDriver, action: HistoryActio
 const WATCH_NAVIGATIONS = inPage(watchNavigations);
 const NAVIGATION_SETTLED = inPage(navigationSettled);
 /**
- * How long a key's navigation may take to commit and load before the page is read as it is. A
+ * How long an act's navigation may take to commit and load before the page is read as it is. A
  * form whose answer is a download or a 204 starts a navigation that never leaves the page, and
  * nothing in the page says so: on Firefox such a submit answers after this long.
  */
@@ -69,17 +69,19 @@ const SETTLE_MS = 10_000;
 const SETTLE_EVERY_MS = 50;
 
 /**
- * Presses a key that may send a form (Enter in a field), then waits until the navigation it
- * started, if any, has loaded: the page state read next is where the browser went. geckodriver
- * waits only after a click, and chromedriver's wait for a pending navigation ends before a slow
- * server answers (seen under load in CI), so the page read right after Enter could be the page
- * left behind: the answer named a page the browser was leaving, not the one the form led to
- * (whose address may carry what was typed, and is screened as such once it is the one read).
+ * Runs an act that may send a form or move the page (a key, Enter in a field, a value whose
+ * input listener navigates), then waits until the navigation it started, if any, has loaded:
+ * the page state read next is where the browser went. geckodriver waits only after a click,
+ * and chromedriver's wait for a pending navigation ends before a slow server answers (seen
+ * under load in CI), so the page read right after Enter could be the page left behind: the
+ * answer named a page the browser was leaving, not the one the form led to (whose address may
+ * carry what was typed, and is screened as such once it is the one read).
  */
-export async function pressAndSettle(driver: WebDriver, press: () => Promise<void>): Promise<void> {
+export async function settleAfter<T>(driver: WebDriver, act: () => Promise<T>): Promise<T> {
   await driver.executeScript(WATCH_NAVIGATIONS);
-  await press();
+  const done = await act();
   await poll(async () => ((await settledNow(driver)) ? true : undefined), SETTLE_MS, SETTLE_EVERY_MS);
+  return done;
 }
 
 async function settledNow(driver: WebDriver): Promise<boolean> {

@@ -22,7 +22,16 @@ export interface Replica {
 export async function spawnReplica(env: Record<string, string>): Promise<Replica> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0'], {
     cwd: REPO,
-    env: { ...process.env, LOG_LEVEL: 'warn', LIVE_VIEW: 'off', SE_OFFLINE: 'true', SE_AVOID_STATS: 'true', ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      LIVE_VIEW: 'off',
+      SE_OFFLINE: 'true',
+      SE_AVOID_STATS: 'true',
+      // The browser matrix's Firefox pass (vitest.config.ts) opens Firefox here too.
+      ...(process.env.TEST_BROWSER ? { DEFAULT_BROWSER: process.env.TEST_BROWSER } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, so kill() reaches anything it started.
     detached: true,
