@@ -12,6 +12,11 @@ async function sendCommand(driver: WebDriver, name: string, parameters: Record<s
   return driver.execute(new (seleniumCommand().Command)(name).setParameters(parameters));
 }
 
+/** A DevTools command run by chromedriver on the browser's tab (the Grid forwards `goog/cdp/execute`). */
+export async function sendDevTools(driver: WebDriver, cmd: string, params: Record<string, unknown>): Promise<unknown> {
+  return sendCommand(driver, 'sendDevToolsCommand', { cmd, params });
+}
+
 /**
  * A command that answers base64 (a PNG, a PDF): as a string, or under `data` as DevTools
  * answers. Anything else is a driver that does not speak the command as its protocol says.

@@ -26,6 +26,7 @@ const FORMS = [
   Array.from(CANARY, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`).join(''),
 ];
 const PIN = '482913';
+const FRAMED = 'framed-5c1e';
 
 /** the server under attack: its own process, so its whole log can be grepped */
 let served: Replica;
@@ -57,6 +58,8 @@ async function call(
 const script = async (source: string) => (await call('/browser/execute-script', { script: source })).body;
 const fieldLength = async (css: string) =>
   (await script(`return document.querySelector(${JSON.stringify(css)}).value.length`)).result;
+/** The same fixture site under another host name: another site to a browser (in Chromium, another process). */
+const otherSite = (url: string) => url.replace('127.0.0.1', 'localhost');
 /** What B received that is not a frame merely taking focus: keys, input, a landing. */
 const fromB = () => b.received.filter((r) => r.event !== 'focused');
 
@@ -84,6 +87,7 @@ beforeAll(async () => {
   const dir = await secretsDir({
     canary: { password: CANARY, _allowed_urls: `${a.url}\n` },
     pin: { code: PIN, _allowed_urls: `${a.url}\n` },
+    framed: { password: FRAMED, _allowed_urls: `${a.url}\n${otherSite(a.url)}\n` },
   });
   secretsDirs = dir;
   dataDir = await mkdtemp(join(tmpdir(), 'sf-hostile-data-'));
@@ -127,6 +131,49 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
         .toBe(true);
       expect(fromB()).toEqual([]);
       expect(await fieldLength('#password')).toBe(CANARY.length);
+    }
+  });
+
+  it('is refused in a frame from B that forges its address, and the frame receives nothing', async () => {
+    b.received.length = 0;
+    await call('/browser/navigate', { url: `${a.url}/hostile/apply-thief-host.html?b=${encodeURIComponent(b.url)}` });
+    await expect.poll(() => b.received.some((r) => r.event === 'ready'), { timeout: 15_000 }).toBe(true);
+    expect((await call('/browser/frame', { action: 'enter', selector: { css: '#thief' } })).status).toBe(200);
+    try {
+      const refused = await call('/browser/write', { selector: { css: '#password' }, secret });
+      console.log(
+        'DEBUG',
+        JSON.stringify(refused.body),
+        JSON.stringify(b.received.map((r) => [r.event, r.body.slice(0, 80)])),
+      );
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect((refused.body.error as { message: string }).message).toContain(`would receive it is on ${b.url}`);
+    } finally {
+      await call('/browser/frame', { action: 'top' });
+    }
+    // Whatever the frame saw of the scripts run in it, none of it carried the value.
+    await delay(500);
+    const seen = b.received.map((r) => r.body).join('\n');
+    expect(FORMS.filter((form) => seen.includes(form))).toEqual([]);
+  });
+
+  it('goes into a frame of an allowed origin, from the page’s own site or another', async () => {
+    const framed = { name: 'framed', key: 'password' };
+    const other = otherSite(a.url);
+    await call('/browser/navigate', { url: `${a.url}/framed-login.html?other=${encodeURIComponent(other)}` });
+    for (const frame of ['#same', '#other']) {
+      expect((await call('/browser/frame', { action: 'enter', selector: { css: frame } })).status).toBe(200);
+      try {
+        const typed = await call('/browser/write', {
+          selector: { css: '#password' },
+          secret: framed,
+          wait_timeout: 10,
+        });
+        expect(typed.status, `${frame}: ${JSON.stringify(typed.body)}`).toBe(200);
+        expect(await fieldLength('#password')).toBe(FRAMED.length);
+      } finally {
+        await call('/browser/frame', { action: 'top' });
+      }
     }
   });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey, typeText } from '../../browser/elements.js';
 import { answerOverLimit, runScript } from '../../browser/script.js';
 import { describeSelector, findElement } from '../../browser/selectors.js';
-import { fillSecret, receivingPage, submitField } from '../../browser/fill.js';
+import { fieldPage, fillSecret, receivingPage, submitField } from '../../browser/fill.js';
 import { uploadFile } from '../../browser/upload.js';
 import { defineTool, asText, shortText } from '../capability.js';
 import { secretArgument } from './secrets.js';
@@ -94,10 +94,11 @@ export const write = defineTool({
     const options = { clear: args.clear ?? true, submit: args.submit ?? false, readBack: !answerUnread };
     if (args.secret) {
       // A secret that is gone fails here, not as a missing field. Then find the field (it may
-      // take a wait), and check the page it is on right now: that is where the keystrokes land.
+      // take a wait), and check the page it is on right now, as the browser says it: that is
+      // where the value lands.
       await secrets.check(args.secret, await receivingPage(driver));
       const element = await findElement(driver, args.selector, waitOf(args));
-      const page = await receivingPage(driver);
+      const page = await fieldPage(driver, element);
       let field: string | undefined;
       const outcome = await secrets.type(args.secret, page, async (value) => {
         const filled = await fillSecret(driver, element, value, page, options.clear);
