@@ -19,10 +19,11 @@ export function inPage(fn: (...args: never[]) => unknown, ...helpers: ((...args:
 
 // Every act answers where the browser is, so this runs after each one: one script instead of
 // getCurrentUrl + getTitle, which the driver runs one after the other (~40 ms a call on the
-// Grid). `top` and `location` cannot be redefined by a page; from inside a cross-origin frame
-// `top.document` is out of reach, and the two WebDriver commands answer instead. Each read also
-// watches this document afresh (watchNavigations), so the read after the next act can tell
-// whether that act started a navigation away.
+// Grid). From inside a cross-origin frame `top.document` is out of reach, and the two WebDriver
+// commands answer instead. What a page script answers is the page's word (on Chromium a page
+// that hooks its own functions chooses it): for the agent, never for the leash
+// (field-document.ts). Each read also watches this document afresh (watchNavigations), so the
+// read after the next act can tell whether that act started a navigation away.
 export function topPage(): [string, string] | null {
   watchNavigations();
   try {
