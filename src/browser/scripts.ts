@@ -43,7 +43,10 @@ export function topPage(): [string, string] | null {
 export function topPageAfterTasks(): Promise<[string, string] | null | 'leaving'> {
   return new Promise((done) => {
     // Not watched (no read since this document came): nothing to go by, as before the watcher.
-    const read = () => done(watchNavigations() === true ? 'leaving' : topPage());
+    const read = () => {
+      const left = watchNavigations();
+      done(left === true || left === 'broken' ? 'leaving' : topPage());
+    };
     if (String(setTimeout).includes('[native code]')) {
       setTimeout(() => setTimeout(read));
     } else {
@@ -191,13 +194,13 @@ type NavigationsWatched = Record<symbol, NavigationWatch | undefined>;
 /**
  * Watches this document for a navigation a key or a click may start: every `navigate` event
  * (the Navigation API, in Chromium and Firefox) and whether it finished within the document.
- * Installed once per document; each call starts a fresh list and answers whether a navigation
- * away started under the last one (neither cancelled, nor a download, nor ended within the
- * document): undefined when this document was not watched yet. The list hangs on a symbol of
- * the window, so a new document has none; a page can reach it too, and one that breaks it
- * reads as leaving (the caller then reads the page again, the truth either way).
+ * Installed once per document; answers whether a navigation away started under the watch so
+ * far (neither cancelled, nor a download, nor ended within the document), and with `fresh`
+ * starts a new watch. 'unwatched': this document was not watched yet (the list hangs on a
+ * symbol of the window, so a new document has none). 'broken': the page broke the list, which
+ * it can reach too; a caller then reads the page again, the truth either way.
  */
-export function watchNavigations(): boolean | undefined {
+export function watchNavigations(fresh = true): boolean | 'unwatched' | 'broken' {
   try {
     const key = Symbol.for('selenium-flow.navigations');
     const w = window as typeof window & NavigationsWatched;
@@ -205,8 +208,10 @@ export function watchNavigations(): boolean | undefined {
     if (existing) {
       const leaving = existing.started.filter((e) => !e.defaultPrevented && e.downloadRequest === null).length;
       const left = leaving > existing.finished;
-      existing.started = [];
-      existing.finished = 0;
+      if (fresh) {
+        existing.started = [];
+        existing.finished = 0;
+      }
       return left;
     }
     const seen: NavigationWatch = { started: [], finished: 0 };
@@ -216,28 +221,18 @@ export function watchNavigations(): boolean | undefined {
     // A navigation the page took over (intercept) or a fragment: it ends within this document.
     navigation?.addEventListener('navigatesuccess', () => (seen.finished += 1));
     navigation?.addEventListener('navigateerror', () => (seen.finished += 1));
-    return undefined;
+    return 'unwatched';
   } catch {
-    return true;
+    return 'broken';
   }
 }
 
 /**
- * Whether a navigation watched by watchNavigations is over: no navigation left the document
- * (none started, the page cancelled it, or it ended within the document), or another document
- * is here now and has loaded. Firefox shows a passing about:blank while one document replaces
- * another.
+ * Whether a navigation watched by watchNavigations (needed beside it) is over: none left the
+ * document, or another document is here now and has loaded. Firefox shows a passing
+ * about:blank while one document replaces another.
  */
 export function navigationSettled(): boolean {
-  const loaded = () => document.readyState === 'complete' && location.href !== 'about:blank';
-  try {
-    const seen = (window as typeof window & NavigationsWatched)[Symbol.for('selenium-flow.navigations')];
-    if (seen === undefined) {
-      return loaded();
-    }
-    const leaving = seen.started.filter((e) => !e.defaultPrevented).length;
-    return leaving <= seen.finished;
-  } catch {
-    return loaded(); // the page broke the watcher
-  }
+  const left = watchNavigations(false);
+  return left === false || (left !== true && document.readyState === 'complete' && location.href !== 'about:blank');
 }
