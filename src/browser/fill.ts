@@ -1,35 +1,10 @@
 import type { WebDriver, WebElement } from 'selenium-webdriver';
 import { selenium, wdError } from './webdriver.js';
 import { BadRequest } from '../errors.js';
-import { fieldDocument } from './field-document.js';
+import { receivingPage } from './receiving-page.js';
 import { settleAfter } from './navigation.js';
-import { frameAddress, inPage } from './scripts.js';
+import { inPage } from './scripts.js';
 import { setSecret } from './secret-scripts.js';
-
-/**
- * The page that would receive keystrokes: the top-level address (from the browser, which no
- * page script can forge) and the address of the document the driver is in, as that document
- * says it. For the looks that carry no value (the leash's first, whether the page moved
- * after); where a value goes, `fieldPage` asks the browser.
- */
-export async function receivingPage(driver: WebDriver): Promise<{ top: string; frame: string }> {
-  const [top, frame] = await Promise.all([driver.getCurrentUrl(), frameAddressOf(driver)]);
-  return { top, frame };
-}
-
-/** The page a secret set into `element` lands in: the top-level address, and its document's (field-document.ts). */
-export async function fieldPage(driver: WebDriver, element: WebElement): Promise<{ top: string; frame: string }> {
-  const [top, frame] = await Promise.all([
-    driver.getCurrentUrl(),
-    fieldDocument(driver, element, () => frameAddressOf(driver)),
-  ]);
-  return { top, frame };
-}
-
-async function frameAddressOf(driver: WebDriver): Promise<string> {
-  const address = await driver.executeScript<unknown>(inPage(frameAddress));
-  return typeof address === 'string' ? address : '';
-}
 
 /** Input types that take no typed text. */
 const NOT_TYPED = ['button', 'checkbox', 'color', 'file', 'hidden', 'image', 'radio', 'range', 'reset', 'submit'];

@@ -22,7 +22,7 @@ export function inPage(fn: (...args: never[]) => unknown, ...helpers: ((...args:
 // Grid). From inside a cross-origin frame `top.document` is out of reach, and the two WebDriver
 // commands answer instead. What a page script answers is the page's word (on Chromium a page
 // that hooks its own functions chooses it): for the agent, never for the leash
-// (field-document.ts). Each read also watches this document afresh (watchNavigations), so the
+// (receiving-page.ts). Each read also watches this document afresh (watchNavigations), so the
 // read after the next act can tell whether that act started a navigation away.
 export function topPage(): [string, string] | null {
   watchNavigations();

@@ -19,10 +19,12 @@ export interface BindContext {
 /**
  * The page about to receive the keystrokes: the top-level page, and the document of the
  * frame the element is in (the same when there is no frame). Both must be allowed.
+ * `unverified`: why the browser could not say which page that is; nothing is typed.
  */
 export interface ReceivingPage {
   top: string;
   frame: string;
+  unverified?: string;
 }
 
 /**
@@ -137,6 +139,15 @@ export class Secrets {
     const topOrigin = originOf(page.top);
     const { resolved, key } = await this.resolveUsable(context, ref, origin);
     const { entry } = resolved;
+    if (page.unverified !== undefined) {
+      return this.refuse(
+        context,
+        { secret: entry.name, key, origin, reason: 'receiving page not verifiable' },
+        new Forbidden(
+          `Secret "${entry.name}" is typed only where the browser itself says which page receives it, and ${page.unverified}; nothing was typed. Type it with Chromium on a Selenium Grid (which passes DevTools commands through), or with Firefox.`,
+        ),
+      );
+    }
     const allowedFrame = allows(resolved.listed.allowed, origin);
     if (!allowedFrame || !allows(resolved.listed.allowed, topOrigin)) {
       const where = allowedFrame

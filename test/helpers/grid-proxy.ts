@@ -9,20 +9,38 @@ export interface GridProxy {
   requests: string[];
   /** hold each new-session answer this long before passing it on (a Grid whose queue is waiting) */
   holdNewSessionsMs: number;
+  /** paths answered as a Grid without that command answers (404 "unknown command"), never passed on */
+  unknownCommands: RegExp[];
   close(): Promise<void>;
 }
 
 /**
  * A pass-through in front of the real Grid, for the things a test cannot otherwise see or
  * cause on a shared Grid: which sessions one server opened (other test files open theirs on
- * the same Grid), what it asked the Grid, and a new-session request that waits (the real Grid's queue does, when its
- * slots are full). Every byte goes to and comes from the real Grid, unchanged.
+ * the same Grid), what it asked the Grid, a new-session request that waits (the real Grid's queue does, when its
+ * slots are full), and a command the Grid does not have (another vendor's Grid). Every other byte goes to and
+ * comes from the real Grid, unchanged.
  */
 export async function startGridProxy(gridUrl: string): Promise<GridProxy> {
   const target = new URL(gridUrl);
-  const proxy: GridProxy = { url: '', created: [], requests: [], holdNewSessionsMs: 0, close: async () => undefined };
+  const proxy: GridProxy = {
+    url: '',
+    created: [],
+    requests: [],
+    holdNewSessionsMs: 0,
+    unknownCommands: [],
+    close: async () => undefined,
+  };
   const server: Server = createServer((incoming, outgoing) => {
     proxy.requests.push(`${incoming.method ?? ''} ${incoming.url ?? ''}`);
+    const path = incoming.url ?? '';
+    if (proxy.unknownCommands.some((command) => command.test(path))) {
+      incoming.resume();
+      const message = `Unable to find handler for (${incoming.method ?? ''}) ${path}`;
+      outgoing.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
+      outgoing.end(JSON.stringify({ value: { error: 'unknown command', message, stacktrace: '' } }));
+      return;
+    }
     const forward = request(
       {
         host: target.hostname,

@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site.js';
+import { startGridProxy } from '../helpers/grid-proxy.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
 import { spawnReplica, type Replica } from '../helpers/replica.js';
 import { secretsDir } from '../helpers/secrets.js';
@@ -141,11 +142,6 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     expect((await call('/browser/frame', { action: 'enter', selector: { css: '#thief' } })).status).toBe(200);
     try {
       const refused = await call('/browser/write', { selector: { css: '#password' }, secret });
-      console.log(
-        'DEBUG',
-        JSON.stringify(refused.body),
-        JSON.stringify(b.received.map((r) => [r.event, r.body.slice(0, 80)])),
-      );
       expect(refused.status, JSON.stringify(refused.body)).toBe(403);
       expect((refused.body.error as { message: string }).message).toContain(`would receive it is on ${b.url}`);
     } finally {
@@ -155,6 +151,47 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     await delay(500);
     const seen = b.received.map((r) => r.body).join('\n');
     expect(FORMS.filter((form) => seen.includes(form))).toEqual([]);
+  });
+
+  it('is refused in A’s page framed by B, though B says it is A', async () => {
+    await call('/browser/navigate', { url: `${b.url}/hostile/url-liar-host.html?a=${encodeURIComponent(a.url)}` });
+    expect((await call('/browser/frame', { action: 'enter', selector: { css: '#login' } })).status).toBe(200);
+    try {
+      const refused = await call('/browser/write', { selector: { css: '#password' }, secret, wait_timeout: 10 });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect((refused.body.error as { message: string }).message).toContain(
+        `the page around this frame is on ${b.url}`,
+      );
+      expect(await fieldLength('#password')).toBe(0);
+    } finally {
+      await call('/browser/frame', { action: 'top' });
+    }
+  });
+
+  it('is refused on a Chromium whose Grid does not pass DevTools commands, auditing why', async () => {
+    const proxy = await startGridProxy(inject('gridUrl'));
+    proxy.unknownCommands = [/\/goog\/cdp\/execute$/];
+    const plain = await spawnReplica({ GRID_URL: proxy.url, SECRETS_DIRS: secretsDirs, SECRETS_KUBERNETES: 'off' });
+    try {
+      await call('/browser/navigate', { url: `${a.url}/login.html` }, 'no-devtools', plain.url);
+      const typed = await call('/browser/write', { selector: { css: '#password' }, secret }, 'no-devtools', plain.url);
+      if (process.env.TEST_BROWSER === 'firefox') {
+        // geckodriver says where the field is without DevTools.
+        expect(typed.status, JSON.stringify(typed.body)).toBe(200);
+        return;
+      }
+      expect(typed.status, JSON.stringify(typed.body)).toBe(403);
+      expect((typed.body.error as { message: string }).message).toMatch(
+        /typed only where the browser itself says which page receives it, and the browser did not answer the DevTools command/,
+      );
+      await expect
+        .poll(() => plain.output().includes('"reason":"receiving page not verifiable"'), { timeout: 5_000 })
+        .toBe(true);
+    } finally {
+      await call('/browser/end-browser', {}, 'no-devtools', plain.url).catch(() => undefined);
+      await plain.kill('SIGTERM');
+      await proxy.close();
+    }
   });
 
   it('goes into a frame of an allowed origin, from the page’s own site or another', async () => {
