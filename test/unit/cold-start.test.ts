@@ -36,6 +36,25 @@ function packagesOf(files: string[]): Set<string> {
   return names;
 }
 
+/** `selenium-flow <command>` from src/, writing every module it loads to `record` as it exits. */
+function recordingLoads(command: 'stdio' | 'serve', dir: string, record: string, env: Record<string, string> = {}) {
+  return spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', './test/fixtures/record-loads.mjs', 'src/cli.ts', command],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        GRID_URL: 'http://127.0.0.1:9',
+        FLOW_DATA_DIR: join(dir, 'data'),
+        RECORD_LOADS: record,
+        ...env,
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+}
+
 describe('stdio cold start', () => {
   let dir: string;
   beforeAll(async () => {
@@ -47,20 +66,7 @@ describe('stdio cold start', () => {
 
   it('lists its tools without loading selenium-webdriver, fastify, yaml, pino or the rest', async () => {
     const record = join(dir, 'loaded.txt');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--import', './test/fixtures/record-loads.mjs', 'src/cli.ts', 'stdio'],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          GRID_URL: 'http://127.0.0.1:9',
-          FLOW_DATA_DIR: join(dir, 'data'),
-          RECORD_LOADS: record,
-        },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    const child = recordingLoads('stdio', dir, record);
     const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const tools = await new Promise<unknown[]>((resolve, reject) => {
@@ -105,22 +111,7 @@ describe('serve cold start', () => {
   // a browser, Redis, a viewer or a flow's parameters load their packages when one first comes.
   it('listens without loading selenium-webdriver, ws, Redis or the packages of later work', async () => {
     const record = join(dir, 'loaded.txt');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--import', './test/fixtures/record-loads.mjs', 'src/cli.ts', 'serve'],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          GRID_URL: 'http://127.0.0.1:9',
-          HOST: '127.0.0.1',
-          PORT: '0',
-          FLOW_DATA_DIR: join(dir, 'data'),
-          RECORD_LOADS: record,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = recordingLoads('serve', dir, record, { HOST: '127.0.0.1', PORT: '0' });
     const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(`${code} ${signal}`)));
     const base = await new Promise<string>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`serve exited (${code}) before it printed its MCP URL`)));
