@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { chown, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,8 @@ let markerDir: string;
 let server: ChildProcess;
 let base: string;
 let banner = '';
+/** a secret leashed to the fixture site's origin, which the server (the user) may read */
+const CANARY = `canary-${randomBytes(8).toString('hex')}`;
 
 function ensureUser(): { uid: number; gid: number } {
   try {
@@ -47,6 +49,19 @@ beforeAll(async () => {
   markerDir = join(home, 'markers');
   await mkdir(markerDir);
   await Promise.all([chown(home, uid, gid), chown(markerDir, uid, gid)]);
+  const secret = join(home, 'secrets', 'canary');
+  await mkdir(secret, { recursive: true });
+  await writeFile(join(secret, 'password'), CANARY);
+  await writeFile(join(secret, '_allowed_urls'), `${siteUrl}\n`);
+  for (const [path, mode] of [
+    [join(home, 'secrets'), 0o700],
+    [secret, 0o700],
+    [join(secret, 'password'), 0o600],
+    [join(secret, '_allowed_urls'), 0o600],
+  ] as const) {
+    await chown(path, uid, gid);
+    await chmod(path, mode);
+  }
   // node --import tsx as the user: one process, whose children (the Grid) are the user's too.
   server = spawn(
     'setpriv',
@@ -73,6 +88,8 @@ beforeAll(async () => {
         FLOW_DATA_DIR: join(home, 'data'),
         EMBEDDED_LIVE_VIEWS: '0',
         BROWSER_LOOPBACK_PORTS: String(sitePort),
+        SECRETS_DIRS: join(home, 'secrets'),
+        SECRETS_KUBERNETES: 'off',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -248,6 +265,35 @@ describe.each(['chrome', 'firefox'] as const)('the embedded Grid run as an ordin
       await rest(base, '/browser/end-browser', {}, ws);
     },
   );
+
+  it('a frame from another origin that hooks its own functions gets no secret', { timeout: 60_000 }, async () => {
+    const ws = { 'X-Workspace': `secret-${browser}` };
+    // Another origin of the same fixture site: localhost, not 127.0.0.1.
+    const other = siteUrl.replace('127.0.0.1', 'localhost');
+    expect((await rest(base, '/browser/open-session', { browser }, ws)).status).toBe(200);
+    try {
+      const host = `${siteUrl}/hostile/apply-thief-host.html?b=${encodeURIComponent(other)}`;
+      expect((await rest(base, '/browser/navigate', { url: host }, ws)).status).toBe(200);
+      expect((await rest(base, '/browser/frame', { action: 'enter', selector: { css: '#thief' } }, ws)).status).toBe(
+        200,
+      );
+      const secret = { name: 'canary', key: 'password' };
+      const refused = await rest(
+        base,
+        '/browser/write',
+        { selector: { css: '#password' }, secret, wait_timeout: 10 },
+        ws,
+      );
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect(JSON.stringify(refused.body)).toContain(`would receive it is on ${other}`);
+      // What the frame kept of the scripts run in it: no value (a kept value would come back withheld).
+      const kept = await rest(base, '/browser/execute-script', { script: 'return window.__stolen.join(" ")' }, ws);
+      expect(kept.body.withheld).toBeUndefined();
+      expect(String(kept.body.result)).not.toContain(CANARY);
+    } finally {
+      await rest(base, '/browser/end-browser', {}, ws);
+    }
+  });
 
   it('names a closed host port as closed, naming BROWSER_LOOPBACK_PORTS', async () => {
     const ws = { 'X-Workspace': `closed-${browser}` };
