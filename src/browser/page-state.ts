@@ -27,10 +27,10 @@ export async function readPageState(driver: WebDriver): Promise<PageState> {
 /**
  * Where an act left the browser. chromedriver can answer a click, and a read sent right after
  * it, before the navigation the click started (a form's submission is a task the page queues)
- * has reached it: the answer named the page being left (1 click in 10 on a busy page), and an
- * agent told it is still on the login page may submit again. The read lets the page's queued
- * tasks run first; when a navigation away started, the page is read again, which the driver
- * runs once that navigation has loaded.
+ * has reached it: the answer named the page being left (1 or 2 clicks in 30 on a busy page),
+ * and an agent told it is still on the login page may submit again. The read lets the page's
+ * queued tasks run first; when a navigation away started, the page is read again, which the
+ * driver runs once that navigation has loaded.
  */
 export async function readPageAfterAct(driver: WebDriver): Promise<PageState> {
   return readPage(driver, async () => {
@@ -39,16 +39,16 @@ export async function readPageAfterAct(driver: WebDriver): Promise<PageState> {
       top = await driver.executeScript<[string, string] | null | 'leaving'>(TOP_PAGE_AFTER_TASKS);
     } catch (err) {
       // The document went away under the script: chromedriver answers a script timeout at
-      // once, geckodriver "Document was unloaded" (or null, as a cross-origin frame does, whose
-      // second read answers null again, for the fallback). A page that truly never yields
-      // holds the second read too, until the call's deadline recovers the browser.
+      // once, geckodriver "Document was unloaded". A page that truly never yields holds the
+      // second read too, until the call's deadline recovers the browser.
       const { JavascriptError, ScriptTimeoutError } = wdError();
       if (!(err instanceof JavascriptError || err instanceof ScriptTimeoutError)) {
         throw err;
       }
       top = 'leaving';
     }
-    return top === 'leaving' || top === null ? driver.executeScript<[string, string] | null>(TOP_PAGE) : top;
+    // null: a cross-origin frame, out of the script's reach; readPage asks the driver.
+    return top === 'leaving' ? driver.executeScript<[string, string] | null>(TOP_PAGE) : top;
   });
 }
 
