@@ -62,6 +62,19 @@ export function explainWebDriverError(err: unknown): unknown {
   return err;
 }
 
+/**
+ * Whether a script failed because its document went away under it (a navigation, while the
+ * script waited on its promise): chromedriver answers "timeout … aborted by navigation" at
+ * once, geckodriver "Document was unloaded". The browser is on the next page by then.
+ */
+export function documentWentAway(err: unknown): boolean {
+  const { JavascriptError, ScriptTimeoutError, TimeoutError } = wdError();
+  if (err instanceof TimeoutError || err instanceof ScriptTimeoutError) {
+    return /aborted by navigation/.test(err.message);
+  }
+  return err instanceof JavascriptError && /^Document was unloaded/.test(err.message);
+}
+
 /** geckodriver's answer to an XPath that selects a text node or attribute: no element to return. */
 const FIREFOX_NOT_AN_ELEMENT = /findElements?: message reply cannot be cloned/;
 

@@ -1,5 +1,6 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { z } from 'zod';
+import { documentWentAway } from './errors.js';
 import { wdError } from './webdriver.js';
 import { inPage, topPage, topPageAfterTasks, watchNavigations } from './scripts.js';
 
@@ -38,11 +39,11 @@ export async function readPageAfterAct(driver: WebDriver): Promise<PageState> {
     try {
       top = await driver.executeScript<[string, string] | null | 'leaving'>(TOP_PAGE_AFTER_TASKS);
     } catch (err) {
-      // The document went away under the script: chromedriver answers a script timeout at
-      // once, geckodriver "Document was unloaded". A page that truly never yields holds the
-      // second read too, until the call's deadline recovers the browser.
+      // The document went away under the script, or the page broke it: read again. A page
+      // that truly never yields holds the second read too, until the call's deadline
+      // recovers the browser.
       const { JavascriptError, ScriptTimeoutError } = wdError();
-      if (!(err instanceof JavascriptError || err instanceof ScriptTimeoutError)) {
+      if (!(documentWentAway(err) || err instanceof JavascriptError || err instanceof ScriptTimeoutError)) {
         throw err;
       }
       top = 'leaving';

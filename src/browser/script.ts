@@ -1,9 +1,19 @@
 import type { WebDriver } from 'selenium-webdriver';
+import { documentWentAway } from './errors.js';
 import { wdError } from './webdriver.js';
 import { BadRequest, TimedOut } from '../errors.js';
 import { MAX_SCRIPT_ANSWER_BYTES } from '../limits.js';
 import { poll } from '../poll.js';
 import { describeSelector, toBy, type Selector } from './selectors.js';
+
+/** A script whose page navigated away while its promise was pending: it has no answer. */
+class NavigatedAway extends BadRequest {
+  constructor() {
+    super(
+      'The page navigated away while the script waited on its promise, so the script has no answer; the browser is on the next page now: read it with outline, or return before the page leaves.',
+    );
+  }
+}
 
 /** What a page answers, in place of its answer, when that is over the limit (see withinLimit). */
 const OVER_LIMIT = 'selenium-flow:answer-over-limit';
@@ -23,6 +33,9 @@ export async function runScript(driver: WebDriver, script: string, args: unknown
     }
     return toJsonValue(value);
   } catch (err) {
+    if (documentWentAway(err)) {
+      throw new NavigatedAway();
+    }
     // chromedriver reports a DOMException the script threw as "invalid element state".
     if (err instanceof wdError().JavascriptError || err instanceof wdError().InvalidElementStateError) {
       throw new BadRequest(
@@ -120,7 +133,15 @@ export async function waitForCondition(
 
 async function conditionHolds(driver: WebDriver, condition: Condition): Promise<boolean> {
   if ('script' in condition) {
-    return Boolean(await runScript(driver, condition.script, []));
+    try {
+      return Boolean(await runScript(driver, condition.script, []));
+    } catch (err) {
+      // A navigation under the check: the condition is asked again on the page it led to.
+      if (err instanceof NavigatedAway) {
+        return false;
+      }
+      throw err;
+    }
   }
   const found = await driver.findElements(toBy(condition.selector));
   switch (condition.state) {

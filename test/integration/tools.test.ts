@@ -584,6 +584,27 @@ describe('execute_script', () => {
     }
     expect(await script('return 2 + 2')).toBe(4);
   });
+
+  it('says the page navigated away under a pending promise, and names where the browser went', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    // chromedriver answers "timeout … aborted by navigation", geckodriver "Document was unloaded".
+    const left = await call('execute_script', {
+      script: "location.href = '/table.html'; return new Promise(() => {})",
+    });
+    expect(left.status, JSON.stringify(left.body)).toBe(400);
+    expect((left.body.error as Answer).message).toBe(
+      'The page navigated away while the script waited on its promise, so the script has no answer; the browser is on the next page now: read it with outline, or return before the page leaves.',
+    );
+    await until("location.pathname === '/table.html' && document.readyState === 'complete'");
+    // An assert whose script is pending when the page leaves asks again on the page it led to.
+    await ok('navigate', { url: `${site}/login.html` });
+    await ok('assert', {
+      script:
+        "if (location.pathname === '/login.html') { location.href = '/table.html'; return new Promise(() => {}); } return document.title === 'Data table'",
+      timeout: 10,
+      message: 'the table page never came',
+    });
+  });
 });
 
 describe('extract', () => {
