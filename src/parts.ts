@@ -135,8 +135,16 @@ function guardPrivateDirectories(
   }
 }
 
-/** Wiring only: every part is built here from the config, and nothing else builds parts. */
-export function createParts(config: Config, gridUrl: string, backends?: Backends): Parts {
+/**
+ * Wiring only: every part is built here from the config, and nothing else builds parts.
+ * `servedOver`: stdio has no HTTP server, so its file answers carry no link to open.
+ */
+export function createParts(
+  config: Config,
+  gridUrl: string,
+  backends?: Backends,
+  servedOver: 'http' | 'stdio' = 'http',
+): Parts {
   // WebDriver's own bounds answer first (a clear timeout error), the call's deadline after them.
   const sessionMs = Math.floor(config.callTimeout * 800);
   const grid = new Grid(gridUrl, {
@@ -172,7 +180,7 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   const deps: CallDeps = {
     workspaces,
     live,
-    files: createFiles(config, grid, workspaces),
+    files: createFiles(config, grid, workspaces, servedOver),
     turns,
     callTimeoutMs: config.callTimeout * 1000,
     // stderr until an HTTP server lends its logger (stdout is stdio's protocol channel).
@@ -241,18 +249,18 @@ export function createParts(config: Config, gridUrl: string, backends?: Backends
   };
 }
 
-function createFiles(config: Config, grid: Grid, workspaces: Workspaces): Files {
+function createFiles(config: Config, grid: Grid, workspaces: Workspaces, servedOver: 'http' | 'stdio'): Files {
   return new Files({
     dataDir: config.dataDir,
     downloads: new GridDownloads(grid),
-    links: new LinkSigner(config.linkSecret ?? config.authToken, config.linkTtl),
+    ...(servedOver === 'http' ? { links: new LinkSigner(config.linkSecret ?? config.authToken, config.linkTtl) } : {}),
     linkBase: publicBase(config),
     // No liveness probe: the downloads call itself answers 404 for a browser the Grid has reaped.
     browserOf: async (workspace) => (await workspaces.record(callerOfWorkspace(workspace).key))?.gridId,
   });
 }
 
-/** createParts with the configured store connected first (Redis is pinged at boot). */
+/** stdio's parts: createParts with the configured store connected first (Redis is pinged at boot). */
 export async function openParts(config: Config, gridUrl: string): Promise<Parts> {
-  return createParts(config, gridUrl, await connectBackends(config));
+  return createParts(config, gridUrl, await connectBackends(config), 'stdio');
 }

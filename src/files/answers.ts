@@ -8,6 +8,12 @@ import { FOLDERS } from './names.js';
 
 const folder = z.enum(FOLDERS);
 
+/** Every answer that names a stored file links to it this way (stdio has no HTTP server to open one). */
+export const signedLink = z
+  .string()
+  .optional()
+  .describe('a signed link that opens the file without the bearer token, until it expires; absent over stdio');
+
 /** Which flow run, and which of its steps, made a file (seed 000 §F1.10). */
 export const madeBy = z.object({
   flow: z.string(),
@@ -21,7 +27,7 @@ export const fileEntry = z.object({
   created: z.string().describe('ISO 8601, UTC'),
   content_type: z.string(),
   image: z.boolean(),
-  url: z.string().describe('a signed link that opens the file without the bearer token, until it expires'),
+  url: signedLink,
   made_by: madeBy
     .optional()
     .describe('the flow run step that made it (a screenshot, a print, a kept download); absent: made by hand'),
@@ -50,7 +56,7 @@ export const keepResult = z.object({
   uri: z.string().describe('where it is now, in Files'),
   name: z.string().describe('the name it landed under in Files (a clash lands as "name (1)")'),
   size: z.number(),
-  url: z.string().describe('a signed link that opens it without the bearer token, until it expires'),
+  url: signedLink,
 });
 
 /** A workspace's three sections, for the admin page. */

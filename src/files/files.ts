@@ -29,7 +29,8 @@ export interface FileBytes {
 export interface FilesOptions {
   dataDir: string | undefined;
   downloads: DownloadsSource;
-  links: LinkSigner;
+  /** signs the links answers carry; absent where no HTTP server opens them (stdio) */
+  links?: LinkSigner;
   /** what links start with: PUBLIC_URL and the route prefix ('' for links relative to the root) */
   linkBase: string;
   /** the Grid id the workspace's record holds, if any (a browser the Grid has reaped answers BrowserGone) */
@@ -239,7 +240,7 @@ export class Files {
       uri: uriOf('files', landed.name),
       name: landed.name,
       size: landed.size,
-      url: this.link('files', owner, landed.name),
+      ...this.link('files', owner, landed.name),
     };
   }
 
@@ -279,7 +280,11 @@ export class Files {
 
   /** The bytes behind a signed link, after its signature and expiry pass (else a 403). */
   async readSigned(section: string, workspace: string, name: string, exp: unknown, sig: unknown): Promise<FileBytes> {
-    this.options.links.verify(section, workspace, name, exp, sig);
+    const links = this.options.links;
+    if (!links) {
+      throw new NotFound('This server opens no file links; read the file by its workspace:// uri.');
+    }
+    links.verify(section, workspace, name, exp, sig);
     if (!isSection(section)) {
       throw new NotFound(`No section ${JSON.stringify(section)}; the sections are ${SECTIONS.join(', ')}.`);
     }
@@ -325,12 +330,13 @@ export class Files {
       created: file.created.toISOString(),
       content_type: contentType,
       image: isImage(contentType),
-      url: this.link(section, owner, file.name),
+      ...this.link(section, owner, file.name),
     };
   }
 
-  private link(section: Section, owner: string, name: string): string {
-    return this.options.links.url(section, owner, name, this.base);
+  private link(section: Section, owner: string, name: string): { url?: string } {
+    const links = this.options.links;
+    return links ? { url: links.url(section, owner, name, this.base) } : {};
   }
 }
 

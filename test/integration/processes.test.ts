@@ -34,6 +34,14 @@ describe('selenium-flow stdio', () => {
       expect(went.structuredContent).toMatchObject({ title: 'Login' });
       const current = await client.callTool({ name: 'current_workspace', arguments: {} });
       expect(current.structuredContent).toMatchObject({ workspace: '_stdio', mode: 'saved', title: 'Login' });
+      // No HTTP server opens a link here: a saved file answers its uri, and no link.
+      const shot = await client.callTool({ name: 'screenshot', arguments: { save: true, filename: 'stdio-shot' } });
+      expect(shot.structuredContent).toMatchObject({ uri: 'workspace://files/screenshots/stdio-shot.png' });
+      const listed = await client.callTool({ name: 'workspace_files', arguments: { folder: 'screenshots' } });
+      expect(listed.structuredContent).toMatchObject({ files: [{ name: 'stdio-shot.png' }] });
+      for (const answer of [shot, listed]) {
+        expect(JSON.stringify(answer)).not.toMatch(/"url"|\/files\/signed/);
+      }
       expect((await client.callTool({ name: 'end_browser', arguments: {} })).structuredContent).toEqual({
         ended: true,
       });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { takeScreenshot, printPdf, withSecretsMasked } from '../../browser/capture.js';
+import { signedLink } from '../../files/answers.js';
 import { defineTool } from '../capability.js';
 import type { SecretsAccess } from '../context.js';
 import { SHOWN_ELSEWHERE } from '../../secrets/secret-call.js';
@@ -11,7 +12,7 @@ const savedName = (extension: string) => fileNameArgument.optional().describe(`n
 const savedFile = z.object({
   uri: z.string().optional().describe('the saved file: read it, keep_file it, or upload_file it by this uri'),
   name: z.string().optional().describe('the name it was saved under'),
-  url: z.string().optional().describe('a signed link that opens it without the bearer token, until it expires'),
+  url: signedLink,
 });
 
 export const screenshot = defineTool({

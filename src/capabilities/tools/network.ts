@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TRUNCATION_MARK } from '../../browser/reading.js';
 import { matchProblem, type CapturedBody } from '../../live/capture.js';
 import { CARRIED } from '../../secrets/secret-call.js';
+import { signedLink } from '../../files/answers.js';
 import { defineTool } from '../capability.js';
 import type { SecretsAccess, WorkspaceToolContext } from '../context.js';
 import { maxChars } from '../schemas.js';
@@ -116,7 +117,7 @@ export const networkBody = defineTool({
     json: z.literal(true).optional().describe('the text is JSON, pretty-printed'),
     truncated: z.literal(true).optional(),
     file: z
-      .object({ uri: z.string(), name: z.string(), url: z.string() })
+      .object({ uri: z.string(), name: z.string(), url: signedLink })
       .optional()
       .describe('a binary body, saved in Files'),
   }),
