@@ -4,10 +4,8 @@ import { BadRequest } from '../errors.js';
 import { receivingPage } from './receiving-page.js';
 import { settleAfter } from './navigation.js';
 import { inPage } from './scripts.js';
+import { NOT_TYPED } from './selectors.js';
 import { setSecret } from './secret-scripts.js';
-
-/** Input types that take no typed text. */
-const NOT_TYPED = ['button', 'checkbox', 'color', 'file', 'hidden', 'image', 'radio', 'range', 'reset', 'submit'];
 
 /**
  * A secret goes into its field in one synchronous page script, never as key events.

@@ -97,7 +97,11 @@ export function findOption(select: HTMLSelectElement, wanted: string): HTMLOptio
  * The element a locator names and whether it is an empty field, in the one round trip of the
  * lookup; 'refused' for a syntax error or a match that is no element.
  */
-export function findField(css: string | null, xpath: string | null): [Element, boolean] | 'refused' | null {
+export function findField(
+  css: string | null,
+  xpath: string | null,
+  notTyped: string[],
+): [Element, boolean] | 'refused' | { untyped: string } | null {
   let e: Node | null;
   try {
     e =
@@ -112,6 +116,10 @@ export function findField(css: string | null, xpath: string | null): [Element, b
   }
   if (!(e instanceof Element)) {
     return 'refused';
+  }
+  const kind = e instanceof HTMLInputElement ? e.type : e instanceof HTMLButtonElement ? 'button' : '';
+  if (notTyped.includes(kind)) {
+    return { untyped: kind };
   }
   return [e, 'value' in e && e.value === ''];
 }

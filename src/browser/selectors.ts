@@ -52,7 +52,27 @@ export interface FormField {
 // XPath evaluator are what the driver uses for these locators too.
 const FIND_FIELD = inPage(findField);
 
-/** findElement for a field about to be typed into, which also says whether it is empty. */
+/**
+ * Input types that take no typed text. A file input is the one that must never be typed into:
+ * the driver reads the text as paths on the browser's machine and hands those files to the page.
+ */
+export const NOT_TYPED = [
+  'button',
+  'checkbox',
+  'color',
+  'file',
+  'hidden',
+  'image',
+  'radio',
+  'range',
+  'reset',
+  'submit',
+];
+
+/**
+ * findElement for a field about to be typed into, which also says whether it is empty; an
+ * element that takes no typed text (NOT_TYPED, a button) is refused with the tool that fits it.
+ */
 export async function findFormField(
   driver: WebDriver,
   selector: Selector,
@@ -60,7 +80,12 @@ export async function findFormField(
 ): Promise<FormField> {
   const [css, xpath] = 'css' in selector ? [selector.css, null] : [null, selector.xpath];
   return untilFound(selector, waitSeconds, async () => {
-    const found = await driver.executeScript<[WebElement, boolean] | 'refused' | null>(FIND_FIELD, css, xpath);
+    const found = await driver.executeScript<[WebElement, boolean] | 'refused' | { untyped: string } | null>(
+      FIND_FIELD,
+      css,
+      xpath,
+      NOT_TYPED,
+    );
     if (found === 'refused') {
       // A syntax error or a non-element match: the driver's own lookup says why, in its words.
       // geckodriver fails a text-node match as a script error, not as an invalid selector.
@@ -69,8 +94,23 @@ export async function findFormField(
       });
       return { element, empty: false };
     }
+    if (found !== null && 'untyped' in found) {
+      throw untypedField(selector, found.untyped);
+    }
     return found === null ? undefined : { element: found[0], empty: found[1] };
   });
+}
+
+function untypedField(selector: Selector, kind: string): BadRequest {
+  const remedy =
+    kind === 'file'
+      ? 'use upload_file to give it a file'
+      : kind === 'checkbox' || kind === 'radio'
+        ? 'use interact with action check or uncheck'
+        : 'use interact to click it, or point selector at a text field (find one with outline)';
+  return new BadRequest(
+    `${describeSelector(selector)} is ${kind === 'button' ? 'a button' : `an input of type ${kind}`}, which takes no typed text; ${remedy}.`,
+  );
 }
 
 async function untilFound<T>(

@@ -295,6 +295,32 @@ describe('write', () => {
     expect(await value('#email')).toBe('');
   });
 
+  it("refuses a file input, so typed text never becomes the browser machine's files", async () => {
+    await ok('navigate', { url: `${site}/upload.html` });
+    // The driver reads text typed into a file input as paths on the browser's machine.
+    const refused = await call('write', { selector: { css: '#file' }, text: '/etc/passwd' });
+    expect(refused.status).toBe(400);
+    expect((refused.body.error as Answer).message).toBe(
+      'css=#file is an input of type file, which takes no typed text; use upload_file to give it a file.',
+    );
+    expect(await script("return document.getElementById('file').files.length")).toBe(0);
+    expect(await text('#file-content')).toBe('');
+  });
+
+  it('refuses a button or a checkbox, and a WebDriver key code point in the text', async () => {
+    await ok('navigate', { url: `${site}/login.html` });
+    const button = await call('write', { selector: { css: '#submit' }, text: 'a b' });
+    expect(button.status).toBe(400);
+    expect((button.body.error as Answer).message).toContain('is a button, which takes no typed text; use interact');
+    const box = await call('write', { selector: { css: '#remember' }, text: 'x' });
+    expect((box.body.error as Answer).message).toContain('use interact with action check or uncheck');
+    const keys = await call('write', { selector: { css: '#email' }, text: 'a\uE007b' });
+    expect(keys.status).toBe(400);
+    expect((keys.body.error as Answer).message).toContain('press keys with press_key');
+    expect(await value('#email')).toBe('');
+    expect((await workspace()).url).toBe(`${site}/login.html`);
+  });
+
   it('submits the form with submit: true', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     const email = 'ada@example.com';

@@ -70,6 +70,11 @@ export const write = defineTool({
         MAX_TEXT_CHARS,
         `text is at most ${MAX_TEXT_CHARS} characters (typed key by key); give a file to a file input with upload_file`,
       )
+      // WebDriver reads these code points as keys (U+E007 Enter, U+E004 Tab…), not as text.
+      .refine(
+        (text) => !/[\uE000-\uE05D]/.test(text),
+        'text holds a WebDriver key code point (U+E000 to U+E05D), which would press a key instead of typing it; remove it, and press keys with press_key',
+      )
       .optional(),
     secret: secretArgument.optional(),
     clear: z.boolean().optional(),
