@@ -1,5 +1,5 @@
 import { wdError } from './webdriver.js';
-import { BadRequest, GridUnavailable, NotFound, TimedOut } from '../errors.js';
+import { BadRequest, GridUnavailable, NotFound, PageUnreachable, TimedOut } from '../errors.js';
 
 export const NOT_A_SELECTOR = 'The selector is not valid CSS or XPath; fix its syntax, or find one with outline.';
 
@@ -33,7 +33,7 @@ export function explainWebDriverError(err: unknown): unknown {
       'That element cannot do that in its state (e.g. clear on an element that is not an editable field); pick another element or action.',
     );
   }
-  if (err instanceof wdError().StaleElementReferenceError) {
+  if (err instanceof wdError().StaleElementReferenceError || NODE_GONE.test(errorMessage(err))) {
     return new BadRequest('The element changed while it was being used (the page re-rendered); call again.');
   }
   if (err instanceof wdError().InvalidSelectorError || FIREFOX_NOT_AN_ELEMENT.test(errorMessage(err))) {
@@ -53,6 +53,11 @@ export function explainWebDriverError(err: unknown): unknown {
   }
   if (err instanceof wdError().InvalidArgumentError) {
     return new BadRequest(`WebDriver refused an argument: ${err.message.split('\n')[0]?.slice(0, 200) ?? ''}.`);
+  }
+  if (err instanceof wdError().WebDriverError && err.name === 'WebDriverError' && PAGE_BROKE_DRIVER.test(err.message)) {
+    return new PageUnreachable(
+      "This page breaks the scripts the browser's driver runs in it (it replaced a built-in such as JSON.stringify), so it cannot be read or acted on; navigate to another page.",
+    );
   }
   if (err instanceof wdError().WebDriverError && err.name === 'WebDriverError' && BROWSER_DIED.test(err.message)) {
     return new GridUnavailable(
@@ -81,6 +86,18 @@ const FIREFOX_NOT_AN_ELEMENT = /findElements?: message reply cannot be cloned/;
 function errorMessage(err: unknown): string {
   return err instanceof wdError().WebDriverError ? err.message : '';
 }
+
+/**
+ * chromedriver's answer when the page replaced the element's node while a command used it
+ * (a page that re-renders): the element changed, as a stale reference says it.
+ */
+const NODE_GONE = /^unknown error: unhandled inspector error: .*Node with given id does not belong to the document/;
+
+/**
+ * chromedriver's answer when its own script fails in the page: it calls it through the page's
+ * built-ins, which a page may replace (JSON.stringify throwing breaks every command).
+ */
+const PAGE_BROKE_DRIVER = /^unknown error: Runtime\.(callFunctionOn|evaluate) threw exception/;
 
 /** chromedriver's "unknown error" for a tab or browser that died under it: the browser's failure, not ours. */
 const BROWSER_DIED =

@@ -611,6 +611,22 @@ describe('execute_script', () => {
     expect(await script('return 2 + 2')).toBe(4);
   });
 
+  it('answers a page that breaks the driver’s scripts with what it did, never a 500', async () => {
+    const went = await call('navigate', { url: `${site}/hostile/breaks-json.html` });
+    if (testBrowser() === 'firefox') {
+      // geckodriver runs scripts in a sandbox the page's built-ins do not reach.
+      expect(went.status).toBe(200);
+    } else {
+      expect(went.status, JSON.stringify(went.body)).toBe(502);
+      expect((went.body.error as Answer).message).toBe(
+        "This page breaks the scripts the browser's driver runs in it (it replaced a built-in such as JSON.stringify), so it cannot be read or acted on; navigate to another page.",
+      );
+      expect((await call('extract', { selector: { css: 'h1' } })).status).toBe(502);
+    }
+    await ok('navigate', { url: `${site}/login.html` });
+    expect(await text('h1')).toBe('Login');
+  });
+
   it('says the page navigated away under a pending promise, and names where the browser went', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     // chromedriver answers "timeout … aborted by navigation", geckodriver "Document was unloaded".

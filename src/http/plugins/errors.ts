@@ -132,12 +132,17 @@ function sendError(reply: FastifyReply, err: unknown, app: FastifyInstance) {
 }
 
 /**
- * What a log line may say about an unexpected error: its class and stack, not its message,
- * which can quote a page URL, a title or typed text.
+ * What a log line may say about an unexpected error: its class and the frames of this
+ * process's own code, never its message. A driver's message runs over several lines and quotes
+ * what the page chose, and a frame of a page's script names the page's URL: a stack's lines
+ * are kept only where they locate code on this machine (a path, file: or node:).
  */
 export function errorSummary(err: unknown): { type: string; stack?: string } {
   if (err instanceof Error) {
-    return { type: err.name, stack: err.stack?.split('\n').slice(1, 6).join('\n') };
+    const frames = (err.stack ?? '').split('\n').filter((line) => OWN_FRAME.test(line));
+    return { type: err.name, stack: frames.slice(0, 5).join('\n') };
   }
   return { type: typeof err };
 }
+
+const OWN_FRAME = /^ {4}at (?:[\w$.<>[\] ]+ \()?(?:file:\/\/|node:|\/)[^()\s]*\)?$/;
