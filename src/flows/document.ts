@@ -229,18 +229,29 @@ function checkArguments(capability: Capability, args: Record<string, unknown>, n
   }
 }
 
-/** Defaults applied, then the params checked against `parameters`, before step one. */
+/**
+ * Before step one: every param names a declared parameter, then defaults are applied and the
+ * params checked against `parameters`. A step reads only names under `properties`, so any other
+ * (a typo, or one the schema's `additionalProperties` lets through) would be dropped unread.
+ */
 export function prepareParams(
   parameters: JsonSchemaObject | undefined,
   given: Record<string, unknown>,
 ): Record<string, unknown> {
   checkDepth(given, 'params');
+  const declared = Object.keys(parameters?.properties ?? {});
+  const unknown = Object.keys(given).filter((name) => !declared.includes(name));
+  if (unknown.length > 0) {
+    throw new BadRequest(
+      `Unknown parameter${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: ${
+        declared.length > 0
+          ? `this flow takes ${declared.join(', ')}; pass only those.`
+          : 'this flow takes no parameters; run it without params.'
+      }`,
+    );
+  }
   const params = structuredClone(given);
   if (!parameters) {
-    const extra = Object.keys(params);
-    if (extra.length > 0) {
-      throw new BadRequest(`This flow takes no parameters, but got ${extra.join(', ')}; run it without params.`);
-    }
     return params;
   }
   const validate = validatorOf(parameters);

@@ -331,3 +331,51 @@ describe('a flow', () => {
     expect((await rest(running.url, '/flows/typed', undefined, ws)).status).toBe(200);
   });
 });
+
+describe("a flow's params", () => {
+  const FW = {
+    parameters: {
+      type: 'object',
+      properties: { email: { type: 'string' }, nick: { type: 'string' }, unused: { type: 'string' } },
+    },
+    steps: [
+      { tool: 'write', args: { selector: { css: '#password' }, text: '${email}' } },
+      { tool: 'write', args: { selector: { css: '#email' }, text: '${email} / ${nick}' } },
+    ],
+  };
+
+  /** What the login page's fields hold now: what a refused run must have left untouched. */
+  async function fields(ws: Record<string, string>) {
+    const read = async (css: string) =>
+      (await rest(running.url, '/browser/extract', { selector: { css }, what: 'value' }, ws)).body.value;
+    return { email: await read('#email'), password: await read('#password') };
+  }
+
+  it('refuses an unknown parameter over HTTP, run_flow and as a flow tool, naming the ones it takes', async () => {
+    const ws = { 'X-Workspace': 'flows-unknown' };
+    await put('flows-unknown', 'fw', FW);
+    await rest(running.url, '/browser/navigate', { url: `${site()}/login.html` }, ws);
+    const http = await rest(running.url, '/flows/fw/run', { params: { email: 'x', nick: 'y', zzz: '1' } }, ws);
+    const takes = 'this flow takes email, nick, unused; pass only those.';
+    expect(http).toMatchObject({ status: 400, body: { error: { message: `Unknown parameter zzz: ${takes}` } } });
+    const mcp = await connectMcp(running.url, '2026-07-28', { workspace: 'flows-unknown' });
+    try {
+      const tool = await mcp.call('flow_fw', { email: 'x', nick: 'y', extra: 1 });
+      expect(tool.isError).toBe(true);
+      expect(tool.text).toContain(`Unknown parameter extra: ${takes}`);
+      const runFlow = await mcp.call('run_flow', { name: 'fw', params: { email: 'x', nick: 'y', a: 1, b: 2 } });
+      expect(runFlow.isError).toBe(true);
+      expect(runFlow.text).toContain(`Unknown parameters a, b: ${takes}`);
+    } finally {
+      await mcp.close();
+    }
+    expect(await fields(ws)).toEqual({ email: '', password: '' });
+    await put('flows-unknown', 'bare', { steps: [{ tool: 'navigate', args: { action: 'back' } }] });
+    const bare = await rest(running.url, '/flows/bare/run', { params: { n: 1 } }, ws);
+    expect(bare).toMatchObject({
+      status: 400,
+      body: { error: { message: 'Unknown parameter n: this flow takes no parameters; run it without params.' } },
+    });
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+});

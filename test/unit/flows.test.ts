@@ -235,6 +235,12 @@ describe('params at run time', () => {
     expect(() => prepareParams(parameters, { email: 5 })).toThrow(/Invalid params: email must be string/);
     expect(() => prepareParams(undefined, { surprise: 1 })).toThrow(/takes no parameters/);
   });
+
+  it('refuse a name the flow does not declare, even where the schema would let it through', () => {
+    expect(() => prepareParams({ ...parameters, additionalProperties: true }, { email: 'a', emial: 'b' })).toThrow(
+      'Unknown parameter emial: this flow takes email, lang; pass only those.',
+    );
+  });
 });
 
 describe('url globs', () => {
