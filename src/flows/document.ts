@@ -5,7 +5,7 @@ import type { Capability } from '../capabilities/capability.js';
 import { toJsonSchema } from '../capabilities/json-schema.js';
 import { BadRequest } from '../errors.js';
 import { checkParameters, validatorOf, type JsonSchemaObject } from './parameters.js';
-import { holdsReference, referencesIn, STEP_PREFIX } from './references.js';
+import { holdsReference, parametersReadBy, referencesIn, STEP_PREFIX } from './references.js';
 import { checkDepth, readYamlText } from './yaml-text.js';
 
 const MAX_STEPS = 200;
@@ -230,14 +230,17 @@ function checkArguments(capability: Capability, args: Record<string, unknown>, n
 }
 
 /**
- * Before step one: every param names a declared parameter, then defaults are applied and the
- * params checked against `parameters`. A step reads only names under `properties`, so any other
- * (a typo, or one the schema's `additionalProperties` lets through) would be dropped unread.
+ * Before step one: every param names a declared parameter, then defaults are applied, the
+ * params checked against `parameters`, and each parameter a step reads must have a value.
+ * A step reads only names under `properties`, so any other (a typo, or one the schema's
+ * `additionalProperties` lets through) would be dropped unread; and a parameter read without a
+ * value would reach the page as its own `${name}`, typed literally.
  */
 export function prepareParams(
-  parameters: JsonSchemaObject | undefined,
+  document: Pick<FlowDocument, 'parameters' | 'steps'>,
   given: Record<string, unknown>,
 ): Record<string, unknown> {
+  const { parameters } = document;
   checkDepth(given, 'params');
   const declared = Object.keys(parameters?.properties ?? {});
   const unknown = Object.keys(given).filter((name) => !declared.includes(name));
@@ -261,6 +264,15 @@ export function prepareParams(
     const missing = error?.keyword === 'required' ? ` (${String(error.params.missingProperty)})` : '';
     throw new BadRequest(
       `Invalid params: ${where} ${error?.message ?? 'is invalid'}${missing}; the flow's parameters are ${JSON.stringify(parameters.properties ?? {})}.`,
+    );
+  }
+  const unset = parametersReadBy(document.steps.map((s) => s.args)).filter((name) => !Object.hasOwn(params, name));
+  if (unset.length === 1) {
+    throw new BadRequest(`Parameter ${unset[0]} has no value: pass it in params, or give it a default in the flow.`);
+  }
+  if (unset.length > 1) {
+    throw new BadRequest(
+      `Parameters ${unset.join(', ')} have no value: pass them in params, or give them defaults in the flow.`,
     );
   }
   return params;

@@ -266,7 +266,7 @@ export class FlowLibraries implements FlowsService {
         `Flow ${stored.name} cannot run: ${err instanceof Error ? err.message : 'it is unreadable'} Fix it with save_flow.`,
       );
     }
-    const params = prepareParams(document.parameters, given);
+    const params = prepareParams(document, given);
     if (own && own !== GLOBAL_LIBRARY) {
       // Only orders the listed flow tools: a run is not refused because this could not be written.
       await this.store.recordUse(own, stored.name).catch(() => undefined);

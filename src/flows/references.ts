@@ -2,8 +2,9 @@ import { isJsonArray } from '../json.js';
 /**
  * `${name}` parameters and `${steps.<id>}` step values in step arguments. Text only, single
  * pass: what was substituted is never rescanned, `$${` writes a literal `${` (JavaScript
- * template literals), and a name nobody supplied is left as written (`${window.scrollY}` is
- * not a reference at all).
+ * template literals), and a name without a value is left as written. No declared parameter
+ * reaches here without one (prepareParams refuses that run before step one), and `${window.scrollY}`
+ * is not a reference at all.
  */
 const TOKEN = /\$\$\{|\$\{(steps\.[A-Za-z][A-Za-z0-9_-]{0,63}|[A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -25,6 +26,11 @@ export function referencesIn(value: unknown): Set<string> {
 /** The ids of the earlier steps a value reads (`${steps.<id>}`). */
 export function stepsReadBy(value: unknown): string[] {
   return [...referencesIn(value)].filter((n) => n.startsWith(STEP_PREFIX)).map((n) => n.slice(STEP_PREFIX.length));
+}
+
+/** The flow parameters a value reads (`${name}`, not `${steps.<id>}`). */
+export function parametersReadBy(value: unknown): string[] {
+  return [...referencesIn(value)].filter((n) => !n.startsWith(STEP_PREFIX));
 }
 
 /** Whether a string holds a reference (so a rule about its final value must wait for the run). */

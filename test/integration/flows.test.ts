@@ -351,6 +351,25 @@ describe("a flow's params", () => {
     return { email: await read('#email'), password: await read('#password') };
   }
 
+  it('refuses a run that leaves a parameter a step reads without a value, before step one', async () => {
+    const ws = { 'X-Workspace': 'flows-unset' };
+    expect((await put('flows-unset', 'fw', FW)).status).toBe(200);
+    await rest(running.url, '/browser/navigate', { url: `${site()}/login.html` }, ws);
+    const run = await rest(running.url, '/flows/fw/run', { params: { email: 'a@b.c' } }, ws);
+    expect(run).toMatchObject({
+      status: 400,
+      body: {
+        error: { message: 'Parameter nick has no value: pass it in params, or give it a default in the flow.' },
+      },
+    });
+    expect(await fields(ws)).toEqual({ email: '', password: '' });
+    // Both given, the same flow runs; a declared parameter no step reads may still go unset.
+    const ok = await rest(running.url, '/flows/fw/run', { params: { email: 'a@b.c', nick: 'ada' } }, ws);
+    expect(ok.body).toMatchObject({ status: 'ok', steps_run: 2 });
+    expect(await fields(ws)).toEqual({ email: 'a@b.c / ada', password: 'a@b.c' });
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
   it('refuses an unknown parameter over HTTP, run_flow and as a flow tool, naming the ones it takes', async () => {
     const ws = { 'X-Workspace': 'flows-unknown' };
     await put('flows-unknown', 'fw', FW);

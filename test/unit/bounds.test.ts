@@ -14,6 +14,8 @@ import { COMPILED_SCHEMAS_KEPT, compiledSchemaCount, re2Syntax } from '../../src
 import { DirectoryFlowStore } from '../../src/flows/store.js';
 
 const parse = (document: unknown) => parseFlow(document as Record<string, unknown>, CAPABILITIES);
+const prepare = (parameters: JsonSchemaObject, given: Record<string, unknown>) =>
+  prepareParams({ parameters, steps: [] }, given);
 const step = { tool: 'navigate', args: { url: 'https://example.com/' } };
 
 function refusal(action: () => unknown): string {
@@ -45,10 +47,8 @@ describe('flow parameters never run a backtracking regex', () => {
 
   // With JavaScript's engine this match takes 2^37 steps: minutes, then the test timeout. RE2 is linear.
   it('answers a catastrophic pattern against a 37-character argument', () => {
-    expect(prepareParams(nested, { p: 'a'.repeat(36) })).toEqual({ p: 'a'.repeat(36) });
-    expect(refusal(() => prepareParams(nested, { p: `${'a'.repeat(36)}!` }))).toMatch(
-      /Invalid params: p must match pattern/,
-    );
+    expect(prepare(nested, { p: 'a'.repeat(36) })).toEqual({ p: 'a'.repeat(36) });
+    expect(refusal(() => prepare(nested, { p: `${'a'.repeat(36)}!` }))).toMatch(/Invalid params: p must match pattern/);
   });
 
   it('applies patternProperties the same way', () => {
@@ -58,17 +58,17 @@ describe('flow parameters never run a backtracking regex', () => {
       properties: { [`${'x'.repeat(36)}`]: {}, [`${'x'.repeat(36)}y`]: {} },
       patternProperties: { '^(x+)+$': { type: 'number' } },
     } as unknown as JsonSchemaObject;
-    expect(refusal(() => prepareParams(schema, { [`${'x'.repeat(36)}`]: 'no' }))).toMatch(/must be number/);
-    expect(prepareParams(schema, { [`${'x'.repeat(36)}y`]: 'fine' })).toBeTruthy();
+    expect(refusal(() => prepare(schema, { [`${'x'.repeat(36)}`]: 'no' }))).toMatch(/must be number/);
+    expect(prepare(schema, { [`${'x'.repeat(36)}y`]: 'fine' })).toBeTruthy();
   });
 
   it('reads ECMA-262 code point escapes as JSON Schema writes them, and leaves an escaped backslash alone', () => {
     const schema = (pattern: string) =>
       ({ type: 'object', properties: { p: { type: 'string', pattern } } }) as JsonSchemaObject;
-    expect(prepareParams(schema('^\\u00e9+\\u{1F600}$'), { p: 'éé😀' })).toEqual({ p: 'éé😀' });
-    expect(refusal(() => prepareParams(schema('^\\u00e9$'), { p: 'e' }))).toMatch(/must match pattern/);
+    expect(prepare(schema('^\\u00e9+\\u{1F600}$'), { p: 'éé😀' })).toEqual({ p: 'éé😀' });
+    expect(refusal(() => prepare(schema('^\\u00e9$'), { p: 'e' }))).toMatch(/must match pattern/);
     expect(re2Syntax('\\\\u0041')).toBe('\\\\u0041');
-    expect(prepareParams(schema('^\\\\u0041$'), { p: '\\u0041' })).toEqual({ p: '\\u0041' });
+    expect(prepare(schema('^\\\\u0041$'), { p: '\\u0041' })).toEqual({ p: '\\u0041' });
   });
 
   it('refuses at save a pattern only a backtracking engine can run (lookaround, backreference)', async () => {
@@ -91,8 +91,8 @@ describe('compiled parameter schemas', () => {
 
   it('take $id per flow: the same schema twice and two flows with one $id both work', () => {
     for (let i = 0; i < 3; i++) {
-      expect(prepareParams(withId('https://x.example/params', 'string'), { p: 'a' })).toEqual({ p: 'a' });
-      expect(refusal(() => prepareParams(withId('https://x.example/params', 'number'), { p: 'a' }))).toMatch(
+      expect(prepare(withId('https://x.example/params', 'string'), { p: 'a' })).toEqual({ p: 'a' });
+      expect(refusal(() => prepare(withId('https://x.example/params', 'number'), { p: 'a' }))).toMatch(
         /must be number/,
       );
     }
@@ -147,7 +147,7 @@ describe('YAML and document bounds', () => {
       deep = { deep };
     }
     expect(refusal(() => parse({ steps: [{ tool: 'navigate', args: deep }] }))).toMatch(/deeper than 32 levels/);
-    expect(refusal(() => prepareParams({ type: 'object' }, { deep }))).toMatch(/deeper than 32 levels/);
+    expect(refusal(() => prepare({ type: 'object' }, { deep }))).toMatch(/deeper than 32 levels/);
   });
 
   it('refuses a document over 256 KiB before parsing it', async () => {

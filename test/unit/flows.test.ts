@@ -9,10 +9,13 @@ import { CAPABILITIES, capabilityNamed } from '../../src/capabilities/index.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams } from '../../src/flows/document.js';
 import { urlMatches } from '../../src/flows/glob.js';
 import { checkFlowName } from '../../src/flows/names.js';
+import type { JsonSchemaObject } from '../../src/flows/parameters.js';
 import { referencesIn, substitute } from '../../src/flows/references.js';
 import { DirectoryFlowStore } from '../../src/flows/store.js';
 
 const parse = (document: unknown) => parseFlow(document as Record<string, unknown>, CAPABILITIES);
+const prepare = (parameters: JsonSchemaObject | undefined, given: Record<string, unknown>) =>
+  prepareParams({ parameters, steps: [] }, given);
 const refusal = (document: unknown) => {
   try {
     parse(document);
@@ -230,14 +233,35 @@ describe('params at run time', () => {
   };
 
   it('get their defaults, then are checked before step one', () => {
-    expect(prepareParams(parameters, { email: 'a@b.c' })).toEqual({ email: 'a@b.c', lang: 'en' });
-    expect(() => prepareParams(parameters, {})).toThrow(/Invalid params: .*email/);
-    expect(() => prepareParams(parameters, { email: 5 })).toThrow(/Invalid params: email must be string/);
-    expect(() => prepareParams(undefined, { surprise: 1 })).toThrow(/takes no parameters/);
+    expect(prepare(parameters, { email: 'a@b.c' })).toEqual({ email: 'a@b.c', lang: 'en' });
+    expect(() => prepare(parameters, {})).toThrow(/Invalid params: .*email/);
+    expect(() => prepare(parameters, { email: 5 })).toThrow(/Invalid params: email must be string/);
+    expect(() => prepare(undefined, { surprise: 1 })).toThrow(/takes no parameters/);
+  });
+
+  it('refuse a run where a step reads a parameter that has no value, and only then', () => {
+    const flow = parse({
+      parameters: { type: 'object', properties: { a: {}, b: {}, c: {}, unread: {} } },
+      steps: [
+        { id: 's', tool: 'extract', args: { selector: { css: 'h1' } } },
+        { tool: 'navigate', args: { url: 'https://x.example/${a}/${steps.s}' } },
+      ],
+    });
+    expect(() => prepareParams(flow, {})).toThrow(
+      'Parameter a has no value: pass it in params, or give it a default in the flow.',
+    );
+    expect(prepareParams(flow, { a: '' })).toEqual({ a: '' });
+    const two = parse({
+      parameters: { type: 'object', properties: { a: {}, b: { default: 'x' }, c: {} } },
+      steps: [{ tool: 'write', args: { selector: { css: '${c}' }, text: '${a}${b}' } }],
+    });
+    expect(() => prepareParams(two, {})).toThrow(
+      'Parameters c, a have no value: pass them in params, or give them defaults in the flow.',
+    );
   });
 
   it('refuse a name the flow does not declare, even where the schema would let it through', () => {
-    expect(() => prepareParams({ ...parameters, additionalProperties: true }, { email: 'a', emial: 'b' })).toThrow(
+    expect(() => prepare({ ...parameters, additionalProperties: true }, { email: 'a', emial: 'b' })).toThrow(
       'Unknown parameter emial: this flow takes email, lang; pass only those.',
     );
   });
