@@ -233,8 +233,9 @@ function checkArguments(capability: Capability, args: Record<string, unknown>, n
  * Before step one: every param names a declared parameter, then defaults are applied, the
  * params checked against `parameters`, and each parameter a step reads must have a value.
  * A step reads only names under `properties`, so any other (a typo, or one the schema's
- * `additionalProperties` lets through) would be dropped unread; and a parameter read without a
- * value would reach the page as its own `${name}`, typed literally.
+ * `additionalProperties` lets through) would be dropped unread; a parameter read without a
+ * value would reach the page as its own `${name}`, typed literally; and one that is no text
+ * (an object, an array, null) as `[object Object]`, `1,[object Object]` or `null`.
  */
 export function prepareParams(
   document: Pick<FlowDocument, 'parameters' | 'steps'>,
@@ -266,7 +267,8 @@ export function prepareParams(
       `Invalid params: ${where} ${error?.message ?? 'is invalid'}${missing}; the flow's parameters are ${JSON.stringify(parameters.properties ?? {})}.`,
     );
   }
-  const unset = parametersReadBy(document.steps.map((s) => s.args)).filter((name) => !Object.hasOwn(params, name));
+  const read = parametersReadBy(document.steps.map((s) => s.args));
+  const unset = read.filter((name) => !Object.hasOwn(params, name));
   if (unset.length === 1) {
     throw new BadRequest(`Parameter ${unset[0]} has no value: pass it in params, or give it a default in the flow.`);
   }
@@ -274,6 +276,15 @@ export function prepareParams(
     throw new BadRequest(
       `Parameters ${unset.join(', ')} have no value: pass them in params, or give them defaults in the flow.`,
     );
+  }
+  for (const name of read) {
+    const value = params[name];
+    if (value === null || typeof value === 'object') {
+      const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object';
+      throw new BadRequest(
+        `Parameter ${name} is ${kind}, but steps type parameters as text: pass ${name} as a string (JSON-encoded, if that is what the page wants).`,
+      );
+    }
   }
   return params;
 }

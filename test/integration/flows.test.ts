@@ -370,6 +370,40 @@ describe("a flow's params", () => {
     await rest(running.url, '/browser/end-browser', {}, ws);
   });
 
+  it('refuses an object or array a step would type as text, mid-string or whole', async () => {
+    const ws = { 'X-Workspace': 'flows-object' };
+    await put('flows-object', 'typed', {
+      parameters: { type: 'object', properties: { data: { type: 'object' }, list: { type: 'array' } } },
+      steps: [
+        { tool: 'write', args: { selector: { css: '#email' }, text: 'got ${data}' } },
+        { tool: 'write', args: { selector: { css: '#password' }, text: '${list}' } },
+      ],
+    });
+    await rest(running.url, '/browser/navigate', { url: `${site()}/login.html` }, ws);
+    const object = await rest(running.url, '/flows/typed/run', { params: { data: { a: 1 }, list: ['x'] } }, ws);
+    expect(object).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          message:
+            'Parameter data is an object, but steps type parameters as text: pass data as a string (JSON-encoded, if that is what the page wants).',
+        },
+      },
+    });
+    expect(await fields(ws)).toEqual({ email: '', password: '' });
+    await put('flows-object', 'listed', {
+      parameters: { type: 'object', properties: { list: { type: 'array' } } },
+      steps: [{ tool: 'write', args: { selector: { css: '#password' }, text: '${list}' } }],
+    });
+    const wholeArray = await rest(running.url, '/flows/listed/run', { params: { list: [1, { b: 2 }] } }, ws);
+    expect(wholeArray.body.error).toMatchObject({
+      message:
+        'Parameter list is an array, but steps type parameters as text: pass list as a string (JSON-encoded, if that is what the page wants).',
+    });
+    expect(await fields(ws)).toEqual({ email: '', password: '' });
+    await rest(running.url, '/browser/end-browser', {}, ws);
+  });
+
   it('refuses an unknown parameter over HTTP, run_flow and as a flow tool, naming the ones it takes', async () => {
     const ws = { 'X-Workspace': 'flows-unknown' };
     await put('flows-unknown', 'fw', FW);

@@ -260,6 +260,21 @@ describe('params at run time', () => {
     );
   });
 
+  it('refuse an object, an array or null a step reads, and take numbers and booleans as text', () => {
+    const flow = parse({
+      parameters: { type: 'object', properties: { p: {}, q: {} } },
+      steps: [{ tool: 'write', args: { selector: { css: '#q' }, text: '${p}' } }],
+    });
+    const refused = (p: unknown) => () => prepareParams(flow, { p });
+    expect(refused({ a: 1 })).toThrow(
+      'Parameter p is an object, but steps type parameters as text: pass p as a string (JSON-encoded, if that is what the page wants).',
+    );
+    expect(refused([1, { b: 2 }])).toThrow('Parameter p is an array, but');
+    expect(refused(null)).toThrow('Parameter p is null, but');
+    expect(prepareParams(flow, { p: 3, q: { unread: true } })).toEqual({ p: 3, q: { unread: true } });
+    expect(substitute(flow.steps[0]?.args ?? {}, { p: false })).toMatchObject({ text: 'false' });
+  });
+
   it('refuse a name the flow does not declare, even where the schema would let it through', () => {
     expect(() => prepare({ ...parameters, additionalProperties: true }, { email: 'a', emial: 'b' })).toThrow(
       'Unknown parameter emial: this flow takes email, lang; pass only those.',
