@@ -14,14 +14,15 @@ export function accessLines(config: Config, base: string, adminCode: string | un
   const bearer = config.authToken !== undefined;
   const tokensFile = config.tokensFile !== undefined;
   const admin = config.adminToken !== undefined || bearer;
-  const minutes = Math.max(1, Math.round(config.adminLinkTtl / 60));
+  const ttl = config.adminLinkTtl;
+  const lifetime = ttl % 60 === 0 ? `${ttl / 60} min` : `${ttl} s`;
   return [
     `  Token:    ${bearer ? 'set' : 'none (loopback only)'}${tokensFile ? ' + TOKENS_FILE' : ''}`,
     `  Admin:    ${
       admin
         ? 'token set'
         : adminCode
-          ? `${base}/admin/#code=${adminCode} (open it in your browser: works once, for ${minutes} min)`
+          ? `${base}/admin/#code=${adminCode} (open it in your browser: works once, for ${lifetime})`
           : config.sessionStore === 'redis' && !tokensFile
             ? 'closed (set ADMIN_TOKEN: a one-time link cannot sign in across replicas)'
             : 'closed (set ADMIN_TOKEN)'

@@ -174,12 +174,19 @@ async function serveOverHttp(
 ): Promise<void> {
   const { openServer } = await import('./server.js');
   const server = await openServer(config, gridUrl, (embedded?.fence ?? EXTERNAL_FENCE).summary);
-  const address = await server.app.listen({ host: config.host, port: config.port });
+  const address = await server.app.listen({ host: config.host, port: config.port }).catch(async (err: unknown) => {
+    await server.close();
+    throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
+      ? new Error(
+          `Port ${config.port} of ${config.host} is in use by another program; stop it, or set PORT (--port) to another.`,
+        )
+      : err;
+  });
   const base = publicBase(config, address);
   process.stdout.write(
     [
       `selenium-flow ${VERSION} serving`,
-      `  MCP:      ${base}/mcp`,
+      `  MCP:      ${base}/mcp?workspace=${BANNER_WORKSPACE} (the workspace keeps the browser; plain /mcp: a session_id each)`,
       `  REST:     ${base}/openapi.json (send X-Workspace: ${BANNER_WORKSPACE} to keep a browser)`,
       `  Grid:     ${embedded ? `embedded${embedded.isolated ? `, browsers run as ${GRID_USER}` : ''}` : withoutCredentials(gridUrl)}`,
       `  Fence:    ${(embedded?.fence ?? EXTERNAL_FENCE).summary}`,

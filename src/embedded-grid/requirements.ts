@@ -49,7 +49,7 @@ export async function assertSystemDependencies(jarPath: string, isRoot: boolean)
     const packages = missing.map((m) => m.debianPackage).join(' ');
     throw new Error(
       `Cannot start the embedded Selenium Grid: missing ${names}. ` +
-        `Install with: apt-get update && apt-get install -y ${packages}`,
+        `Install them as root with \`apt-get update && apt-get install -y ${packages}\`.`,
     );
   }
   return java;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdminLink } from '../../src/admin/link.js';
+import { accessLines } from '../../src/banner.js';
 import { loadConfig } from '../../src/config.js';
 import { adminLinkFor } from '../../src/server.js';
 
@@ -40,5 +41,17 @@ describe('AdminLink', () => {
   it('takes its lifetime from ADMIN_LINK_TTL (10 minutes unless set)', () => {
     expect(loadConfig({}, {}).adminLinkTtl).toBe(600);
     expect(loadConfig({}, { ADMIN_LINK_TTL: '1' }).adminLinkTtl).toBe(1);
+  });
+});
+
+describe("the banner's admin line", () => {
+  it('says how long the link works as it was set, never rounded to minutes', () => {
+    const said = (ttl: string) =>
+      accessLines(loadConfig({}, { ADMIN_LINK_TTL: ttl }, { command: 'serve' }), 'http://127.0.0.1:8080', 'CODE')[1];
+    expect(said('600')).toBe(
+      '  Admin:    http://127.0.0.1:8080/admin/#code=CODE (open it in your browser: works once, for 10 min)',
+    );
+    expect(said('3')).toContain('works once, for 3 s)');
+    expect(said('90')).toContain('works once, for 90 s)');
   });
 });
