@@ -3,7 +3,7 @@ import { wdError } from './webdriver.js';
 import { PageUnreachable } from '../errors.js';
 import { PORT_CLOSED, readProxyPageTitle } from '../grid/proxy-page.js';
 import { poll } from '../poll.js';
-import { inPage, navigationSettled, watchNavigations } from './scripts.js';
+import { errorPageReason, inPage, navigationSettled, watchNavigations } from './scripts.js';
 import { readPageState, type PageState } from './page-state.js';
 
 export type HistoryAction = 'back' | 'forward' | 'refresh';
@@ -15,8 +15,24 @@ export async function navigateTo(driver: WebDriver, url: string): Promise<PageSt
   } catch (err) {
     throw unreachable(err, originOf(url)) ?? err;
   }
-  return refusedByProxy(driver, originOf(url));
+  return failedToLoad(driver, originOf(url));
 }
+
+/**
+ * A page that failed after the navigation committed (a redirect loop) does not fail the
+ * command in chromedriver: the browser is on its own error page, whose address is its
+ * chrome-error:// origin, and the reason is printed on that page (no site can write there).
+ */
+async function failedToLoad(driver: WebDriver, where: string): Promise<PageState> {
+  const page = await refusedByProxy(driver, where);
+  if (!page.url.startsWith(CHROME_ERROR_PAGE)) {
+    return page;
+  }
+  const reason = await driver.executeScript<unknown>(inPage(errorPageReason));
+  throw unreachableFor(typeof reason === 'string' ? `net::${reason}` : undefined, MEANING[String(reason)], where);
+}
+
+const CHROME_ERROR_PAGE = 'chrome-error://';
 
 /**
  * The embedded Grid's browsers go through a proxy, and a browser shows an HTTP proxy's refusal
@@ -36,10 +52,7 @@ async function refusedByProxy(driver: WebDriver, where: string): Promise<PageSta
         `Only the ports in BROWSER_LOOPBACK_PORTS (now: ${refused.openPorts}) are open to the browsers: add this one there and restart, if it serves the site under test.`,
     );
   }
-  const meaning = MEANING[refused.reason];
-  throw new PageUnreachable(
-    `${where} could not be loaded: net::${refused.reason}${meaning ? ` (${meaning})` : ''}. Check the address, or retry once the site answers.`,
-  );
+  throw unreachableFor(`net::${refused.reason}`, MEANING[refused.reason], where);
 }
 
 export async function moveThroughHistory(driver: WebDriver, action: HistoryAction): Promise<PageState> {
@@ -55,7 +68,7 @@ export async function moveThroughHistory(driver: WebDriver, action: HistoryActio
   } catch (err) {
     throw unreachable(err, 'The page') ?? err;
   }
-  return refusedByProxy(driver, 'The page');
+  return failedToLoad(driver, 'The page');
 }
 
 const WATCH_NAVIGATIONS = inPage(watchNavigations);
@@ -122,18 +135,50 @@ const MEANING: Record<string, string> = {
 };
 
 /**
- * chromedriver reports a page that could not load as "unknown error: net::ERR_…": the site's
- * failure, not ours, so a 502 naming the address (its origin only: never a path or credentials)
- * and Chromium's reason.
+ * What Firefox's error pages (about:neterror?e=…, about:certerror?e=…) mean. geckodriver fails
+ * the navigation with "Reached error page: <that address>", which also carries the full URL
+ * asked for and Firefox's prose: only the code is kept.
+ */
+const FIREFOX_MEANING: Record<string, string> = {
+  dnsNotFound: 'no such host name',
+  connectionFailure: 'nothing is listening there',
+  netTimeout: 'the host did not answer',
+  netReset: 'the connection was reset',
+  netInterrupt: 'the connection was closed',
+  redirectLoop: 'it redirects in a loop',
+  nssFailure2: 'the TLS handshake failed',
+  nssBadCert: 'its TLS certificate is not trusted',
+  unknownSocketType: 'the server does not speak the protocol of the address',
+  proxyConnectFailure: "the browsers' proxy refused the connection",
+  blockedByPolicy: 'the browser is not allowed to open it',
+  malformedURI: 'the address is not valid',
+};
+
+/**
+ * The site's failure, not ours, whichever browser says it: chromedriver as "unknown error:
+ * net::ERR_…", geckodriver as "Reached error page: about:neterror?e=…". A 502 naming the
+ * address (its origin only: never a path or credentials) and the browser's reason.
  */
 function unreachable(err: unknown, where: string): PageUnreachable | undefined {
-  const reason = err instanceof Error ? /net::(ERR_[A-Z0-9_]+)/.exec(err.message)?.[1] : undefined;
-  if (!reason) {
-    return undefined;
+  const message = err instanceof Error ? err.message : '';
+  const chromium = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
+  if (chromium) {
+    return unreachableFor(`net::${chromium}`, MEANING[chromium], where);
   }
-  const meaning = MEANING[reason];
+  const firefox = /Reached error page: about:[a-z]+\?e=([A-Za-z0-9]+)/.exec(message)?.[1];
+  if (firefox) {
+    return unreachableFor(
+      `Firefox's ${firefox}`,
+      Object.hasOwn(FIREFOX_MEANING, firefox) ? FIREFOX_MEANING[firefox] : undefined,
+      where,
+    );
+  }
+  return undefined;
+}
+
+function unreachableFor(reason: string | undefined, meaning: string | undefined, where: string): PageUnreachable {
   return new PageUnreachable(
-    `${where} could not be loaded: net::${reason}${meaning ? ` (${meaning})` : ''}. Check the address, or retry once the site answers.`,
+    `${where} could not be loaded: ${reason ?? 'the browser shows its error page'}${meaning ? ` (${meaning})` : ''}. Check the address, or retry once the site answers.`,
   );
 }
 

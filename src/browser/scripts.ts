@@ -55,6 +55,11 @@ export function topPageAfterTasks(): Promise<[string, string] | null | 'leaving'
   });
 }
 
+/** The net::ERR_… code Chromium's own error page prints (only run on a chrome-error:// page). */
+export function errorPageReason(): string | null {
+  return /\bERR_[A-Z0-9_]+\b/.exec(document.body ? document.body.innerText : '')?.[0] ?? null;
+}
+
 export function frameAddress(): string {
   return window.location.href;
 }

@@ -1,7 +1,7 @@
 import { createServer as createNetServer } from 'node:net';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { createServer as createHttpServer, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +56,47 @@ describe('expected failures are honest 4xx/5xx answers', () => {
     expect(went.body).toMatchObject({ title: 'Login' });
     await rest(running.url, '/browser/end-browser', {}, ws);
   });
+
+  // A redirect loop fails after the navigation committed (chromedriver answers it as a loaded
+  // error page) and a TLS handshake with a plain HTTP server fails in the browser, past the
+  // proxy: geckodriver answers both as "Reached error page".
+  it.each(['chrome', 'firefox'])(
+    'names the address and the reason of a redirect loop and a failed TLS handshake in %s, as a 502',
+    async (browser) => {
+      const ws = { 'X-Workspace': `unreachable-${browser}` };
+      const reasons =
+        browser === 'chrome'
+          ? { loop: 'net::ERR_TOO_MANY_REDIRECTS', tls: 'net::ERR_SSL_PROTOCOL_ERROR' }
+          : { loop: "Firefox's redirectLoop", tls: "Firefox's nssFailure2" };
+      const loop = createHttpServer((_request, response) => response.writeHead(302, { location: '/loop' }).end());
+      const port = await unusedFixturePort();
+      await new Promise<void>((resolve) => loop.listen(port, '127.0.0.1', resolve));
+      try {
+        expect((await rest(running.url, '/browser/open-session', { browser }, ws)).status).toBe(200);
+        const looped = await rest(running.url, '/browser/navigate', { url: `http://u:pw@127.0.0.1:${port}/loop` }, ws);
+        expect(looped.status).toBe(502);
+        expect(errorOf(looped.body)).toMatchObject({ code: 'page_unreachable' });
+        const retry = 'Check the address, or retry once the site answers.';
+        expect(errorOf(looped.body).message).toBe(
+          `http://127.0.0.1:${port} could not be loaded: ${reasons.loop} (it redirects in a loop). ${retry}`,
+        );
+        expect(errorOf(looped.body).message).not.toContain('pw');
+        const tls = new URL(inject('siteUrl'));
+        const plain = await rest(running.url, '/browser/navigate', { url: `https://${tls.host}/login.html` }, ws);
+        expect(plain.status).toBe(502);
+        expect(errorOf(plain.body)).toMatchObject({
+          code: 'page_unreachable',
+          message: `https://${tls.host} could not be loaded: ${reasons.tls} (the TLS handshake failed). ${retry}`,
+        });
+        const went = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/login.html` }, ws);
+        expect(went.body).toMatchObject({ title: 'Login' });
+      } finally {
+        await rest(running.url, '/browser/end-browser', {}, ws);
+        loop.closeAllConnections();
+        await new Promise((resolve) => loop.close(resolve));
+      }
+    },
+  );
 
   it('refuses within seconds a browser the Grid does not have, naming the ones it has and what to install', async () => {
     // The shared Grid offers both browsers; this one is what a host without firefox-esr or geckodriver starts.
