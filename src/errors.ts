@@ -39,7 +39,8 @@ export const WHEN: Record<ErrorCode, string> = {
   conflict: 'a person holds the browser, or a stale If-Match',
   payload_too_large: 'the request body is larger than the server accepts',
   too_many_requests: 'the caller already holds as many browsers as BROWSERS_PER_CALLER allows',
-  page_unreachable: "the browser could not load the page (Chromium's net::ERR_… reason, named in the message)",
+  page_unreachable:
+    "the browser could not load the page, or the page breaks the driver's scripts (the reason, Chromium's net::ERR_… or Firefox's error code, is named in the message)",
   grid_unavailable: 'the Selenium Grid refused or is unreachable',
   store_unavailable: 'the shared workspace store (Redis) is unreachable; retry once it is back',
   timeout: 'a bounded wait ran out',
