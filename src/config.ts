@@ -65,6 +65,17 @@ export function loadConfig(
       `MCP_AUTH_TOKEN (--auth-token) or TOKENS_FILE (--tokens-file) is required when HOST is ${config.host}: set a token, or listen on 127.0.0.1.`,
     );
   }
+  const ownPort = config.port;
+  if (
+    command === 'serve' &&
+    config.gridUrl === undefined &&
+    config.browserLoopbackPorts.some((r) => r.from <= ownPort && ownPort <= r.to)
+  ) {
+    // Same origin as the admin page and the API: Origin and Host checks cannot tell them apart.
+    throw new ConfigError(
+      `BROWSER_LOOPBACK_PORTS opens port ${ownPort}, this server's own, to the browsers: a page could call the server as its own origin; take ${ownPort} out of BROWSER_LOOPBACK_PORTS, or set PORT to another.`,
+    );
+  }
   return config;
 }
 

@@ -88,7 +88,7 @@ export const SETTINGS = {
   browserLoopbackPorts: setting({
     env: 'BROWSER_LOOPBACK_PORTS',
     usedBy: ['serve', 'stdio', 'grid', 'doctor'],
-    help: "ports on this host the embedded Grid's browsers may still open (e.g. 3000,5173,8000-8010; default none)",
+    help: "ports on this host the embedded Grid's browsers may still open (e.g. 3000,5173,8000-8010; default none; never PORT)",
     schema: z
       .string()
       .regex(

@@ -26,6 +26,16 @@ describe('configuration', () => {
     expect(() => loadConfig({}, { LIVE_AWAIT_CAP: '10' })).toThrow(/^LIVE_AWAIT_CAP .*>=30/);
   });
 
+  it("refuses to open the server's own port to the embedded Grid's browsers", () => {
+    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '3000,8000-8100' })).toThrow(
+      "BROWSER_LOOPBACK_PORTS opens port 8080, this server's own, to the browsers: a page could call the server as its own origin; take 8080 out of BROWSER_LOOPBACK_PORTS, or set PORT to another.",
+    );
+    expect(loadConfig({}, { BROWSER_LOOPBACK_PORTS: '3000,8000-8100', PORT: '9000' }).port).toBe(9000);
+    // Another Grid's browsers are not fenced by this setting; a command that serves nothing has no port.
+    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '8080', GRID_URL: 'http://grid:4444' })).not.toThrow();
+    expect(() => loadConfig({}, { BROWSER_LOOPBACK_PORTS: '8080' }, { command: 'stdio' })).not.toThrow();
+  });
+
   it('refuses a non-loopback HOST without a token, and accepts it with one', () => {
     expect(() => loadConfig({}, { HOST: '0.0.0.0' })).toThrow(/MCP_AUTH_TOKEN .* is required when HOST is 0.0.0.0/);
     expect(loadConfig({}, { HOST: '0.0.0.0', MCP_AUTH_TOKEN: 'a'.repeat(24) }).host).toBe('0.0.0.0');
