@@ -1,6 +1,7 @@
 import { isJsonObject } from '../json.js';
 import { createHash, randomUUID } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Conflict } from '../errors.js';
 
@@ -75,10 +76,11 @@ export class DirectoryFlowStore implements FlowStore {
 
   async names(library: string): Promise<string[]> {
     try {
-      const entries = await readdir(this.dir(library));
+      // Only files: a directory or a link planted under a flow's name is no flow.
+      const entries = await readdir(this.dir(library), { withFileTypes: true });
       return entries
-        .filter((e) => e.endsWith(EXTENSION) && !e.startsWith('.'))
-        .map((e) => e.slice(0, -EXTENSION.length))
+        .filter((e) => e.isFile() && e.name.endsWith(EXTENSION) && !e.name.startsWith('.'))
+        .map((e) => e.name.slice(0, -EXTENSION.length))
         .sort();
     } catch (err) {
       if (isMissing(err)) {
@@ -90,10 +92,10 @@ export class DirectoryFlowStore implements FlowStore {
 
   async get(library: string, name: string): Promise<StoredFlow | undefined> {
     try {
-      const text = await readFile(this.file(library, name), 'utf8');
+      const text = await readFlowFile(this.file(library, name));
       return { name, library, text, revision: revisionOf(text) };
     } catch (err) {
-      if (isMissing(err)) {
+      if (isMissing(err) || isNoFlowFile(err)) {
         return undefined;
       }
       throw err;
@@ -143,7 +145,7 @@ export class DirectoryFlowStore implements FlowStore {
   async usage(library: string): Promise<{ count: number; bytes: number }> {
     const sizes = await Promise.all(
       (await this.names(library)).map(async (name) => {
-        // lstat: a link planted in the directory is not a flow, and its target is not ours to measure.
+        // lstat: names() lists files only, and one replaced by a link since is still not followed.
         const info = await lstat(this.file(library, name)).catch(() => undefined);
         return info?.isFile() ? info.size : undefined;
       }),
@@ -191,4 +193,19 @@ function usesFrom(text: string): Record<string, number> {
 
 function isMissing(err: unknown): boolean {
   return err instanceof Error && 'code' in err && err.code === 'ENOENT';
+}
+
+/** A flow's text, never through a link: a link in the directory would read whatever it names. */
+async function readFlowFile(path: string): Promise<string> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A link (ELOOP under O_NOFOLLOW) or a directory where a flow's file would be: no flow. */
+function isNoFlowFile(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && (err.code === 'ELOOP' || err.code === 'EISDIR');
 }

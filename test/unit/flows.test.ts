@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -328,5 +328,19 @@ describe('the directory flow store', () => {
     await store.put('ws', 'good', 'steps:\n  - tool: navigate\n    args: {action: back}\n');
     await writeFile(join(root, 'ws', 'flows', 'broken.yaml'), 'steps: [ {tool: nope');
     expect(await store.names('ws')).toEqual(['broken', 'good']);
+  });
+
+  it('takes neither a directory nor a link under a flow name for a flow', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'flows-'));
+    const outside = join(await mkdtemp(join(tmpdir(), 'outside-')), 'secret.txt');
+    await writeFile(outside, 'not-a-flow-7f3a');
+    const store = new DirectoryFlowStore(root);
+    await store.put('ws', 'good', 'steps: []\n');
+    await mkdir(join(root, 'ws', 'flows', 'folder.yaml'));
+    await symlink(outside, join(root, 'ws', 'flows', 'link.yaml'));
+    expect(await store.names('ws')).toEqual(['good']);
+    expect(await store.get('ws', 'folder')).toBeUndefined();
+    expect(await store.get('ws', 'link')).toBeUndefined();
+    expect(await store.usage('ws')).toMatchObject({ count: 1 });
   });
 });
