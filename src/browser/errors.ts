@@ -2,6 +2,8 @@ import { wdError } from './webdriver.js';
 import { BadRequest, GridUnavailable, NotFound, PageUnreachable, TimedOut } from '../errors.js';
 
 export const NOT_A_SELECTOR = 'The selector is not valid CSS or XPath; fix its syntax, or find one with outline.';
+export const XPATH_NOT_AN_ELEMENT =
+  'The XPath selects text, an attribute or the document, not an element; select the element itself (//h1, not //h1/text()), or find one with outline.';
 
 /** The refusal of a tool an open dialog blocks, whether WebDriver or the call path finds the dialog first. */
 export function dialogOpen(message: string | undefined): BadRequest {
@@ -36,7 +38,10 @@ export function explainWebDriverError(err: unknown): unknown {
   if (err instanceof wdError().StaleElementReferenceError || NODE_GONE.test(errorMessage(err))) {
     return new BadRequest('The element changed while it was being used (the page re-rendered); call again.');
   }
-  if (err instanceof wdError().InvalidSelectorError || FIREFOX_NOT_AN_ELEMENT.test(errorMessage(err))) {
+  if (NOT_AN_ELEMENT.test(errorMessage(err))) {
+    return new BadRequest(XPATH_NOT_AN_ELEMENT);
+  }
+  if (err instanceof wdError().InvalidSelectorError) {
     return new BadRequest(NOT_A_SELECTOR);
   }
   if (err instanceof wdError().NoSuchFrameError) {
@@ -80,8 +85,12 @@ export function documentWentAway(err: unknown): boolean {
   return err instanceof JavascriptError && /^Document was unloaded/.test(err.message);
 }
 
-/** geckodriver's answer to an XPath that selects a text node or attribute: no element to return. */
-const FIREFOX_NOT_AN_ELEMENT = /findElements?: message reply cannot be cloned/;
+/**
+ * The drivers' answers to an XPath that selects a text node, an attribute or the document: no
+ * element to return. chromedriver: "…It should be an element"; geckodriver, by version, that its
+ * reply "cannot be cloned" or holds a "Cyclic object value".
+ */
+const NOT_AN_ELEMENT = /It should be an element|message reply cannot be cloned|Cyclic object value/;
 
 function errorMessage(err: unknown): string {
   return err instanceof wdError().WebDriverError ? err.message : '';

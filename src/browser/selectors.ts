@@ -2,7 +2,7 @@ import type { By, WebDriver, WebElement } from 'selenium-webdriver';
 import { selenium, wdError } from './webdriver.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
-import { NOT_A_SELECTOR } from './errors.js';
+import { explainWebDriverError, NOT_A_SELECTOR } from './errors.js';
 import { findField, inPage } from './scripts.js';
 
 export type Selector = { css: string } | { xpath: string };
@@ -90,7 +90,12 @@ export async function findFormField(
       // A syntax error or a non-element match: the driver's own lookup says why, in its words.
       // geckodriver fails a text-node match as a script error, not as an invalid selector.
       const element = await driver.findElement(toBy(selector)).catch((err: unknown) => {
-        throw err instanceof wdError().JavascriptError ? new BadRequest(NOT_A_SELECTOR) : err;
+        const explained = explainWebDriverError(err);
+        throw explained !== err
+          ? explained
+          : err instanceof wdError().JavascriptError
+            ? new BadRequest(NOT_A_SELECTOR)
+            : err;
       });
       return { element, empty: false };
     }

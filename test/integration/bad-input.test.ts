@@ -92,6 +92,17 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
     }
   });
 
+  it('an XPath that selects no element (text, an attribute, the document) says to select the element', async () => {
+    await call('navigate', { url: `${site}/login.html` });
+    for (const xpath of ['//h1/text()', '//input/@id', '/']) {
+      const selector = { xpath };
+      const says = 'The XPath selects text, an attribute or the document, not an element';
+      await refused('interact', { action: 'click', selector }, 400, says);
+      await refused('screenshot', { selector }, 400, says);
+      await refused('assert', { selector, state: 'visible', message: 'm', timeout: 1 }, 400, says);
+    }
+  });
+
   it('an unknown action names the ones there are', async () => {
     await refused(
       'interact',

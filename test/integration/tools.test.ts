@@ -270,11 +270,17 @@ describe('write', () => {
     expect((await ok('write', { selector: { xpath: "//input[@id='email']" }, text: 'x@example.com' })).value).toBe(
       'x@example.com',
     );
-    for (const selector of [{ css: '#email[' }, { xpath: '//input[' }, { xpath: "//label[@for='email']/text()" }]) {
+    for (const selector of [{ css: '#email[' }, { xpath: '//input[' }]) {
       const refused = await call('write', { selector, text: 'nobody@example.com' });
       expect(refused.status).toBe(400);
       expect(JSON.stringify(refused.body)).toContain('not valid CSS or XPath');
     }
+    const text = await call('write', {
+      selector: { xpath: "//label[@for='email']/text()" },
+      text: 'nobody@example.com',
+    });
+    expect(text.status).toBe(400);
+    expect(JSON.stringify(text.body)).toContain('The XPath selects text, an attribute or the document, not an element');
     expect(await value('#email')).toBe('x@example.com');
   });
 
