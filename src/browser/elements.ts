@@ -3,7 +3,16 @@ import { selenium } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { settleAfter } from './navigation.js';
 import { describeSelector, findElement, findFormField, type Selector } from './selectors.js';
-import { findOption, focusHeld, inPage, readBack, scrollIntoView, topPage, watchNavigations } from './scripts.js';
+import {
+  findOption,
+  focusHeld,
+  inPage,
+  isCheckable,
+  readBack,
+  scrollIntoView,
+  topPage,
+  watchNavigations,
+} from './scripts.js';
 
 export const INTERACT_ACTIONS = [
   'click',
@@ -43,10 +52,7 @@ export async function interact(
       return selectOption(driver, element, selector, interaction.option);
     case 'check':
     case 'uncheck':
-      if ((await element.isSelected()) !== (action === 'check')) {
-        await element.click();
-      }
-      return;
+      return setChecked(driver, element, selector, action === 'check');
     case 'clear':
       return element.clear();
     case 'focus':
@@ -54,6 +60,28 @@ export async function interact(
     case 'scroll_into_view':
       await driver.executeScript(inPage(scrollIntoView), element);
       return;
+  }
+}
+
+/**
+ * Clicks a checkbox or radio button into the state asked for, and says so when it did not get
+ * there (disabled, a page that undoes the click, a radio, which only another of its group
+ * unchecks): an answer of done must mean the box is as asked.
+ */
+async function setChecked(driver: WebDriver, element: WebElement, selector: Selector, wanted: boolean): Promise<void> {
+  if (!(await driver.executeScript<boolean>(inPage(isCheckable), element))) {
+    throw new BadRequest(
+      `${describeSelector(selector)} is not a checkbox or radio button; point selector at the <input type="checkbox">, or click a custom control with interact click.`,
+    );
+  }
+  if ((await element.isSelected()) === wanted) {
+    return;
+  }
+  await element.click();
+  if ((await element.isSelected()) !== wanted) {
+    throw new BadRequest(
+      `${describeSelector(selector)} stayed ${wanted ? 'unchecked' : 'checked'}: it is disabled, the page undid the click, or it is a radio button (check another of its group instead).`,
+    );
   }
 }
 
@@ -83,9 +111,15 @@ async function selectOption(driver: WebDriver, element: WebElement, selector: Se
       `No option with text or value "${option}" in ${describeSelector(selector)}; read the options with extract (what: "html").`,
     );
   }
-  if (!(await found.isSelected())) {
-    await found.click();
+  if (await found.isSelected()) {
+    return;
   }
+  if (!(await found.isEnabled())) {
+    throw new BadRequest(
+      `The option "${option}" of ${describeSelector(selector)} is disabled, so it cannot be chosen now; read the options with extract (what: "html").`,
+    );
+  }
+  await found.click();
 }
 
 export async function typeText(

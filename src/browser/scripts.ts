@@ -84,6 +84,11 @@ export function focusHeld(element: HTMLElement): boolean {
   return 'activeElement' in root && root.activeElement === element;
 }
 
+/** What check and uncheck act on: a checkbox or a radio button (a custom control is clicked). */
+export function isCheckable(element: HTMLInputElement): boolean {
+  return element.tagName === 'INPUT' && (element.type === 'checkbox' || element.type === 'radio');
+}
+
 export function isFileInput(element: HTMLInputElement): boolean {
   return element.tagName === 'INPUT' && element.type === 'file';
 }

@@ -212,6 +212,22 @@ describe('interact', () => {
     expect(await checked()).toBe(false);
   });
 
+  it('says so when a check or a select does not take, instead of answering done', async () => {
+    const notBox = await call('interact', { action: 'check', selector: { css: '#email' } });
+    expect(notBox.status).toBe(400);
+    expect((notBox.body.error as Answer).message).toContain('css=#email is not a checkbox or radio button');
+    // A page that undoes the click: the box stays as it was.
+    await script("document.getElementById('remember').addEventListener('click', (e) => e.preventDefault())");
+    const undone = await call('interact', { action: 'check', selector: { css: '#remember' } });
+    expect((undone.body.error as Answer).message).toContain('css=#remember stayed unchecked');
+    await script('document.querySelector(\'#country option[value="de"]\').disabled = true');
+    const disabled = await call('interact', { action: 'select', selector: { css: '#country' }, option: 'Germany' });
+    expect(disabled.status).toBe(400);
+    expect((disabled.body.error as Answer).message).toContain('The option "Germany" of css=#country is disabled');
+    expect(await value('#country')).not.toBe('de');
+    await ok('navigate', { url: `${site}/login.html` });
+  });
+
   it('clears a field', async () => {
     await ok('write', { selector: { css: '#email' }, text: 'to-be-cleared@example.com' });
     await ok('interact', { action: 'clear', selector: { css: '#email' } });
