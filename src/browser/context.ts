@@ -3,16 +3,20 @@ import { wdError } from './webdriver.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
 import { findElement, type Selector } from './selectors.js';
+import { framesDeep } from './frames.js';
 
 /** The iframe to enter, or where to go back to. */
 export type FrameTarget = Selector | 'parent' | 'top';
 
-export async function switchFrame(driver: WebDriver, target: FrameTarget, waitSeconds: number): Promise<void> {
+/** Switches, and answers how many frames deep the browser is then (the workspace remembers it). */
+export async function switchFrame(driver: WebDriver, target: FrameTarget, waitSeconds: number): Promise<number> {
   if (target === 'top') {
-    return driver.switchTo().defaultContent();
+    await driver.switchTo().defaultContent();
+    return 0;
   }
   if (target === 'parent') {
-    return driver.switchTo().parentFrame();
+    await driver.switchTo().parentFrame();
+    return framesDeep(driver);
   }
   const element = await findElement(driver, target, waitSeconds);
   try {
@@ -23,6 +27,7 @@ export async function switchFrame(driver: WebDriver, target: FrameTarget, waitSe
     }
     throw err;
   }
+  return framesDeep(driver);
 }
 
 export type DialogAction = 'accept' | 'dismiss';

@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { z } from 'zod';
 import { documentWentAway } from './errors.js';
+import { frameDiscarded } from './frames.js';
 import { wdError } from './webdriver.js';
 import { inPage, topPage, topPageAfterTasks, watchNavigations } from './scripts.js';
 
@@ -69,6 +70,12 @@ async function readPage(driver: WebDriver, readTop: () => Promise<[string, strin
     if (err instanceof wdError().UnexpectedAlertOpenError) {
       const message = err.getAlertText() ?? (await driver.switchTo().alert().getText());
       return { url: '', title: '', dialog: { message } };
+    }
+    // An act in a frame took the page away with it (a link to _top): the act is done, and the
+    // page is read where chromedriver reads it, the top (the next call says the frame is gone).
+    if (await frameDiscarded(driver, err)) {
+      await driver.switchTo().defaultContent();
+      return readPage(driver, readTop);
     }
     throw err;
   }

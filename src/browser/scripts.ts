@@ -60,6 +60,15 @@ export function errorPageReason(): string | null {
   return /\bERR_[A-Z0-9_]+\b/.exec(document.body ? document.body.innerText : '')?.[0] ?? null;
 }
 
+/** How many frames below the top page this document is. */
+export function frameDepth(): number {
+  let depth = 0;
+  for (let w: Window = window; w !== w.parent; w = w.parent) {
+    depth += 1;
+  }
+  return depth;
+}
+
 export function frameAddress(): string {
   return window.location.href;
 }

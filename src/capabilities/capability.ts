@@ -91,6 +91,11 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   /** refused while a page dialog is open (default: every tool attached to a browser) */
   blockedByDialog?: boolean;
   /**
+   * acts in the frame the caller entered, so it is refused once that frame is gone (default:
+   * every tool attached to a browser); false for tools that choose the frame or page themselves
+   */
+  inEnteredFrame?: boolean;
+  /**
    * false for tools that never command the browser themselves (flow tools, workspace reads).
    * run_flow takes it for its whole run, and its steps run in it (AsStep.inTurn).
    */
@@ -168,6 +173,7 @@ export interface RowFacts {
   answersUnderControl: (args: Arguments) => boolean;
   navigates: (args: Arguments) => boolean;
   blockedByDialog: boolean;
+  inEnteredFrame: boolean;
   takesTurn: boolean;
   boundsItself: boolean;
   answersAsTaskWhileHeld: boolean;
@@ -247,6 +253,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     answersUnderControl: byArguments(def.answersUnderControl ?? false),
     navigates: byArguments(def.navigates ?? false),
     blockedByDialog: def.blockedByDialog ?? def.attach !== 'none',
+    inEnteredFrame: def.inEnteredFrame ?? def.attach !== 'none',
     takesTurn: def.takesTurn ?? true,
     boundsItself: def.boundsItself ?? false,
     answersAsTaskWhileHeld: def.answersAsTaskWhileHeld ?? false,

@@ -25,6 +25,8 @@ export interface BrowserToolContext {
    * it reads back): the call path answers and remembers that page instead of reading it again
    */
   pageKnown: (page: PageState) => void;
+  /** the handler moved the browser into or out of frames: how many deep it is now (0: the top page) */
+  framesNow: (depth: number) => void;
 }
 
 /** What a tool may do with secrets: list them, and get one value for the page about to receive it. */

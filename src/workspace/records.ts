@@ -28,6 +28,11 @@ export interface WorkspaceRecord {
    */
   dialog?: true;
   /**
+   * how many frames deep the caller went with the frame tool: chromedriver leaves a frame the
+   * page removed without a word, so each call first checks the browser is still that deep
+   */
+  frames?: number;
+  /**
    * The secrets typed into this browser, by name and key (never a value): another replica reads
    * their values to screen its answers about this browser too.
    */

@@ -258,6 +258,7 @@ export class Workspaces {
     delete record.capabilities;
     delete record.browserVersion;
     delete record.dialog;
+    delete record.frames;
     record.touchedAt = new Date().toISOString();
     await this.store.put(key, record);
   }

@@ -1,7 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FRAME_GONE } from '../../src/browser/frames.js';
 import { TRUNCATION_MARK } from '../../src/browser/reading.js';
 import {
   connectMcp,
@@ -435,6 +437,33 @@ describe('frame', () => {
     expect(await ok('interact', { action: 'click', selector: { css: '#inner-button' } })).toMatchObject(top);
     expect(await script('return location.hostname')).toBe('localhost');
     await ok('frame', { action: 'top' });
+  });
+
+  // Firefox answered "no such window" (its remedy, a new browser, lost every login) and
+  // Chromium ran the next calls on the top page without a word.
+  it('says the entered frame is gone, once, and keeps the browser on the top page', async () => {
+    const held = await gridIdOf(running, WORKSPACE);
+    await ok('navigate', { url: `${site}/frame.html` });
+    await ok('frame', { action: 'enter', selector: { css: '#inner' } });
+    // Later than this call: a frame removed under its own script cuts the script off.
+    await script("const p = window.parent; p.setTimeout(() => p.document.getElementById('inner').remove(), 50);");
+    await delay(500);
+    const gone = await call('extract', { selector: { css: 'h1' } });
+    expect(gone.status).toBe(404);
+    expect((gone.body.error as Answer).message).toBe(FRAME_GONE);
+    expect(await text('h1')).toBe('Frames');
+    // A link out of the frame to the top: the click is done, and the call after it told.
+    await ok('navigate', { url: `${site}/frame.html` });
+    await ok('frame', { action: 'enter', selector: { css: '#inner' } });
+    await script(
+      `document.body.insertAdjacentHTML('beforeend', '<a id="out" href="/login.html" target="_top">out</a>');`,
+    );
+    // geckodriver's click waits for the frame's navigations only, not the top's.
+    await ok('interact', { action: 'click', selector: { css: '#out' } });
+    await delay(500);
+    expect((await call('extract', { selector: { css: 'h1' } })).status).toBe(404);
+    expect(await ok('interact', { action: 'focus', selector: { css: '#email' } })).toMatchObject({ title: 'Login' });
+    expect(await gridIdOf(running, WORKSPACE)).toBe(held);
   });
 
   it('refuses to enter an element that is not a frame', async () => {

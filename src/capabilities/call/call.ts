@@ -1,4 +1,5 @@
 import { explainWebDriverError } from '../../browser/errors.js';
+import { enteredFrameGone, FrameGone, frameDiscarded, frameGone } from '../../browser/frames.js';
 import type { PageState } from '../../browser/page-state.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import { BrowserGone, translateGridError } from '../../grid/failures.js';
@@ -111,6 +112,19 @@ async function takeTurn<T>(turns: Turns, key: string, run: () => Promise<T>): Pr
   }
 }
 
+/**
+ * The frame the caller entered is gone: the browser is on the top page now, and the workspace
+ * forgets the frame, so the next call acts there (the answer says so, and how to go back in).
+ */
+async function leftVanishedFrame(deps: CallDeps, caller: Caller, browser: AttachedBrowser): Promise<FrameGone> {
+  await browser.driver.switchTo().defaultContent();
+  if (browser.record && caller.key) {
+    delete browser.record.frames;
+    await deps.workspaces.touch(caller.key, undefined, browser.record);
+  }
+  return frameGone();
+}
+
 interface CallState {
   sessionId: string | undefined;
   secrets: SecretCall;
@@ -138,6 +152,13 @@ async function runHandler(
   attached.browser = browser;
   try {
     await checkPreconditions(deps.preconditions, { capability, args, caller, browser, sessionId });
+    if (
+      browser?.record?.frames &&
+      capability.inEnteredFrame &&
+      (await enteredFrameGone(browser.driver, browser.record.frames))
+    ) {
+      throw frameGone();
+    }
     await secrets.adopt(browser?.record);
     let known: PageState | undefined;
     const result = await runRow(deps, call, args, {
@@ -146,10 +167,20 @@ async function runHandler(
       pageKnown: (page) => {
         known = page;
       },
+      framesNow: (depth) => {
+        if (browser?.record && depth > 0) {
+          browser.record.frames = depth;
+        } else if (browser?.record) {
+          delete browser.record.frames;
+        }
+      },
       callTool,
     });
     return await answerCall(deps, call, args, browser, result, known ?? (answerUnread ? undefined : 'read'));
   } catch (err) {
+    if (browser && (err instanceof FrameGone || (await frameDiscarded(browser.driver, err)))) {
+      throw await leftVanishedFrame(deps, caller, browser);
+    }
     const translated = translateGridError(err);
     if (browser && translated instanceof BrowserGone && caller.key) {
       await deps.workspaces.detach(caller.key);

@@ -77,6 +77,7 @@ export interface RowRun {
   browser: AttachedBrowser | undefined;
   answerUnread: boolean;
   pageKnown: (page: PageState) => void;
+  framesNow: (depth: number) => void;
   /** the call path itself, for a workspace tool that calls tools (flows, the hand-back's page read) */
   callTool: CallPath;
 }
@@ -107,7 +108,7 @@ function browserContext(
   call: CallOrigin,
   browser: AttachedBrowser,
   files: () => WorkspaceFiles,
-  { answerUnread, pageKnown }: { answerUnread: boolean; pageKnown: (page: PageState) => void },
+  { answerUnread, pageKnown, framesNow }: Pick<RowRun, 'answerUnread' | 'pageKnown' | 'framesNow'>,
 ): BrowserToolContext {
   return {
     driver: browser.driver,
@@ -119,6 +120,7 @@ function browserContext(
     secrets: call.secrets,
     answerUnread,
     pageKnown,
+    framesNow,
   };
 }
 

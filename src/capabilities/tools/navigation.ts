@@ -13,6 +13,7 @@ export const navigate = defineTool({
   attach: 'open',
   runnableInFlow: true,
   navigates: true,
+  inEnteredFrame: false,
   // A history move says which it was, wherever it led; an opened page names where it landed (the
   // page read), or the address it was sent to when the page went unread.
   summary: (args, result) => {
@@ -32,12 +33,14 @@ export const navigate = defineTool({
       ? undefined
       : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
   output: z.object({}),
-  handler: async (args, { driver, pageKnown }) => {
+  handler: async (args, { driver, pageKnown, framesNow }) => {
     if (args.url !== undefined) {
       pageKnown(await navigateTo(driver, args.url));
     } else if (args.action !== undefined) {
       pageKnown(await moveThroughHistory(driver, args.action));
     }
+    // WebDriver runs the commands after a navigation on the top page.
+    framesNow(0);
     return {};
   },
 });
@@ -50,6 +53,7 @@ export const frame = defineTool({
   destructive: false,
   attach: 'open',
   runnableInFlow: true,
+  inEnteredFrame: false,
   summary: (_args, result) => shortText(result.frame),
   input: z.object({
     action: z.enum(['enter', 'parent', 'top']),
@@ -61,8 +65,9 @@ export const frame = defineTool({
       ? 'frame enter needs selector: the iframe to enter, e.g. {"css": "iframe"}.'
       : undefined,
   output: z.object({ frame: z.enum(['enter', 'parent', 'top']) }),
-  handler: async (args, { driver }) => {
-    await switchFrame(driver, args.action === 'enter' ? checked(args.selector, 'selector') : args.action, waitOf(args));
+  handler: async (args, { driver, framesNow }) => {
+    const target = args.action === 'enter' ? checked(args.selector, 'selector') : args.action;
+    framesNow(await switchFrame(driver, target, waitOf(args)));
     return { frame: args.action };
   },
 });

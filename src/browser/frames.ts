@@ -1,0 +1,56 @@
+import type { WebDriver } from 'selenium-webdriver';
+import { NotFound } from '../errors.js';
+import { frameDepth, inPage } from './scripts.js';
+import { wdError } from './webdriver.js';
+
+const FRAME_DEPTH = inPage(frameDepth);
+
+/** A not_found whose remedy is the frame tool, not a new browser. */
+export class FrameGone extends NotFound {}
+
+export const FRAME_GONE =
+  'The frame you entered is gone (the page removed it or left the page it was on), so this call did nothing and the browser is back on the top page; enter the frame again with frame {action: "enter"}, or call again to act on the top page.';
+
+/** How many frames deep the browser's commands run now: 0 on the top page. */
+export async function framesDeep(driver: WebDriver): Promise<number> {
+  return driver.executeScript<number>(FRAME_DEPTH);
+}
+
+/**
+ * Whether `err` is geckodriver saying the frame it was in is gone, not the window:
+ * Firefox keeps commanding a discarded frame ("no such window") until told to leave it,
+ * and the window-closed remedy (a new browser) would lose every cookie and login.
+ */
+export async function frameDiscarded(driver: WebDriver, err: unknown): Promise<boolean> {
+  if (!(err instanceof wdError().NoSuchWindowError)) {
+    return false;
+  }
+  try {
+    await driver.getWindowHandle();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the frame the caller entered (`entered` frames deep) is gone. chromedriver goes to
+ * the top page on its own then, and runs every later command there without a word: a click
+ * meant for the frame would land on the page.
+ */
+export async function enteredFrameGone(driver: WebDriver, entered: number): Promise<boolean> {
+  let depth: number;
+  try {
+    depth = await framesDeep(driver);
+  } catch (err) {
+    if (!(await frameDiscarded(driver, err))) {
+      throw err;
+    }
+    depth = -1;
+  }
+  return depth < entered;
+}
+
+export function frameGone(): FrameGone {
+  return new FrameGone(FRAME_GONE);
+}
