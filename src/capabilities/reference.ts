@@ -74,7 +74,9 @@ function typeOf(schema: JsonSchema): string {
     return variants.map(typeOf).join(' \\| ');
   }
   if (schema.type === 'array') {
-    return `${typeOf((schema.items ?? {}) as JsonSchema)}[]`;
+    const item = typeOf((schema.items ?? {}) as JsonSchema);
+    // (string | null)[] is a list of either; string | null[] would read as a string or a list.
+    return item.includes('|') ? `(${item})[]` : `${item}[]`;
   }
   if (schema.type === 'object' && schema.properties) {
     return `{${Object.keys(schema.properties).join(', ')}}`;
