@@ -27,6 +27,8 @@ export interface BrowserToolContext {
   pageKnown: (page: PageState) => void;
   /** the handler moved the browser into or out of frames: how many deep it is now (0: the top page) */
   framesNow: (depth: number) => void;
+  /** the handler resized the window: the workspace remembers the size, for its next browser too */
+  windowNow: (size: { width: number; height: number }) => void;
 }
 
 /** What a tool may do with secrets: list them, and get one value for the page about to receive it. */

@@ -550,7 +550,10 @@ describe('resize', () => {
     const resized = await ok('resize', { width: 900, height: 700 });
     expect(resized).toMatchObject({ width: 900, height: 700 });
     expect(await script('return window.outerWidth')).toBe(900);
+    // The workspace remembers it, for the admin page and its next browser.
+    expect(await workspace()).toMatchObject({ window: { width: 900, height: 700 } });
     await ok('resize', { width: 1280, height: 900 });
+    expect(await workspace()).toMatchObject({ window: { width: 1280, height: 900 } });
   });
 });
 

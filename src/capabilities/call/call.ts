@@ -174,6 +174,11 @@ async function runHandler(
           delete browser.record.frames;
         }
       },
+      windowNow: (size) => {
+        if (browser?.record) {
+          browser.record.window = size;
+        }
+      },
       callTool,
     });
     return await answerCall(deps, call, args, browser, result, known ?? (answerUnread ? undefined : 'read'));

@@ -78,6 +78,7 @@ export interface RowRun {
   answerUnread: boolean;
   pageKnown: (page: PageState) => void;
   framesNow: (depth: number) => void;
+  windowNow: (size: { width: number; height: number }) => void;
   /** the call path itself, for a workspace tool that calls tools (flows, the hand-back's page read) */
   callTool: CallPath;
 }
@@ -108,7 +109,12 @@ function browserContext(
   call: CallOrigin,
   browser: AttachedBrowser,
   files: () => WorkspaceFiles,
-  { answerUnread, pageKnown, framesNow }: Pick<RowRun, 'answerUnread' | 'pageKnown' | 'framesNow'>,
+  {
+    answerUnread,
+    pageKnown,
+    framesNow,
+    windowNow,
+  }: Pick<RowRun, 'answerUnread' | 'pageKnown' | 'framesNow' | 'windowNow'>,
 ): BrowserToolContext {
   return {
     driver: browser.driver,
@@ -121,6 +127,7 @@ function browserContext(
     answerUnread,
     pageKnown,
     framesNow,
+    windowNow,
   };
 }
 

@@ -104,9 +104,11 @@ export const resize = defineTool({
   runnableInFlow: true,
   input: z.object({ width: windowSide, height: windowSide }),
   output: z.object({ width: z.number(), height: z.number() }),
-  handler: async (args, { driver }) => {
+  handler: async (args, { driver, windowNow }) => {
     await resizeWindow(driver, args.width, args.height);
     const rect = await driver.manage().window().getRect();
+    // What was asked, as open_session remembers it: the browser may keep a size of its own.
+    windowNow({ width: args.width, height: args.height });
     return { width: rect.width, height: rect.height };
   },
 });
