@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flagOf, SETTINGS } from '../src/settings.js';
+import { flagOf, SETTINGS, usedBy, type Command } from '../src/settings.js';
 
 /** The README's settings table lives between these lines; everything else in it is hand-written. */
 const BEGIN = '<!-- settings: generated from SETTINGS (src/settings.ts) by `npm run gen`; edit them there -->';
@@ -17,11 +17,14 @@ function shownDefault(schema: z.ZodType): string {
 /** Pipes would break the table; help texts use `|` for alternatives. */
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
+const COMMANDS: readonly Command[] = ['serve', 'stdio', 'grid', 'doctor', 'setup'];
+
 export function settingsTable(): string {
-  const rows = Object.values(SETTINGS).map(
-    (s) => `| \`${s.env}\` | \`--${flagOf(s)}\` | ${shownDefault(s.schema)} | ${cell(s.help)} |`,
-  );
-  return ['| env | flag | default | meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
+  const rows = Object.values(SETTINGS).map((s) => {
+    const readBy = COMMANDS.filter((command) => usedBy(s, command)).join(', ');
+    return `| \`${s.env}\` | \`--${flagOf(s)}\` | ${shownDefault(s.schema)} | ${readBy} | ${cell(s.help)} |`;
+  });
+  return ['| env | flag | default | read by | meaning |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
 
 /** `readme` with its settings table rendered anew; a README without the markers is a bug here. */

@@ -133,7 +133,7 @@ export const SETTINGS = {
   authToken: setting({
     env: 'MCP_AUTH_TOKEN',
     flag: 'auth-token',
-    help: 'bearer token for /mcp and the REST API; this or TOKENS_FILE is required when HOST is not loopback',
+    help: 'bearer token for /mcp and the REST API (16 characters or more); this or TOKENS_FILE is required when HOST is not loopback',
     schema: z.string().min(16, 'must be at least 16 characters').optional(),
   }),
   dataDir: setting({
@@ -198,7 +198,7 @@ export const SETTINGS = {
     env: 'ADMIN_TOKEN',
     usedBy: HTTP_ONLY,
     flag: 'admin-token',
-    help: 'token for the admin API (/admin/api); default: MCP_AUTH_TOKEN; with no token at all the banner prints a one-time admin link',
+    help: 'token for the admin API (/admin/api, 16 characters or more); default: MCP_AUTH_TOKEN; with no token at all the banner prints a one-time admin link',
     schema: z.string().min(16, 'must be at least 16 characters').optional(),
   }),
   adminLinkTtl: setting({
