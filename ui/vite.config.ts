@@ -1,7 +1,7 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
-import { buildApps } from './apps/build';
+import { buildApps } from './apps/build.js';
 
 // The page is served by the server itself at <ROUTE_PREFIX>/admin/, so every URL it uses is
 // relative (base './'): the same build works under any prefix and behind any proxy path.
