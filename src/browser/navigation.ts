@@ -15,7 +15,9 @@ export async function navigateTo(driver: WebDriver, url: string): Promise<PageSt
   } catch (err) {
     throw unreachable(err, originOf(url)) ?? err;
   }
-  return failedToLoad(driver, originOf(url));
+  const page = await failedToLoad(driver, originOf(url));
+  // A dialog the page opened as it loaded hides where it is from WebDriver: it is where it was sent.
+  return page.dialog ? { ...page, url } : page;
 }
 
 /**

@@ -240,6 +240,11 @@ export class Workspaces {
     }
     if (page?.dialog) {
       record.dialog = true;
+      // A navigation that opened one names the page it reached (a click's dialog names none).
+      if (page.url) {
+        record.url = page.url;
+        record.title = page.title;
+      }
     } else if (page) {
       record.url = page.url;
       record.title = page.title;

@@ -478,6 +478,14 @@ describe('dialog', () => {
     await ok('navigate', { url: `${site}/dialogs.html` });
   });
 
+  it('answers the page a navigation reached when it opens an alert as it loads', async () => {
+    const went = await ok('navigate', { url: `${site}/alert-on-load.html` });
+    expect(went).toMatchObject({ url: `${site}/alert-on-load.html`, dialog: { message: 'Welcome' } });
+    expect(await workspace()).toMatchObject({ url: `${site}/alert-on-load.html` });
+    await ok('dialog', { action: 'accept' });
+    await ok('navigate', { url: `${site}/dialogs.html` });
+  });
+
   it('reports an alert on the call that opened it, and accepts it', async () => {
     const clicked = await ok('interact', { action: 'click', selector: { css: '#alert' } });
     expect(clicked.dialog).toEqual({ message: 'Hello alert' });

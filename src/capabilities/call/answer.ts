@@ -79,11 +79,11 @@ async function answerAct(
     return { answer: secrets.screenAnswer(result), seen: undefined };
   }
   const { shown, withheld } = secrets.screen(page);
+  // A dialog hides the page's address from WebDriver: the page the act named (a navigation's),
+  // else the one the workspace was on.
+  const hidden = page.dialog && !page.url ? { url: browser.record?.url ?? '' } : {};
   return {
-    answer: secrets.screenAnswer(
-      { ...shown, ...result, ...(page.dialog ? { url: browser.record?.url ?? page.url } : {}) },
-      withheld,
-    ),
+    answer: secrets.screenAnswer({ ...shown, ...result, ...hidden }, withheld),
     seen: withheld ? undefined : page,
   };
 }
