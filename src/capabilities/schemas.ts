@@ -67,7 +67,17 @@ export function checked<T>(value: T | undefined, name: string): T {
 export const windowSide = z.number().int().min(200).max(7680);
 
 /** One rule for every name a file gets, so a name saved can always be listed, fetched and linked. */
-export const fileNameArgument = z.string().min(1).max(255).refine(isFileName, FILE_NAME_RULE);
+export const fileNameArgument = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(isFileName, FILE_NAME_RULE)
+  // A name a caller chooses is shown to people (the admin page, a download's name): one that
+  // hides its ends or reorders its letters on screen (U+202E) would show as another file.
+  .refine(
+    (name) => name.trim() === name && !/[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/.test(name),
+    'a name may not start or end with a space, nor hold invisible direction or format characters (U+200E, U+202A-U+202E, U+2066-U+2069, U+FEFF); name it in plain letters',
+  );
 
 /** The value at a zod issue's path, to tell a missing argument from a wrong one. */
 export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {

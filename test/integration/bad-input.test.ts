@@ -202,6 +202,14 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
     ]) {
       await refused('navigate', { url }, 400, 'http(s) URL');
       await refused('extract', { url, selector: { css: 'h1' } }, 400, 'http(s) URL');
+      await refused('list_flows', { url }, 400, 'http(s) URL');
+    }
+  });
+
+  it('a name that would show as another on screen is refused, for every name a caller gives', async () => {
+    for (const filename of [' shot', 'shot ', 'invoice\u202Efdp.png', '\uFEFFshot', '   ']) {
+      await refused('screenshot', { save: true, filename }, 400, 'invisible direction or format characters');
+      await refused('print', { filename }, 400, 'invisible direction or format characters');
     }
   });
 

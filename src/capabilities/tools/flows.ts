@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import { defineTool } from '../capability.js';
+import { webUrl } from '../schemas.js';
 import type { FlowsView } from '../../flows/view.js';
 import { flowDraft, flowListing, flowRead, flowSaved, runReport } from '../../flows/answers.js';
-import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_URL_CHARS } from '../../limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS } from '../../limits.js';
 
 const flowName = z.string().min(1).max(64);
 const revision = z.string().min(1).max(64).describe('from get_flow');
@@ -43,7 +44,7 @@ export const listFlows = defineTool({
   http: { method: 'GET', path: '/flows' },
   input: z.object({
     everywhere: z.boolean().optional().describe("not only this page's"),
-    url: z.string().min(1).max(MAX_URL_CHARS).optional().describe("this page's instead"),
+    url: webUrl.optional().describe("this page's instead"),
   }),
   check: (args) =>
     args.everywhere && args.url !== undefined
