@@ -136,9 +136,18 @@ export function findField(
   if (!(e instanceof Element)) {
     return 'refused';
   }
-  const kind = e instanceof HTMLInputElement ? e.type : e instanceof HTMLButtonElement ? 'button' : '';
-  if (notTyped.includes(kind)) {
-    return { untyped: kind };
+  const kind = () => (e instanceof HTMLInputElement ? e.type : e instanceof HTMLButtonElement ? 'button' : '');
+  if (notTyped.includes(kind())) {
+    return { untyped: kind() };
+  }
+  // Focused here, and looked at again: geckodriver decides whether a field takes files after it
+  // focuses it, so a page that makes the field a file input as it takes focus is seen now (the
+  // driver's own focus then finds it focused already, and no focus event runs again).
+  if (e instanceof HTMLElement) {
+    e.focus();
+  }
+  if (notTyped.includes(kind())) {
+    return { untyped: kind() };
   }
   return [e, 'value' in e && e.value === ''];
 }

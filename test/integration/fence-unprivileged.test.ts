@@ -295,6 +295,37 @@ describe.each(['chrome', 'firefox'] as const)('the embedded Grid run as an ordin
     }
   });
 
+  it("a path typed into a field that is, or becomes, a file input never hands the page the user's file", async () => {
+    const ws = { 'X-Workspace': `upload-${browser}` };
+    // The user's own 0600 file: the browsers run as the user here, so they could read it.
+    const path = join(home, 'secrets', 'canary', 'password');
+    expect((await rest(base, '/browser/open-session', { browser }, ws)).status).toBe(200);
+    try {
+      expect((await rest(base, '/browser/navigate', { url: `${siteUrl}/hostile/becomes-file.html` }, ws)).status).toBe(
+        200,
+      );
+      const file = await rest(base, '/browser/write', { selector: { css: '#upload' }, text: path }, ws);
+      expect(file.status).toBe(400);
+      expect(JSON.stringify(file.body)).toContain('use upload_file');
+      // A text field until it takes focus, then a file input: geckodriver looks after its focus.
+      const becomes = await rest(base, '/browser/write', { selector: { css: '#search' }, text: path }, ws);
+      expect(becomes.status).toBe(400);
+      expect(JSON.stringify(becomes.body)).toContain('is an input of type file');
+      const got = await rest(
+        base,
+        '/browser/execute-script',
+        {
+          script:
+            "return [document.getElementById('got').textContent, document.getElementById('search').files?.length ?? 0]",
+        },
+        ws,
+      );
+      expect(got.body.result).toEqual(['', 0]);
+    } finally {
+      await rest(base, '/browser/end-browser', {}, ws);
+    }
+  });
+
   it('names a closed host port as closed, naming BROWSER_LOOPBACK_PORTS', async () => {
     const ws = { 'X-Workspace': `closed-${browser}` };
     const tcp = await listener();
