@@ -10,6 +10,7 @@ import {
   isCheckable,
   readBack,
   scrollIntoView,
+  setWholeValue,
   topPage,
   watchNavigations,
 } from './scripts.js';
@@ -122,25 +123,61 @@ async function selectOption(driver: WebDriver, element: WebElement, selector: Se
   await found.click();
 }
 
+/** The HTML value format of each input set whole rather than typed (setWholeValue). */
+const WHOLE_VALUE_FORMATS: Record<string, string> = {
+  date: 'yyyy-mm-dd, such as 2026-12-06',
+  time: 'hh:mm or hh:mm:ss, 24-hour, such as 14:30',
+  month: 'yyyy-mm, such as 2026-12',
+  week: 'yyyy-Www, such as 2026-W49',
+  'datetime-local': 'yyyy-mm-ddThh:mm, such as 2026-12-06T14:30',
+};
+const SET_WHOLE_VALUE = inPage(setWholeValue, topPage, watchNavigations);
+
 export async function typeText(
   driver: WebDriver,
   selector: Selector,
   text: string,
   options: { clear: boolean; submit: boolean; readBack: boolean; waitSeconds: number },
 ): Promise<{ value: string | null; page?: { url: string; title: string } }> {
-  const { element, empty } = await findFormField(driver, selector, options.waitSeconds);
-  if (options.clear && !empty) {
-    await element.clear();
+  const { element, empty, kind } = await findFormField(driver, selector, options.waitSeconds);
+  let read: [string | null, [string, string] | null] | undefined;
+  const format = WHOLE_VALUE_FORMATS[kind];
+  if (format !== undefined) {
+    const set = await driver.executeScript<[string, [string, string] | null] | 'changed'>(
+      SET_WHOLE_VALUE,
+      element,
+      text,
+      Object.keys(WHOLE_VALUE_FORMATS),
+    );
+    if (set === 'changed') {
+      throw new BadRequest(
+        `${describeSelector(selector)} changed kind as it was filled, so nothing was set; read the field again with outline.`,
+      );
+    }
+    read = set;
+  } else {
+    if (options.clear && !empty) {
+      await element.clear();
+    }
+    await element.sendKeys(text);
+    // Read before submitting: after Enter the field may be gone with the page it was on. A number
+    // field is read even in a flow: it drops what is no number, and says nothing.
+    read =
+      options.readBack || kind === 'number'
+        ? await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element)
+        : undefined;
   }
-  await element.sendKeys(text);
-  // Read before submitting: after Enter the field may be gone with the page it was on.
-  const read = options.readBack
-    ? await driver.executeScript<[string | null, [string, string] | null]>(READ_BACK, element)
-    : undefined;
+  if ((format !== undefined || kind === 'number') && read?.[0] === '' && text.trim() !== '') {
+    throw new BadRequest(
+      format !== undefined
+        ? `${describeSelector(selector)} is an input of type ${kind}, which takes its value as ${format}; it kept none of the text, so write it in that form.`
+        : `${describeSelector(selector)} is an input of type ${kind}, which kept none of the typed text; write a number, such as 12 or -4.5.`,
+    );
+  }
   if (options.submit) {
     await settleAfter(driver, () => element.sendKeys(selenium().Key.ENTER));
   }
-  if (!read) {
+  if (!read || !options.readBack) {
     return { value: null };
   }
   const [value, page] = read;

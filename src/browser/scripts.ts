@@ -120,7 +120,7 @@ export function findField(
   css: string | null,
   xpath: string | null,
   notTyped: string[],
-): [Element, boolean] | 'refused' | { untyped: string } | null {
+): [Element, boolean, string] | 'refused' | { untyped: string } | null {
   let e: Node | null;
   try {
     e =
@@ -149,7 +149,29 @@ export function findField(
   if (notTyped.includes(kind())) {
     return { untyped: kind() };
   }
-  return [e, 'value' in e && e.value === ''];
+  return [e, 'value' in e && e.value === '', kind()];
+}
+
+/**
+ * Sets a date, time, month, week or datetime-local input whole, as its value (needs `topPage`
+ * and `watchNavigations`): the browsers type into these by locale, so the same keys give
+ * Firefox 2026-12-06 and Chromium 61206-02-02. The prototype's setter, not the element's, so a
+ * framework that watches the element's own setter sees a change to report. 'changed' when the
+ * field is no longer of such a kind.
+ */
+export function setWholeValue(
+  e: HTMLInputElement,
+  text: string,
+  kinds: string[],
+): [string, [string, string] | null] | 'changed' {
+  if (!(e instanceof HTMLInputElement) || !kinds.includes(e.type)) {
+    return 'changed';
+  }
+  e.focus();
+  Reflect.set(HTMLInputElement.prototype, 'value', text, e);
+  e.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  e.dispatchEvent(new Event('change', { bubbles: true }));
+  return [e.value, topPage()];
 }
 
 /** A typed field's value (never a password's) and where the browser is; needs `topPage`. */

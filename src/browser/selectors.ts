@@ -44,6 +44,8 @@ export interface FormField {
   element: WebElement;
   /** an input, textarea or select whose value is '' (anything else, contenteditable, is not) */
   empty: boolean;
+  /** an input's type, 'button' for a button, else '' */
+  kind: string;
 }
 
 // Typing clears the field first, and WebDriver's clear is a slow round trip of its own
@@ -80,7 +82,7 @@ export async function findFormField(
 ): Promise<FormField> {
   const [css, xpath] = 'css' in selector ? [selector.css, null] : [null, selector.xpath];
   return untilFound(selector, waitSeconds, async () => {
-    const found = await driver.executeScript<[WebElement, boolean] | 'refused' | { untyped: string } | null>(
+    const found = await driver.executeScript<[WebElement, boolean, string] | 'refused' | { untyped: string } | null>(
       FIND_FIELD,
       css,
       xpath,
@@ -97,12 +99,12 @@ export async function findFormField(
             ? new BadRequest(NOT_A_SELECTOR)
             : err;
       });
-      return { element, empty: false };
+      return { element, empty: false, kind: '' };
     }
     if (found !== null && 'untyped' in found) {
       throw untypedField(selector, found.untyped);
     }
-    return found === null ? undefined : { element: found[0], empty: found[1] };
+    return found === null ? undefined : { element: found[0], empty: found[1], kind: found[2] };
   });
 }
 

@@ -331,6 +331,37 @@ describe('write', () => {
     expect(await text('#file-content')).toBe('');
   });
 
+  it('sets a date, time or month whole, in its value format, the same on both browsers', async () => {
+    await ok('navigate', { url: `${site}/typed-kinds.html` });
+    // Typed as keys, Chromium reads these by locale: 2026-12-06 became 61206-02-02.
+    const fields: [string, string][] = [
+      ['#when', '2026-12-06'],
+      ['#at', '14:30'],
+      ['#month', '2026-12'],
+    ];
+    for (const [css, wanted] of fields) {
+      expect((await ok('write', { selector: { css }, text: wanted })).value).toBe(wanted);
+      expect(await value(css)).toBe(wanted);
+    }
+    // Firefox has no month input: there it is a text field, whose change comes when it loses focus.
+    expect(await text('#changed')).toMatch(/^when=2026-12-06;at=14:30;/);
+    const local = await call('write', { selector: { css: '#when' }, text: '12/06/2026' });
+    expect(local.status).toBe(400);
+    expect((local.body.error as Answer).message).toBe(
+      'css=#when is an input of type date, which takes its value as yyyy-mm-dd, such as 2026-12-06; it kept none of the text, so write it in that form.',
+    );
+  });
+
+  it('says so when a number field drops the typed text', async () => {
+    await ok('navigate', { url: `${site}/typed-kinds.html` });
+    expect((await ok('write', { selector: { css: '#qty' }, text: '-4.5' })).value).toBe('-4.5');
+    const dropped = await call('write', { selector: { css: '#qty' }, text: 'twelve' });
+    expect(dropped.status).toBe(400);
+    expect((dropped.body.error as Answer).message).toBe(
+      'css=#qty is an input of type number, which kept none of the typed text; write a number, such as 12 or -4.5.',
+    );
+  });
+
   it('refuses a button or a checkbox, and a WebDriver key code point in the text', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     const button = await call('write', { selector: { css: '#submit' }, text: 'a b' });
