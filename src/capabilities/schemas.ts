@@ -63,8 +63,20 @@ export function checked<T>(value: T | undefined, name: string): T {
   return value;
 }
 
-/** A window's width or height, in CSS pixels. */
-export const windowSide = z.number().int().min(200).max(7680);
+const MAX_WINDOW_SIDE = 7680;
+
+/**
+ * A window's width, in CSS pixels. Neither browser opens a window narrower than 500 (both
+ * made a 300 wide window 500 wide), so a smaller width would be remembered and never shown.
+ */
+export const windowWidth = z
+  .number()
+  .int()
+  .min(500, 'width is at least 500, the narrowest window both browsers open; pass 500 or more')
+  .max(MAX_WINDOW_SIDE);
+
+/** A window's height, in CSS pixels. */
+export const windowHeight = z.number().int().min(200).max(MAX_WINDOW_SIDE);
 
 /** One rule for every name a file gets, so a name saved can always be listed, fetched and linked. */
 export const fileNameArgument = z

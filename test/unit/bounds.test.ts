@@ -256,3 +256,19 @@ describe('upload_file says only what it does', () => {
     expect(() => parseArguments(upload, { ...args, mime_type: 'text/csv' })).toThrow(/mime_type/);
   });
 });
+
+describe('a window both browsers can open', () => {
+  it('refuses a width under 500, which either browser would open 500 wide while it was remembered as asked', async () => {
+    const { parseArguments } = await import('../../src/capabilities/call/arguments.js');
+    for (const name of ['open_session', 'resize']) {
+      const tool = CAPABILITIES.find((c) => c.name === name);
+      if (!tool) {
+        throw new Error(`${name} is not in the table`);
+      }
+      expect(parseArguments(tool, { width: 500, height: 200 })).toEqual({ width: 500, height: 200 });
+      expect(refusal(() => parseArguments(tool, { width: 300, height: 400 }))).toContain(
+        'width is at least 500, the narrowest window both browsers open',
+      );
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { answerDialog, resizeWindow, switchFrame } from '../../browser/context.js';
 import { moveThroughHistory, navigateTo } from '../../browser/navigation.js';
 import { defineTool, asText, shortText } from '../capability.js';
-import { checked, exactlyOne, selector, waitOf, waitTimeout, webUrl, windowSide } from '../schemas.js';
+import { checked, exactlyOne, selector, waitOf, waitTimeout, webUrl, windowHeight, windowWidth } from '../schemas.js';
 import { MAX_PROMPT_CHARS } from '../../limits.js';
 
 export const navigate = defineTool({
@@ -102,7 +102,7 @@ export const resize = defineTool({
   destructive: false,
   attach: 'open',
   runnableInFlow: true,
-  input: z.object({ width: windowSide, height: windowSide }),
+  input: z.object({ width: windowWidth, height: windowHeight }),
   output: z.object({ width: z.number(), height: z.number() }),
   handler: async (args, { driver, windowNow }) => {
     await resizeWindow(driver, args.width, args.height);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { windowSide } from '../schemas.js';
+import { windowHeight, windowWidth } from '../schemas.js';
 import { defineTool } from '../capability.js';
 import { outlineTool } from './reading.js';
 import { readSkill, readSkillReference, REFERENCE_URI, SKILL_URI } from '../skill.js';
@@ -14,8 +14,8 @@ export const openSession = defineTool({
   runnableInFlow: false,
   input: z.object({
     browser: z.enum(['chrome', 'firefox']).optional().describe('default: last used'),
-    width: windowSide.optional(),
-    height: windowSide.optional(),
+    width: windowWidth.optional(),
+    height: windowHeight.optional(),
   }),
   output: z.object({
     session_id: z
