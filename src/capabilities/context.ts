@@ -25,10 +25,17 @@ export interface BrowserToolContext {
    * it reads back): the call path answers and remembers that page instead of reading it again
    */
   pageKnown: (page: PageState) => void;
-  /** the handler moved the browser into or out of frames: how many deep it is now (0: the top page) */
-  framesNow: (depth: number) => void;
-  /** the handler resized the window: the workspace remembers the size, for its next browser too */
-  windowNow: (size: { width: number; height: number }) => void;
+  /** what the handler changed of the browser, for the workspace to remember (its record) */
+  remember: (change: BrowserChange) => void;
+}
+
+/**
+ * What a handler can change that the workspace remembers: `frames`, how many frames deep the
+ * browser is now (0: the top page); `window`, its size, for the workspace's next browser too.
+ */
+export interface BrowserChange {
+  frames?: number;
+  window?: { width: number; height: number };
 }
 
 /** What a tool may do with secrets: list them, and get one value for the page about to receive it. */

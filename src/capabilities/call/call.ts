@@ -167,16 +167,15 @@ async function runHandler(
       pageKnown: (page) => {
         known = page;
       },
-      framesNow: (depth) => {
-        if (browser?.record && depth > 0) {
-          browser.record.frames = depth;
-        } else if (browser?.record) {
-          delete browser.record.frames;
+      remember: ({ frames, window }) => {
+        const record = browser?.record;
+        if (record && window) {
+          record.window = window;
         }
-      },
-      windowNow: (size) => {
-        if (browser?.record) {
-          browser.record.window = size;
+        if (record && frames !== undefined && frames > 0) {
+          record.frames = frames;
+        } else if (record && frames === 0) {
+          delete record.frames;
         }
       },
       callTool,

@@ -77,8 +77,7 @@ export interface RowRun {
   browser: AttachedBrowser | undefined;
   answerUnread: boolean;
   pageKnown: (page: PageState) => void;
-  framesNow: (depth: number) => void;
-  windowNow: (size: { width: number; height: number }) => void;
+  remember: BrowserToolContext['remember'];
   /** the call path itself, for a workspace tool that calls tools (flows, the hand-back's page read) */
   callTool: CallPath;
 }
@@ -109,12 +108,7 @@ function browserContext(
   call: CallOrigin,
   browser: AttachedBrowser,
   files: () => WorkspaceFiles,
-  {
-    answerUnread,
-    pageKnown,
-    framesNow,
-    windowNow,
-  }: Pick<RowRun, 'answerUnread' | 'pageKnown' | 'framesNow' | 'windowNow'>,
+  { answerUnread, pageKnown, remember }: Pick<RowRun, 'answerUnread' | 'pageKnown' | 'remember'>,
 ): BrowserToolContext {
   return {
     driver: browser.driver,
@@ -126,8 +120,7 @@ function browserContext(
     secrets: call.secrets,
     answerUnread,
     pageKnown,
-    framesNow,
-    windowNow,
+    remember,
   };
 }
 

@@ -33,14 +33,14 @@ export const navigate = defineTool({
       ? undefined
       : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
   output: z.object({}),
-  handler: async (args, { driver, pageKnown, framesNow }) => {
+  handler: async (args, { driver, pageKnown, remember }) => {
     if (args.url !== undefined) {
       pageKnown(await navigateTo(driver, args.url));
     } else if (args.action !== undefined) {
       pageKnown(await moveThroughHistory(driver, args.action));
     }
     // WebDriver runs the commands after a navigation on the top page.
-    framesNow(0);
+    remember({ frames: 0 });
     return {};
   },
 });
@@ -65,9 +65,9 @@ export const frame = defineTool({
       ? 'frame enter needs selector: the iframe to enter, e.g. {"css": "iframe"}.'
       : undefined,
   output: z.object({ frame: z.enum(['enter', 'parent', 'top']) }),
-  handler: async (args, { driver, framesNow }) => {
+  handler: async (args, { driver, remember }) => {
     const target = args.action === 'enter' ? checked(args.selector, 'selector') : args.action;
-    framesNow(await switchFrame(driver, target, waitOf(args)));
+    remember({ frames: await switchFrame(driver, target, waitOf(args)) });
     return { frame: args.action };
   },
 });
@@ -104,11 +104,11 @@ export const resize = defineTool({
   runnableInFlow: true,
   input: z.object({ width: windowWidth, height: windowHeight }),
   output: z.object({ width: z.number(), height: z.number() }),
-  handler: async (args, { driver, windowNow }) => {
+  handler: async (args, { driver, remember }) => {
     await resizeWindow(driver, args.width, args.height);
     const rect = await driver.manage().window().getRect();
     // What was asked, as open_session remembers it: the browser may keep a size of its own.
-    windowNow({ width: args.width, height: args.height });
+    remember({ window: { width: args.width, height: args.height } });
     return { width: rect.width, height: rect.height };
   },
 });

@@ -44,10 +44,10 @@ export const extractTool = defineTool({
     values: z.array(z.string().nullable()).optional().describe('every match (with all)'),
     truncated: z.boolean().optional(),
   }),
-  handler: async (args, { driver, secrets, framesNow }) => {
+  handler: async (args, { driver, secrets, remember }) => {
     if (args.url !== undefined && (await driver.getCurrentUrl()) !== args.url) {
       await navigateTo(driver, args.url);
-      framesNow(0);
+      remember({ frames: 0 });
     }
     const read = await extract(driver, {
       selector: args.selector,
