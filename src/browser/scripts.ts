@@ -143,13 +143,32 @@ export function findField(
   // Focused here, and looked at again: geckodriver decides whether a field takes files after it
   // focuses it, so a page that makes the field a file input as it takes focus is seen now (the
   // driver's own focus then finds it focused already, and no focus event runs again).
-  if (e instanceof HTMLElement) {
-    e.focus();
-  }
+  focusAtEnd(e);
   if (notTyped.includes(kind())) {
     return { untyped: kind() };
   }
   return [e, 'value' in e && e.value === '', kind()];
+}
+
+/**
+ * Focuses a field with the caret after its text, where Element Send Keys types: keys sent to
+ * the focused element (WebDriver actions) then land where they would have.
+ */
+export function focusAtEnd(e: Element): void {
+  if (!(e instanceof HTMLElement)) {
+    return;
+  }
+  e.focus();
+  try {
+    if (e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement) {
+      e.setSelectionRange(e.value.length, e.value.length);
+    } else if (e.isContentEditable) {
+      getSelection()?.selectAllChildren(e);
+      getSelection()?.collapseToEnd();
+    }
+  } catch {
+    // An email or number input has no caret to place (setSelectionRange throws): it types at the end.
+  }
 }
 
 /**

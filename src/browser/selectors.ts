@@ -3,7 +3,7 @@ import { selenium, wdError } from './webdriver.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
 import { explainWebDriverError, NOT_A_SELECTOR } from './errors.js';
-import { findField, inPage } from './scripts.js';
+import { findField, focusAtEnd, inPage } from './scripts.js';
 
 export type Selector = { css: string } | { xpath: string };
 
@@ -52,7 +52,7 @@ export interface FormField {
 // (~130 ms) that most fields, already empty, do not need: finding the field by script answers
 // whether it is empty in the same round trip as the lookup. The page's own querySelector and
 // XPath evaluator are what the driver uses for these locators too.
-const FIND_FIELD = inPage(findField);
+const FIND_FIELD = inPage(findField, focusAtEnd);
 
 /**
  * Input types that take no typed text. A file input is the one that must never be typed into:

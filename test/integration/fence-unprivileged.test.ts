@@ -311,16 +311,18 @@ describe.each(['chrome', 'firefox'] as const)('the embedded Grid run as an ordin
       const becomes = await rest(base, '/browser/write', { selector: { css: '#search' }, text: path }, ws);
       expect(becomes.status).toBe(400);
       expect(JSON.stringify(becomes.body)).toContain('is an input of type file');
+      // A text field through the lookup, a file input by the time the keys come: they are only keys.
+      expect((await rest(base, '/browser/write', { selector: { css: '#later' }, text: path }, ws)).status).toBe(200);
       const got = await rest(
         base,
         '/browser/execute-script',
         {
           script:
-            "return [document.getElementById('got').textContent, document.getElementById('search').files?.length ?? 0]",
+            "return [document.getElementById('got').textContent, document.getElementById('search').files?.length ?? 0, document.getElementById('later').type, document.getElementById('later').files?.length ?? 0]",
         },
         ws,
       );
-      expect(got.body.result).toEqual(['', 0]);
+      expect(got.body.result).toEqual(['', 0, 'file', 0]);
     } finally {
       await rest(base, '/browser/end-browser', {}, ws);
     }

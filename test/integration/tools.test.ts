@@ -362,6 +362,23 @@ describe('write', () => {
     );
   });
 
+  it('gives no file to a field that becomes a file input after the lookup, and types paths as any text', async () => {
+    await ok('navigate', { url: `${site}/hostile/becomes-file.html` });
+    // The field turns into a file input on a timer after it takes focus, once the lookup has
+    // looked: Element Send Keys then handed it the file the text names (both browsers).
+    await ok('write', { selector: { css: '#later' }, text: '/etc/hostname' });
+    expect(
+      await script("const f = document.getElementById('later'); return [f.type, f.files.length, got.textContent]"),
+    ).toEqual(['file', 0, '']);
+    // A path into a field that stays a text field is typed as it would be, after what is there.
+    await ok('navigate', { url: `${site}/login.html` });
+    await script("document.getElementById('email').value = 'path:'");
+    expect((await ok('write', { selector: { css: '#email' }, text: '/etc/hostname', clear: false })).value).toBe(
+      'path:/etc/hostname',
+    );
+    expect((await ok('write', { selector: { css: '#email' }, text: 'C:\\Users\\me' })).value).toBe('C:\\Users\\me');
+  });
+
   it('refuses a button or a checkbox, and a WebDriver key code point in the text', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     const button = await call('write', { selector: { css: '#submit' }, text: 'a b' });
