@@ -43,10 +43,20 @@ describe('the Grid view', () => {
       const holder = page.getByRole('row').filter({ has: page.getByRole('link', { name: WORKSPACE, exact: true }) });
       await holder.waitFor();
       expect(await holder.getByRole('cell').nth(1).textContent()).toContain('chrome');
-      expect(await page.getByText(/^\d+ of \d+ slots in use$/).isVisible()).toBe(true);
       expect(await page.getByRole('heading', { name: 'Node 1', level: 2 }).isVisible()).toBe(true);
       // The shared Grid has a watchable slot of each browser beside the headless ones, and says so.
-      await page.getByText('2 slots offer VNC: a browser there can be watched in the Live tab.').waitFor();
+      // A slot is a row of the table, wherever the page counts slots; what the node caps is browsers.
+      const node = page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Node 1' }) });
+      const rows = (await node.getByRole('row').count()) - 1;
+      expect(rows).toBe(10);
+      await page
+        .getByText(`2 of the ${rows} slots below offer VNC: a browser there can be watched in the Live tab.`)
+        .waitFor();
+      expect(
+        await node.getByText(`${rows} slots; it runs at most 6 browsers at once, of any kind below.`).isVisible(),
+      ).toBe(true);
+      // Other files' browsers share this Grid: how many run is theirs to say.
+      expect(await page.getByText(/^\d+ browsers? running, at most 6 at once$/).isVisible()).toBe(true);
       expect(await page.getByRole('cell', { name: 'VNC', exact: true }).count()).toBe(2);
       // A Grid id is for one workspace's own page; the Grid view never shows one.
       const html = await page.content();
@@ -103,8 +113,10 @@ describe('the Grid view', () => {
           .filter({ has: page.getByRole('cell', { name: 'free' }) })
           .count(),
       ).toBe(2);
-      expect(await node.getByText('runs 1 browser at once, of any kind below').isVisible()).toBe(true);
-      expect(await page.getByText('0 of 1 slots in use').isVisible()).toBe(true);
+      expect(await node.getByText('2 slots; it runs at most 1 browser at once, of any kind below.').isVisible()).toBe(
+        true,
+      );
+      expect(await page.getByText('0 browsers running, at most 1 at once').isVisible()).toBe(true);
       const metrics = await fetch(`${plain.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
       const text = await metrics.text();
       expect(text).toMatch(/selenium_flow_grid_slots\{state="free"\} 1\n/);
@@ -114,7 +126,7 @@ describe('the Grid view', () => {
       const ws = { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'ui-grid-firefox' };
       try {
         expect((await rest(plain.url, '/browser/open-session', { browser: 'firefox' }, ws)).status).toBe(200);
-        await page.getByText('1 of 1 slots in use').waitFor({ timeout: 15_000 });
+        await page.getByText('1 browser running, at most 1 at once').waitFor({ timeout: 15_000 });
         const holder = node.getByRole('row').filter({ has: page.getByRole('link', { name: 'ui-grid-firefox' }) });
         expect(await holder.getByRole('cell').nth(1).textContent()).toContain('firefox');
       } finally {
@@ -136,7 +148,7 @@ describe('the Grid view', () => {
         .poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 })
         .toContain('The Grid does not answer at its address (GRID_URL)');
       expect(await page.getByText('unreachable', { exact: true }).isVisible()).toBe(true);
-      expect(await page.getByText(/slots in use/).count()).toBe(0);
+      expect(await page.getByText(/running, at most/).count()).toBe(0);
       expect(await accessibilityViolations(page)).toEqual([]);
       await page.screenshot({ path: 'docs/admin/grid-down.png' });
       await page.getByRole('link', { name: 'Workspaces', exact: true }).click();
