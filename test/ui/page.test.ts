@@ -134,3 +134,52 @@ describe('signing in', () => {
     }
   });
 });
+
+describe('on a phone', () => {
+  it('fits every view in a 390 px wide screen; a wide table scrolls in its own box', async () => {
+    const workspace = 'ui-phone';
+    const as = { authorization: `Bearer ${TOKEN}`, 'x-workspace': workspace };
+    // A flow gives the workspace its row in the list, and the Flows tab its three columns.
+    const saved = await fetch(`${running.url}/flows/search`, {
+      method: 'PUT',
+      headers: { ...as, 'content-type': 'application/yaml' },
+      body: 'description: Look something up\nsteps:\n  - tool: navigate\n    args: {url: "https://example.test/"}\n',
+    });
+    expect(saved.status, await saved.text()).toBe(200);
+    const tab = await openTab(browser, `${running.url}/admin/`);
+    const page = tab.page;
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await signIn(tab, TOKEN);
+      const views = [
+        ['#/workspaces', page.getByRole('link', { name: workspace, exact: true })],
+        [`#/workspaces/${workspace}`, page.getByRole('heading', { name: /^Screenshots/ })],
+        [`#/workspaces/${workspace}/flows/search`, page.getByRole('heading', { name: 'Detail' })],
+        [`#/workspaces/${workspace}/secrets`, page.getByText('No secrets are configured on this server')],
+        [`#/workspaces/${workspace}/live`, page.getByRole('heading', { name: 'Live view' })],
+        ['#/events', page.getByRole('heading', { name: 'Events', level: 1 })],
+        ['#/grid', page.getByRole('heading', { name: 'Node 1' })],
+      ] as const;
+      for (const [hash, shown] of views) {
+        await page.goto(`${running.url}/admin/${hash}`);
+        await shown.waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), hash).toBeLessThanOrEqual(390);
+        const signOut = await page.getByRole('button', { name: 'Sign out' }).boundingBox();
+        expect(signOut!.x + signOut!.width, hash).toBeLessThanOrEqual(390);
+      }
+
+      // The list's last column is still there, a scroll of the table away.
+      await page.goto(`${running.url}/admin/#/workspaces`);
+      const remove = page.getByRole('button', { name: `Delete workspace ${workspace}` });
+      await remove.scrollIntoViewIfNeeded();
+      const box = await remove.boundingBox();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(tab.problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
