@@ -89,7 +89,7 @@ export const browserBlock = z
     kind: z.enum(['chrome', 'firefox']),
     version: z.string().nullable().describe('null once the browser ended'),
     window: z.object({ width: z.number().int(), height: z.number().int() }),
-    started: isoTime.nullable(),
+    started: isoTime.nullable().describe('when the browser opened; null once it ended'),
     grid_id: z
       .string()
       .nullable()

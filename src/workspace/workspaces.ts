@@ -262,6 +262,7 @@ export class Workspaces {
     delete record.gridId;
     delete record.capabilities;
     delete record.browserVersion;
+    delete record.openedAt;
     delete record.dialog;
     delete record.frames;
     record.touchedAt = new Date().toISOString();

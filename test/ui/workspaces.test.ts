@@ -122,14 +122,57 @@ describe('a workspace page', () => {
       await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('End browser');
       expect(await gridHas(String(gridId))).toBe(true);
+      const version = String((await page.getByText(/^\d+\.\d+\.\d+\.\d+$/).textContent()) ?? '');
       await end.click();
       await dialog.getByRole('button', { name: 'End browser' }).click();
-      await expect.poll(() => page.getByText('no browser').isVisible(), { timeout: 15_000 }).toBe(true);
+      await expect
+        .poll(() => page.getByText('no browser', { exact: true }).isVisible(), { timeout: 15_000 })
+        .toBe(true);
       expect(await gridHas(String(gridId))).toBe(false);
+      // Ended, nothing of that browser is left on the page: what shows is that there is none.
+      await page.getByText('No browser. The next call that needs one opens chrome at 1280 × 900.').waitFor();
+      expect(await page.getByRole('heading', { name: 'Session' }).count()).toBe(0);
+      expect(await page.getByRole('heading', { name: 'Browser', exact: true }).count()).toBe(0);
+      expect(await page.getByText('Started', { exact: true }).count()).toBe(0);
+      const shown = await page.locator('main').textContent();
+      expect(shown).not.toContain(version);
+      expect(shown).not.toContain(String(gridId));
       expect(tab.problems).toEqual([]);
     } finally {
       await rest(running.url, '/browser/end-browser', {}, as(workspace));
     }
+  });
+
+  it('says there is no browser once the Grid ended it behind the workspace’s back', async () => {
+    const page = tab.page;
+    const workspace = 'ui-reaped';
+    const opened = await rest(
+      running.url,
+      '/browser/navigate',
+      { url: `${inject('siteUrl')}/table.html` },
+      as(workspace),
+    );
+    expect(opened.status).toBe(200);
+    const gridId = String(await gridIdOf(running, workspace));
+    await page.goto(`${running.url}/admin/#/workspaces/${workspace}`);
+    await page.getByRole('heading', { name: 'Session' }).waitFor();
+    const version = String((await page.getByText(/^\d+\.\d+\.\d+\.\d+$/).textContent()) ?? '');
+
+    // The Grid ends it (an idle timeout, a crash): the workspace's record still names it.
+    await running.server.grid.end(gridId);
+    await expect.poll(() => gridHas(gridId), { timeout: 10_000 }).toBe(false);
+    await page
+      .getByText(
+        'No browser: the Grid ended the one this workspace had (idle too long, or it crashed). The next call that needs one opens chrome at 1280 × 900.',
+      )
+      .waitFor({ timeout: 15_000 });
+    expect(await page.getByText('reaped', { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByRole('heading', { name: 'Session' }).count()).toBe(0);
+    const shown = await page.locator('main').textContent();
+    expect(shown).not.toContain(version);
+    expect(shown).not.toContain(gridId);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(tab.problems).toEqual([]);
   });
 });
 
