@@ -77,6 +77,8 @@ export function browserCapabilities(
         ...CHROME_ARGS,
         ...(options.sandbox === false ? ['--no-sandbox'] : []),
         `--window-size=${window.width},${window.height}`,
+        // Left to itself, Chromium opens 10 px into the screen; the live view shows the window from the corner.
+        ...(headed ? ['--window-position=0,0'] : []),
       ],
       prefs: {
         credentials_enable_service: false,

@@ -19,6 +19,12 @@ export const liveStatus = z.object({
   grid_live_view: z.boolean().describe('some slot of the Grid advertises se:vncEnabled'),
   message: z.string().optional().describe('what a person reads when there is nothing to watch'),
   control: liveControl.optional(),
+  window: z
+    .object({ width: z.number().int(), height: z.number().int() })
+    .optional()
+    .describe(
+      "the browser's window as it opened or was last resized: the live view shows that much of the VNC screen, from its top-left corner, where a watchable browser opens",
+    ),
 });
 
 /** A single-use ticket for the live view's websocket. */

@@ -77,6 +77,7 @@ export class LiveService {
       grid_live_view: gridLiveView,
       ...(message ? { message } : {}),
       ...(control ? { control } : {}),
+      ...(browser && record ? { window: { ...record.window } } : {}),
     };
   }
 

@@ -98,7 +98,12 @@ describe('a docker-selenium-style node', () => {
     expect(String(agentString.body.result)).toMatch(/Chrome\//);
     expect(String(agentString.body.result)).not.toMatch(/Headless/);
     const live = await rest(running.url, `/admin/api/workspaces/${WORKSPACE}/live`, undefined, admin);
-    expect(live.body).toEqual({ browser: true, watchable: true, grid_live_view: true });
+    expect(live.body).toEqual({
+      browser: true,
+      watchable: true,
+      grid_live_view: true,
+      window: { width: 1280, height: 900 },
+    });
   });
 
   it('shows the browser through the live tunnel: the screen read is not one colour', async () => {

@@ -79,7 +79,12 @@ describe('a watchable Firefox', () => {
       const opened = await rest(running.url, '/browser/open-session', { browser: 'firefox' }, agent);
       expect(opened.status, JSON.stringify(opened.body)).toBe(200);
       const status = await rest(running.url, '/admin/api/workspaces/watched-firefox/live', undefined, admin);
-      expect(status.body).toEqual({ browser: true, watchable: true, grid_live_view: true });
+      expect(status.body).toEqual({
+        browser: true,
+        watchable: true,
+        grid_live_view: true,
+        window: { width: 1280, height: 900 },
+      });
       const minted = await ticket('watched-firefox');
       expect(minted.status).toBe(200);
       const viewer = connect(String(minted.body.path));
@@ -98,7 +103,12 @@ describe('a watchable Firefox', () => {
 describe('the live tunnel /admin/live/<workspace>', () => {
   it('says whether the browser can be watched', async () => {
     const status = await rest(running.url, '/admin/api/workspaces/watched/live', undefined, admin);
-    expect(status.body).toEqual({ browser: true, watchable: true, grid_live_view: true });
+    expect(status.body).toEqual({
+      browser: true,
+      watchable: true,
+      grid_live_view: true,
+      window: { width: 1280, height: 900 },
+    });
     const none = await rest(running.url, '/admin/api/workspaces/nobody-here/live', undefined, admin);
     expect(none.body).toMatchObject({ browser: false, watchable: false });
     expect(none.body.message).toMatch(/has no browser now/);

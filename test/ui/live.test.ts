@@ -1,3 +1,4 @@
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
 import { startEmbeddedGrid, type EmbeddedGrid } from '../../src/embedded-grid/index.js';
@@ -100,6 +101,18 @@ async function canvasPicture(page: Page): Promise<{ white: number; colours: numb
   });
 }
 
+/** Share of the pixels of a PNG (a screenshot of the page) that are near black, as a person sees them. */
+function darkShare(png: Buffer): number {
+  const { data, width, height } = PNG.sync.read(png);
+  let dark = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (Math.max(data[i] ?? 0, data[i + 1] ?? 0, data[i + 2] ?? 0) < 50) {
+      dark += 1;
+    }
+  }
+  return dark / (width * height);
+}
+
 /** Clicks the admin page's picture where the agent browser shows the element `id`. */
 async function clickInPicture(page: Page, id: string): Promise<void> {
   const [left, top, chromeWidth, chromeHeight, x, y, width, height] = await inBrowser<number[]>(
@@ -145,6 +158,32 @@ describe('the Live tab', () => {
     expect(await focusedId()).not.toBe('email');
     expect(await accessibilityViolations(page)).toEqual([]);
     await liveCard(page).screenshot({ path: 'docs/live/watch.png' });
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('fills its frame with the browser’s window, not the black screen around it', async () => {
+    const page = tab.page;
+    await page.locator('[data-connection="connected"]').waitFor({ timeout: 30_000 });
+    const frame = page.getByRole('region', { name: `The browser of ${WORKSPACE}` });
+    // The login page is white: what is dark in the frame is screen beyond the window, or no picture at all.
+    await expect.poll(async () => darkShare(await frame.screenshot()), { timeout: 20_000 }).toBeLessThan(0.02);
+    const outer = (await frame.boundingBox())!;
+    const picture = (await page.locator('.screen canvas').boundingBox())!;
+    expect(picture.x).toBeLessThanOrEqual(outer.x + 1);
+    expect(picture.y).toBeLessThanOrEqual(outer.y + 1);
+    expect(picture.x + picture.width).toBeGreaterThanOrEqual(outer.x + outer.width - 1);
+    expect(picture.y + picture.height).toBeGreaterThanOrEqual(outer.y + outer.height - 1);
+    // Shaped like the window the workspace opened (1280 × 900), as wide as the card lets it be.
+    expect(outer.width / outer.height).toBeCloseTo(1280 / 900, 1);
+    expect(outer.width).toBeGreaterThan(600);
+    // The window's own edges line the frame's: no strip of screen at its left or top.
+    const edge = (clip: { x: number; y: number; width: number; height: number }) => page.screenshot({ clip });
+    expect(darkShare(await edge({ x: outer.x, y: outer.y + 12, width: 4, height: outer.height - 24 }))).toBeLessThan(
+      0.1,
+    );
+    expect(darkShare(await edge({ x: outer.x + 12, y: outer.y, width: outer.width - 24, height: 4 }))).toBeLessThan(
+      0.1,
+    );
     expect(tab.problems).toEqual([]);
   });
 

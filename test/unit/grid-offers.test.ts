@@ -127,6 +127,11 @@ describe('the headless flag follows the decision', () => {
     expect(args(browserCapabilities('chrome', window, { headed: true }), 'goog:chromeOptions')).not.toContain(
       '--headless=new',
     );
+    // A person watches a headed Chromium from the screen's corner (the live view shows the window from there).
+    expect(args(browserCapabilities('chrome', window, { headed: true }), 'goog:chromeOptions')).toContain(
+      '--window-position=0,0',
+    );
+    expect(args(browserCapabilities('chrome', window), 'goog:chromeOptions')).not.toContain('--window-position=0,0');
     expect(args(browserCapabilities('firefox', window), 'moz:firefoxOptions')).toContain('-headless');
     expect(args(browserCapabilities('firefox', window, { headed: true }), 'moz:firefoxOptions')).not.toContain(
       '-headless',

@@ -40,6 +40,8 @@ export class Viewer {
   connection = $state<Connection>('connecting');
   /** why it is not connected, in a sentence */
   reason = $state('');
+  /** the remote screen's size in pixels, once connected: a browser's window may cover only part of it */
+  desktop = $state<{ width: number; height: number } | undefined>();
   private rfb: RFB | undefined;
   private closedOnPurpose = false;
 
@@ -65,6 +67,9 @@ export class Viewer {
     rfb.addEventListener('connect', () => {
       this.connection = 'connected';
       this.reason = '';
+      // noVNC sizes its canvas to the screen before it says connected; its API has no other door to that size.
+      const canvas = target.querySelector('canvas');
+      this.desktop = canvas ? { width: canvas.width, height: canvas.height } : undefined;
     });
     rfb.addEventListener('disconnect', () => {
       this.connection = 'disconnected';
