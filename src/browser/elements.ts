@@ -190,11 +190,13 @@ export async function typeText(
 /**
  * Whether the driver could read `text` as files, were the field a file input when the keys
  * arrive: Element Send Keys takes each line of it as an absolute path on the browser's machine
- * (a relative one is refused), and hands those files to the page.
+ * (a relative one is refused), and hands those files to the page. geckodriver also reads a
+ * line that starts with `~` from the browser's home (`~/..` then reaches any file, `~x` a
+ * sibling of home), so such a line counts as a path too.
  */
 export function mightNameFiles(text: string): boolean {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
-  return lines.length > 0 && lines.every((line) => /^\s*([/\\]|[A-Za-z]:)/.test(line));
+  return lines.length > 0 && lines.every((line) => /^\s*([/\\~]|[A-Za-z]:)/.test(line));
 }
 
 const FOCUS_AT_END = inPage(focusAtEnd);

@@ -323,6 +323,22 @@ describe.each(['chrome', 'firefox'] as const)('the embedded Grid run as an ordin
         ws,
       );
       expect(got.body.result).toEqual(['', 0, 'file', 0]);
+      // geckodriver reads a line starting with ~ from the browser's home, and ~/.. reaches any file.
+      expect((await rest(base, '/browser/navigate', { url: `${siteUrl}/hostile/becomes-file.html` }, ws)).status).toBe(
+        200,
+      );
+      const tilde = `~/${'../'.repeat(8)}${path.slice(1)}`;
+      expect((await rest(base, '/browser/write', { selector: { css: '#later' }, text: tilde }, ws)).status).toBe(200);
+      const gotTilde = await rest(
+        base,
+        '/browser/execute-script',
+        {
+          script:
+            "return [document.getElementById('got').textContent, document.getElementById('later').type, document.getElementById('later').files?.length ?? 0]",
+        },
+        ws,
+      );
+      expect(gotTilde.body.result).toEqual(['', 'file', 0]);
     } finally {
       await rest(base, '/browser/end-browser', {}, ws);
     }

@@ -370,6 +370,16 @@ describe('write', () => {
     expect(
       await script("const f = document.getElementById('later'); return [f.type, f.files.length, got.textContent]"),
     ).toEqual(['file', 0, '']);
+    // geckodriver reads a line starting with ~ as a path from the browser's home (the Grid's work
+    // directory, its grid.toml beside the other sessions' profiles), and ~/.. reaches any file.
+    for (const path of ['~/../../../../etc/hostname', '~/grid.toml']) {
+      await ok('navigate', { url: `${site}/hostile/becomes-file.html` });
+      await ok('write', { selector: { css: '#later' }, text: path });
+      expect(
+        await script("const f = document.getElementById('later'); return [f.type, f.files.length, got.textContent]"),
+        path,
+      ).toEqual(['file', 0, '']);
+    }
     // A path into a field that stays a text field is typed as it would be, after what is there.
     await ok('navigate', { url: `${site}/login.html` });
     await script("document.getElementById('email').value = 'path:'");

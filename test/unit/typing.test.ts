@@ -11,6 +11,11 @@ describe('text the driver could read as files', () => {
       'C:\\Users\\me',
       'c:/x',
       '\\\\host\\share',
+      // geckodriver reads ~ as the browser's home, and ~x as a sibling of it
+      '~/grid.toml',
+      '~/../../etc/passwd',
+      '~../etc/passwd',
+      ' ~/a\n/b',
     ]) {
       expect(mightNameFiles(text), JSON.stringify(text)).toBe(true);
     }
