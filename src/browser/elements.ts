@@ -1,5 +1,6 @@
 import type { WebDriver, WebElement } from 'selenium-webdriver';
-import { selenium } from './webdriver.js';
+import { selenium, wdError } from './webdriver.js';
+import { documentWentAway } from './errors.js';
 import { BadRequest } from '../errors.js';
 import { settleAfter } from './navigation.js';
 import { describeSelector, findElement, findFormField, type Selector } from './selectors.js';
@@ -144,12 +145,23 @@ export async function typeText(
   let read: [string | null, [string, string] | null] | undefined;
   const format = WHOLE_VALUE_FORMATS[kind];
   if (format !== undefined) {
-    const set = await driver.executeScript<[string, [string, string] | null] | 'changed'>(
-      SET_WHOLE_VALUE,
-      element,
-      text,
-      Object.keys(WHOLE_VALUE_FORMATS),
-    );
+    const set = await driver
+      .executeScript<[string, [string, string] | null] | 'changed'>(
+        SET_WHOLE_VALUE,
+        element,
+        text,
+        Object.keys(WHOLE_VALUE_FORMATS),
+      )
+      .catch((err: unknown) => {
+        // The page's own code runs inside the setting (its value setter, a field that is a file
+        // input under another name): what it throws is the page's refusal, not a bug of ours.
+        if (err instanceof wdError().JavascriptError && !documentWentAway(err)) {
+          throw new BadRequest(
+            `${describeSelector(selector)} threw as its value was set (the page's own script, or a field that is no ${kind} field): it may hold none of the text; read it with extract, or the page with outline.`,
+          );
+        }
+        throw err;
+      });
     if (set === 'changed') {
       throw new BadRequest(
         `${describeSelector(selector)} changed kind as it was filled, so nothing was set; read the field again with outline.`,

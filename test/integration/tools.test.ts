@@ -352,6 +352,17 @@ describe('write', () => {
     );
   });
 
+  it('says so, as a refusal, when the page throws as a date is set', async () => {
+    await ok('navigate', { url: `${site}/typed-kinds.html` });
+    // A page's own value setter runs inside the setting, and may throw: the page's word, no bug.
+    await script(
+      "Object.defineProperty(HTMLInputElement.prototype, 'value', { set() { throw new Error('no'); }, get() { return ''; } })",
+    );
+    const thrown = await call('write', { selector: { css: '#when' }, text: '2026-12-06' });
+    expect(thrown.status).toBe(400);
+    expect((thrown.body.error as Answer).message).toContain('css=#when threw as its value was set');
+  });
+
   it('says so when a number field drops the typed text', async () => {
     await ok('navigate', { url: `${site}/typed-kinds.html` });
     expect((await ok('write', { selector: { css: '#qty' }, text: '-4.5' })).value).toBe('-4.5');
