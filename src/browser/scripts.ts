@@ -102,6 +102,11 @@ export function isFileInput(element: HTMLInputElement): boolean {
   return element.tagName === 'INPUT' && element.type === 'file';
 }
 
+/** Whether a file input holds a file now (needs `isFileInput`). */
+export function holdsFile(element: HTMLInputElement): boolean {
+  return isFileInput(element) && (element.files?.length ?? 0) > 0;
+}
+
 /** The option of a <select> by its visible text, else its value; a string when it is no select. */
 export function findOption(select: HTMLSelectElement, wanted: string): HTMLOptionElement | string | null {
   if (select.tagName !== 'SELECT') {

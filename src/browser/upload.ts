@@ -5,7 +5,7 @@ import type { WebDriver } from 'selenium-webdriver';
 import { seleniumRemote } from './webdriver.js';
 import { BadRequest } from '../errors.js';
 import { describeSelector, findElement, type Selector } from './selectors.js';
-import { inPage, isFileInput } from './scripts.js';
+import { holdsFile, inPage, isFileInput } from './scripts.js';
 
 /**
  * Sets a file input. The bytes are written to a private temp file and sent through
@@ -30,7 +30,20 @@ export async function uploadFile(
     const path = join(dir, file.name);
     await writeFile(path, file.bytes, { mode: 0o600 });
     driver.setFileDetector(new (seleniumRemote().FileDetector)());
-    await element.sendKeys(path);
+    // A page can make its file input another field as the file comes (on focus, on a timer):
+    // the driver then types the node's temp path into it, or fails; either way the page has no file.
+    const given = await element.sendKeys(path).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    if (!(await driver.executeScript<boolean>(inPage(holdsFile, isFileInput), element))) {
+      throw new BadRequest(
+        `${describeSelector(selector)} holds no file after it was given one: the page turned it into another field or emptied it; read the page again with outline, and give the file to the file input it shows now.`,
+      );
+    }
+    if (given !== undefined) {
+      throw given;
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

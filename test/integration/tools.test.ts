@@ -639,6 +639,19 @@ describe('upload_file', () => {
     await ok('navigate', { url: `${site}/upload.html` });
   });
 
+  it('says so when the page turns its file input into another field as the file comes', async () => {
+    await ok('navigate', { url: `${site}/hostile/stops-being-file.html` });
+    try {
+      const refused = await call('upload_file', { selector: { css: '#file' }, text: 'hello', filename: 'note.txt' });
+      expect(refused.status).toBe(400);
+      expect((refused.body.error as Answer).message).toContain(
+        'css=#file holds no file after it was given one: the page turned it into another field or emptied it',
+      );
+    } finally {
+      await ok('navigate', { url: `${site}/upload.html` });
+    }
+  });
+
   it('sets a file input from text', async () => {
     const uploaded = await ok('upload_file', {
       selector: { css: '#file' },
