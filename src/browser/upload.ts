@@ -34,7 +34,7 @@ export async function uploadFile(
     // the driver then types the node's temp path into it, or fails; either way the page has no file.
     const given = await element.sendKeys(path).then(
       () => undefined,
-      (err: unknown) => err,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
     );
     if (!(await driver.executeScript<boolean>(inPage(holdsFile, isFileInput), element))) {
       throw new BadRequest(
