@@ -3,7 +3,8 @@ import { selenium, wdError } from './webdriver.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
 import { explainWebDriverError, NOT_A_SELECTOR } from './errors.js';
-import { findField, focusAtEnd, inPage } from './scripts.js';
+import { findField, focusAtEnd } from './field-scripts.js';
+import { inPage } from './scripts.js';
 
 export type Selector = { css: string } | { xpath: string };
 

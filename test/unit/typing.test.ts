@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mightNameFiles } from '../../src/browser/elements.js';
+import { mightNameFiles } from '../../src/browser/typing.js';
 
 describe('text the driver could read as files', () => {
   it('is text whose every line is an absolute path, on Linux or Windows', () => {

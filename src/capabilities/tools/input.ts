@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey, typeText } from '../../browser/elements.js';
+import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey } from '../../browser/elements.js';
+import { typeText } from '../../browser/typing.js';
 import { answerOverLimit, runScript } from '../../browser/script.js';
 import { describeSelector, findElement } from '../../browser/selectors.js';
 import { fillSecret, submitField } from '../../browser/fill.js';
