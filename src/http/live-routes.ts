@@ -85,10 +85,10 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
       const { who } = viewerOf(request.body);
       const live = liveOf(context);
       // Refused now, with the reason, rather than at the upgrade where a browser shows only "failed".
-      await live.vncOf(workspace);
+      const { window } = await live.vncOf(workspace);
       const viewer = viewerId();
       const minted = await live.tickets.mint({ workspace, who, viewer });
-      return { ...minted, viewer, path: `/admin/live/${workspace}?ticket=${minted.ticket}` };
+      return { ...minted, viewer, path: `/admin/live/${workspace}?ticket=${minted.ticket}`, window };
     },
   },
   {

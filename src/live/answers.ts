@@ -12,6 +12,16 @@ export const liveControl = z.object({
   since: z.string().describe('when it was asked for, or granted (ISO 8601)'),
 });
 
+/**
+ * The part of the VNC screen a live view shows: the admin page reads it in the status it polls,
+ * the MCP App (which polls nothing) in its ticket.
+ */
+const browserWindow = z
+  .object({ width: z.number().int(), height: z.number().int() })
+  .describe(
+    "the browser's window as it opened or was last resized: the live view shows that much of the VNC screen, from its top-left corner, where a watchable browser opens",
+  );
+
 /** What the admin page shows before it connects: whether there is anything to watch, and why not. */
 export const liveStatus = z.object({
   browser: z.boolean().describe('the workspace has a browser now'),
@@ -19,12 +29,7 @@ export const liveStatus = z.object({
   grid_live_view: z.boolean().describe('some slot of the Grid advertises se:vncEnabled'),
   message: z.string().optional().describe('what a person reads when there is nothing to watch'),
   control: liveControl.optional(),
-  window: z
-    .object({ width: z.number().int(), height: z.number().int() })
-    .optional()
-    .describe(
-      "the browser's window as it opened or was last resized: the live view shows that much of the VNC screen, from its top-left corner, where a watchable browser opens",
-    ),
+  window: browserWindow.optional(),
 });
 
 /** A single-use ticket for the live view's websocket. */
@@ -34,6 +39,7 @@ export const liveTicket = z.object({
   path: z.string(),
   url: z.string().optional().describe('the websocket address, where the server knows how the caller reached it'),
   viewer: z.string().describe('this viewer, for POST …/control: its tunnel ending withdraws'),
+  window: browserWindow,
 });
 
 /** POST …/control: the person's request, held at once or waiting for the running call. */
@@ -48,5 +54,6 @@ export const controlLeft = z.union([liveControl, z.object({ state: z.literal('ha
 export type LiveControl = z.infer<typeof liveControl>;
 export type LiveStatus = z.infer<typeof liveStatus>;
 export type LiveTicket = z.infer<typeof liveTicket>;
+export type BrowserWindow = z.infer<typeof browserWindow>;
 export type ControlAsked = z.infer<typeof controlAsked>;
 export type ControlLeft = z.infer<typeof controlLeft>;

@@ -1,6 +1,6 @@
 import { BadRequest, NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
-import type { LiveStatus, LiveTicket } from './answers.js';
+import type { BrowserWindow, LiveStatus, LiveTicket } from './answers.js';
 import type { Controls } from './control.js';
 import { viewerId } from './tickets.js';
 import { copy, said } from './control-copy.js';
@@ -16,7 +16,7 @@ export const APP_WHO = 'the person at the MCP client';
 export interface LiveViewer {
   tickets: Tickets;
   status(workspace: string): Promise<LiveStatus>;
-  vncOf(workspace: string): Promise<unknown>;
+  vncOf(workspace: string): Promise<{ window: BrowserWindow }>;
 }
 
 /** The live view as the caller's own tools see it: their workspace only, with their own credential. */
@@ -56,12 +56,12 @@ export function liveAppView(
     ticket: async () => {
       const { workspace, viewer } = workspaceOf();
       // Refused now, with the reason, rather than at the upgrade where the app sees only "failed".
-      await viewer.vncOf(workspace);
+      const { window } = await viewer.vncOf(workspace);
       const id = viewerId();
       const minted = await viewer.tickets.mint({ workspace, who: APP_WHO, viewer: id, app: true });
       const path = `/admin/live/${workspace}?ticket=${minted.ticket}`;
       const url = caller.origin && `${caller.origin.replace(/^http/, 'ws')}${path}`;
-      return { ...minted, viewer: id, path, ...(url ? { url } : {}) };
+      return { ...minted, viewer: id, path, ...(url ? { url } : {}), window };
     },
     take: async (viewer) => {
       const { workspace, controls } = workspaceOf();

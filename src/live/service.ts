@@ -7,7 +7,7 @@ import { callerOfWorkspace } from '../workspace/caller.js';
 import type { RecordStore } from '../workspace/records.js';
 import { said } from './control-copy.js';
 import type { Controls } from './control.js';
-import type { LiveStatus } from './answers.js';
+import type { BrowserWindow, LiveStatus } from './answers.js';
 import type { LiveStore } from './live-store.js';
 import { Tickets } from './tickets.js';
 import { ControlCache } from './control-cache.js';
@@ -81,8 +81,11 @@ export class LiveService {
     };
   }
 
-  /** The Grid's VNC websocket for a workspace's browser (through the Grid's own address), or a refusal. */
-  async vncOf(workspace: string): Promise<{ url: string; authorization?: string }> {
+  /**
+   * The Grid's VNC websocket for a workspace's browser (through the Grid's own address) and the
+   * window a viewer shows of its screen, or a refusal.
+   */
+  async vncOf(workspace: string): Promise<{ url: string; authorization?: string; window: BrowserWindow }> {
     const record = await this.records.get(callerOfWorkspace(workspace).key);
     if (record?.gridId === undefined) {
       throw new NotFound(`Workspace ${workspace} has no browser to watch; open one first (open_session).`);
@@ -97,7 +100,11 @@ export class LiveService {
     }
     const { address, authorization } = splitCredentials(this.grid.url);
     const base = address.replace(/\/+$/, '').replace(/^http/, 'ws');
-    return { url: `${base}/session/${encodeURIComponent(record.gridId)}/se/vnc`, authorization };
+    return {
+      url: `${base}/session/${encodeURIComponent(record.gridId)}/se/vnc`,
+      authorization,
+      window: { ...record.window },
+    };
   }
 
   /** Read when a person asks to watch, never on an agent's call: /status touches no session. */

@@ -66,10 +66,12 @@ const poke = async (client: RfbClient, text: string) => {
   await client.colours(0, 0, 8, 8);
 };
 
-async function ticket(): Promise<{ path: string; viewer: string; ticket: string }> {
+type Ticket = { path: string; viewer: string; ticket: string; window: { width: number; height: number } };
+
+async function ticket(): Promise<Ticket> {
   const minted = await app.call('live_ticket', {});
   expect(minted.isError, minted.text).toBe(false);
-  return minted.structured as { path: string; viewer: string; ticket: string };
+  return minted.structured as Ticket;
 }
 
 describe('the live app’s tools', () => {
@@ -84,6 +86,8 @@ describe('the live app’s tools', () => {
     expect(other.isError).toBe(true);
     const minted = await ticket();
     expect(minted.path).toBe(`/admin/live/${WORKSPACE}?ticket=${minted.ticket}`);
+    // The app shows that much of the screen: the window as the workspace opened it.
+    expect(minted.window).toEqual({ width: 1280, height: 900 });
     // The same ticket on another workspace's path opens nothing, and is spent by trying.
     const refused = await new Promise<number>((resolve, reject) => {
       void RfbClient.open(`${wsBase}/admin/live/someone-else?ticket=${minted.ticket}`).then(
@@ -146,5 +150,11 @@ describe('the live app’s tools', () => {
       client.close();
       await client.closed;
     }
+  });
+
+  it('a ticket says the window as it was last resized: the app shows that much of the screen', async () => {
+    const resized = await rest(running.url, '/browser/resize', { width: 1000, height: 700 }, agent);
+    expect(resized.status, JSON.stringify(resized.body)).toBe(200);
+    expect((await ticket()).window).toEqual({ width: 1000, height: 700 });
   });
 });

@@ -117,6 +117,7 @@ describe('the live tunnel /admin/live/<workspace>', () => {
   it('carries the VNC server’s greeting through a ticket minted with the admin token', async () => {
     const minted = await ticket();
     expect(minted.status).toBe(200);
+    expect(minted.body.window).toEqual({ width: 1280, height: 900 });
     const viewer = connect(String(minted.body.path));
     expect(await viewer.first).toBe('RFB 003.008\n');
     viewer.ws.close();
