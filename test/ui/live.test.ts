@@ -1,10 +1,8 @@
-import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { gridFetch } from '../../src/grid/grid.js';
 import { startEmbeddedGrid, type EmbeddedGrid } from '../../src/embedded-grid/index.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { callHeldOpen } from '../helpers/running-call.js';
-import { gridIdOf, rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
+import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
 import {
   accessibilityViolations,
   launchBrowser,
@@ -14,6 +12,7 @@ import {
   type Page,
   type PageBrowser,
 } from './browser.js';
+import { clickInPicture, expectWindowFillsFrame, inWorkspaceBrowser, type InBrowser } from './live-picture.js';
 
 const ADMIN = 'live-page-admin-token';
 const TOKEN = 'live-page-bearer-token';
@@ -26,6 +25,7 @@ let gridUrl: string;
 let running: RunningServer;
 let browser: PageBrowser;
 let tab: AdminTab;
+let inBrowser: InBrowser;
 /** every websocket the admin tab opened, with its ticket */
 const sockets: string[] = [];
 
@@ -37,6 +37,7 @@ beforeAll(async () => {
     startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' }, gridUrl),
     launchBrowser(),
   ]);
+  inBrowser = inWorkspaceBrowser(running, gridUrl, WORKSPACE);
   await waitForWatchableSlot(gridUrl);
   const opened = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/login.html` }, agent);
   expect(opened.status, JSON.stringify(opened.body)).toBe(200);
@@ -62,17 +63,6 @@ afterAll(async () => {
   }
   await grid?.stop();
 });
-
-/** Runs a script in the agent's browser over WebDriver, beside the server: the stand-in for a person's eyes. */
-async function inBrowser<T>(script: string): Promise<T> {
-  const gridId = await gridIdOf(running, WORKSPACE);
-  const response = await gridFetch(`${gridUrl}/session/${gridId}/execute/sync`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: JSON.stringify({ script, args: [] }),
-  });
-  return ((await response.json()) as { value: T }).value;
-}
 
 /** Share of sampled canvas pixels that are near white, and how many distinct colours the samples hold. */
 async function canvasPicture(page: Page): Promise<{ white: number; colours: number; width: number }> {
@@ -101,34 +91,6 @@ async function canvasPicture(page: Page): Promise<{ white: number; colours: numb
   });
 }
 
-/** Share of the pixels of a PNG (a screenshot of the page) that are near black, as a person sees them. */
-function darkShare(png: Buffer): number {
-  const { data, width, height } = PNG.sync.read(png);
-  let dark = 0;
-  for (let i = 0; i < data.length; i += 4) {
-    if (Math.max(data[i] ?? 0, data[i + 1] ?? 0, data[i + 2] ?? 0) < 50) {
-      dark += 1;
-    }
-  }
-  return dark / (width * height);
-}
-
-/** Clicks the admin page's picture where the agent browser shows the element `id`. */
-async function clickInPicture(page: Page, id: string): Promise<void> {
-  const [left, top, chromeWidth, chromeHeight, x, y, width, height] = await inBrowser<number[]>(
-    `const r = document.getElementById(${JSON.stringify(id)}).getBoundingClientRect();
-     return [window.screenX, window.screenY, window.outerWidth - window.innerWidth,
-             window.outerHeight - window.innerHeight, r.left, r.top, r.width, r.height];`,
-  );
-  const canvas = page.locator('.screen canvas');
-  const box = await canvas.boundingBox();
-  const remoteWidth = await canvas.evaluate((c: HTMLCanvasElement) => c.width);
-  const scale = box!.width / remoteWidth;
-  const screenX = left! + chromeWidth! / 2 + x! + width! / 2;
-  const screenY = top! + chromeHeight! + y! + height! / 2;
-  await page.mouse.click(box!.x + screenX * scale, box!.y + screenY * scale);
-}
-
 /** The Live tab's card: the screenshots in docs/live.md show it alone. */
 const liveCard = (page: Page) => page.locator('section[aria-labelledby="live-title"]');
 
@@ -154,7 +116,7 @@ describe('the Live tab', () => {
     expect(await page.getByRole('button', { name: 'Paste…' }).isDisabled()).toBe(true);
 
     // Watching: a click on the picture does not reach the browser.
-    await clickInPicture(page, 'email');
+    await clickInPicture(page, page.locator('.screen canvas'), inBrowser, '#email');
     expect(await focusedId()).not.toBe('email');
     expect(await accessibilityViolations(page)).toEqual([]);
     await liveCard(page).screenshot({ path: 'docs/live/watch.png' });
@@ -165,25 +127,13 @@ describe('the Live tab', () => {
     const page = tab.page;
     await page.locator('[data-connection="connected"]').waitFor({ timeout: 30_000 });
     const frame = page.getByRole('region', { name: `The browser of ${WORKSPACE}` });
-    // The login page is white: what is dark in the frame is screen beyond the window, or no picture at all.
-    await expect.poll(async () => darkShare(await frame.screenshot()), { timeout: 20_000 }).toBeLessThan(0.02);
-    const outer = (await frame.boundingBox())!;
-    const picture = (await page.locator('.screen canvas').boundingBox())!;
-    expect(picture.x).toBeLessThanOrEqual(outer.x + 1);
-    expect(picture.y).toBeLessThanOrEqual(outer.y + 1);
-    expect(picture.x + picture.width).toBeGreaterThanOrEqual(outer.x + outer.width - 1);
-    expect(picture.y + picture.height).toBeGreaterThanOrEqual(outer.y + outer.height - 1);
-    // Shaped like the window the workspace opened (1280 × 900), as wide as the card lets it be.
-    expect(outer.width / outer.height).toBeCloseTo(1280 / 900, 1);
+    // The login page is white; the window the workspace opened is 1280 × 900.
+    const outer = await expectWindowFillsFrame(page, frame, page.locator('.screen canvas'), {
+      width: 1280,
+      height: 900,
+    });
+    // As wide as the card lets it be.
     expect(outer.width).toBeGreaterThan(600);
-    // The window's own edges line the frame's: no strip of screen at its left or top.
-    const edge = (clip: { x: number; y: number; width: number; height: number }) => page.screenshot({ clip });
-    expect(darkShare(await edge({ x: outer.x, y: outer.y + 12, width: 4, height: outer.height - 24 }))).toBeLessThan(
-      0.1,
-    );
-    expect(darkShare(await edge({ x: outer.x + 12, y: outer.y, width: outer.width - 24, height: 4 }))).toBeLessThan(
-      0.1,
-    );
     expect(tab.problems).toEqual([]);
   });
 
@@ -241,7 +191,7 @@ describe('the Live tab', () => {
     expect(read.body.control).toMatchObject({ state: 'held', who: 'Kelly' });
 
     // Holding: a click on the picture reaches the browser, and Paste types into the focused field.
-    await clickInPicture(page, 'email');
+    await clickInPicture(page, page.locator('.screen canvas'), inBrowser, '#email');
     await expect.poll(focusedId, { timeout: 10_000 }).toBe('email');
     await page.getByRole('button', { name: 'Paste…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Paste into the browser' });
@@ -273,7 +223,7 @@ describe('the Live tab', () => {
     const navigated = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/login.html` }, agent);
     expect(navigated.status, JSON.stringify(navigated.body)).toBe(200);
     expect(navigated.body.control).toMatchObject({ state: 'handed_back' });
-    await clickInPicture(page, 'email');
+    await clickInPicture(page, page.locator('.screen canvas'), inBrowser, '#email');
     expect(await focusedId()).not.toBe('email');
     expect(tab.problems).toEqual([]);
   });

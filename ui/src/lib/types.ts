@@ -22,4 +22,11 @@ export type {
   WorkspaceList,
   WorkspaceRow,
 } from '../../../src/admin/schemas';
-export type { ControlAsked, ControlLeft, LiveControl, LiveStatus, LiveTicket } from '../../../src/live/answers';
+export type {
+  BrowserWindow,
+  ControlAsked,
+  ControlLeft,
+  LiveControl,
+  LiveStatus,
+  LiveTicket,
+} from '../../../src/live/answers';

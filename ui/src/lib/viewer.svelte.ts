@@ -5,6 +5,7 @@
  */
 
 import type RFB from '@novnc/novnc';
+import type { BrowserWindow } from './types';
 
 export type Connection = 'connecting' | 'connected' | 'disconnected';
 
@@ -36,12 +37,20 @@ export function keysymOf(char: string): number | undefined {
   return code <= 0xff ? code : 0x01000000 + code;
 }
 
+type Size = { width: number; height: number };
+
+/** What a live view shows of the remote screen, and how large noVNC's element is for that. */
+export interface Shown extends Size {
+  /** the CSS size of the element noVNC scales the whole screen to: the frame cuts it to the window */
+  desktop: Size;
+}
+
 export class Viewer {
   connection = $state<Connection>('connecting');
   /** why it is not connected, in a sentence */
   reason = $state('');
   /** the remote screen's size in pixels, once connected: a browser's window may cover only part of it */
-  desktop = $state<{ width: number; height: number } | undefined>();
+  desktop = $state<Size | undefined>();
   private rfb: RFB | undefined;
   private closedOnPurpose = false;
 
@@ -84,6 +93,24 @@ export class Viewer {
         "The browser's VNC server asks for a password, which the live view does not send: run its nodes without a VNC password behind this server's admin auth (docs/live.md).";
       rfb.disconnect();
     });
+  }
+
+  /**
+   * The part of the remote screen a frame `frameWidth` CSS pixels wide shows: the browser's window,
+   * from the screen's corner, where a watchable browser opens. The screen is larger than most
+   * windows (the embedded Grid's is 1920 × 1080) and what lies beyond the window is black: shown
+   * whole, it took a third of the picture. The frame takes the window's shape and cuts off the rest
+   * of noVNC's element; noVNC maps a click through its own canvas, so it lands where it is made.
+   */
+  shown(windowSize: BrowserWindow | undefined, frameWidth: number): Shown | undefined {
+    const desktop = this.desktop;
+    if (!desktop) {
+      return undefined;
+    }
+    const width = Math.min(windowSize?.width ?? desktop.width, desktop.width);
+    const height = Math.min(windowSize?.height ?? desktop.height, desktop.height);
+    const scale = frameWidth / width;
+    return { width, height, desktop: { width: desktop.width * scale, height: desktop.height * scale } };
   }
 
   /** Keyboard and mouse reach the browser only while the person holds Control. */
