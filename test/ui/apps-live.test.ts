@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
 import { connectAppClient, renderApp, type McpAppClient, type RenderedApp } from './app-host.js';
 import { launchBrowser, type PageBrowser } from './browser.js';
+import { clickInPicture, expectWindowFillsFrame, inWorkspaceBrowser, type InBrowser } from './live-picture.js';
 
 const TOKEN = 'apps-live-token-7c1d';
 const WORKSPACE = 'ui-apps-live';
@@ -9,6 +10,7 @@ let running: RunningServer;
 let browser: PageBrowser;
 let host: McpAppClient;
 let app: RenderedApp;
+let inBrowser: InBrowser;
 
 const asWorkspace = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
 
@@ -43,6 +45,7 @@ beforeAll(async () => {
     startServer({ MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' }),
     launchBrowser(),
   ]);
+  inBrowser = inWorkspaceBrowser(running, inject('gridUrl'), WORKSPACE);
   await waitForWatchableSlot(inject('gridUrl'));
   const opened = await rest(
     running.url,
@@ -53,6 +56,8 @@ beforeAll(async () => {
   expect(opened.status, JSON.stringify(opened.body)).toBe(200);
   host = await connectAppClient(running.url, { workspace: WORKSPACE, headers: { authorization: `Bearer ${TOKEN}` } });
   app = await renderApp(browser, host, 'watch');
+  // A chat column's width, as hosts frame an app inline: the picture's height follows the width.
+  await app.page.setViewportSize({ width: 800, height: 860 });
 }, 240_000);
 
 afterAll(async () => {
@@ -71,6 +76,16 @@ describe('watch as an MCP App', () => {
     await app.page.screenshot({ path: 'docs/apps/live.png' });
   });
 
+  it('fills its frame with the browser’s window, not the black screen around it', async () => {
+    await app.frame.getByText('Watching').waitFor({ timeout: 30_000 });
+    // The input log is white; the window the workspace opened is 1280 × 900.
+    await expectWindowFillsFrame(app.page, app.frame.locator('.screen'), app.frame.locator('.screen canvas'), {
+      width: 1280,
+      height: 900,
+    });
+    expect(app.problems).toEqual([]);
+  });
+
   it('Take control: only then the person’s keys reach the page, the agent is refused; Hand back ends await_control', async () => {
     // Typed while watching: the tunnel drops these. Its connection keeps order, so had any got
     // through it would be heard before the keys typed under Control below.
@@ -79,9 +94,14 @@ describe('watch as an MCP App', () => {
     await app.frame.getByRole('button', { name: 'Take control' }).click();
     await app.frame.getByText('You have control').waitFor();
     expect(app.calls.map((c) => c.name)).toEqual(['live_ticket', 'take_control']);
-    await app.frame.locator('.screen canvas').click();
+    // The click lands where the person makes it: on the page's heading, as the picture shows it.
+    await inBrowser("addEventListener('mousedown', (e) => { window.downAt = [e.clientX, e.clientY]; }, true)");
+    const aimed = await clickInPicture(app.page, app.frame.locator('.screen canvas'), inBrowser, 'h1');
     await app.page.keyboard.type('xy');
     await expect.poll(heard, { timeout: 10_000 }).toEqual(['button 0', 'key x', 'key y']);
+    const [x, y] = await inBrowser<number[]>('return window.downAt');
+    expect(Math.abs(x! - aimed.x), `${x} for ${aimed.x}`).toBeLessThanOrEqual(3);
+    expect(Math.abs(y! - aimed.y), `${y} for ${aimed.y}`).toBeLessThanOrEqual(3);
 
     const navigate = await rest(
       running.url,
