@@ -1,11 +1,11 @@
 import { isJsonObject } from '../json.js';
 import { z } from 'zod';
-import { valueAt } from '../capabilities/schemas.js';
 import type { Capability } from '../capabilities/capability.js';
 import { toJsonSchema } from '../capabilities/json-schema.js';
 import { BadRequest } from '../errors.js';
 import { checkParameters, validatorOf, type JsonSchemaObject } from './parameters.js';
-import { holdsReference, parametersReadBy, referencesIn, STEP_PREFIX } from './references.js';
+import { parametersReadBy, referencesIn, STEP_PREFIX } from './references.js';
+import { checkStepArguments } from './step-arguments.js';
 import { checkDepth, readYamlText } from './yaml-text.js';
 
 const MAX_STEPS = 200;
@@ -169,7 +169,7 @@ function checkStep(
     );
   }
   checkSecretReference(step.args, n);
-  checkArguments(capability, step.args, n);
+  checkStepArguments(capability, step.args, n);
   for (const name of referencesIn(step.args)) {
     if (name.startsWith(STEP_PREFIX)) {
       checkStepReference(name.slice(STEP_PREFIX.length), n, ids);
@@ -199,33 +199,6 @@ function checkSecretReference(args: Record<string, unknown>, n: number): void {
     throw new BadRequest(
       `Invalid flow: step ${n}: a secret's name and key are written out, never \${parameters}; name the secret itself.`,
     );
-  }
-}
-
-/**
- * The step's args must satisfy the very schema the tool advertises, except where a value
- * holds a `${parameter}`: its final form is only known at run time, when the call path
- * validates it again.
- */
-function checkArguments(capability: Capability, args: Record<string, unknown>, n: number): void {
-  const parsed = capability.stepArgs.safeParse(args);
-  if (parsed.success) {
-    return;
-  }
-  for (const issue of parsed.error.issues) {
-    const value = valueAt(args, issue.path);
-    if (typeof value === 'string' && holdsReference(value)) {
-      continue;
-    }
-    const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-    const known = Object.keys(capability.stepArgs.shape).join(', ');
-    const message =
-      issue.code === 'unrecognized_keys'
-        ? `unknown argument ${issue.keys.join(', ')}; ${capability.name} takes ${known}`
-        : value === undefined && issue.path.length > 0 && issue.code !== 'custom'
-          ? `missing argument ${issue.path.join('.')}; ${capability.name} takes ${known}`
-          : `${where}${issue.message}`;
-    throw new BadRequest(`Invalid flow: step ${n} (${capability.name}): ${message.replace(/\.$/, '')}.`);
   }
 }
 

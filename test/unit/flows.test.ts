@@ -150,6 +150,26 @@ describe('a flow document', () => {
     ).toMatch(/step 1: a secret's name and key are written out/);
   });
 
+  it('refuses a ${parameter} where the tool takes no text, naming the step and the fix', () => {
+    const parameters = {
+      type: 'object',
+      properties: { t: { type: 'number' }, s: { type: 'string' }, a: { type: 'string' } },
+    };
+    const click = (args: Record<string, unknown>) => ({
+      parameters,
+      steps: [{ tool: 'interact', args: { action: 'click', selector: { css: 'a' }, ...args } }],
+    });
+    expect(refusal(click({ wait_timeout: '${t}' }))).toBe(
+      "Invalid flow: step 1 (interact): wait_timeout takes a number, but ${t} is substituted as text, so the step would fail on every run; write wait_timeout's value in the step itself.",
+    );
+    expect(refusal(click({ selector: '${s}' }))).toMatch(
+      /step 1 \(interact\): selector takes an object or a list, but \$\{s\} is substituted as text/,
+    );
+    // Text can pass these at run time: an enum's value, a URL.
+    expect(parse(click({ action: '${a}' })).steps[0]?.args.action).toBe('${a}');
+    expect(parse({ parameters, steps: [{ tool: 'navigate', args: { url: '${s}' } }] }).steps).toHaveLength(1);
+  });
+
   it('reports YAML errors with their line', () => {
     expect(() => parseFlow('steps:\n  - tool: navigate\n    args: {url: [unclosed\n', CAPABILITIES)).toThrow(
       /not valid YAML \(line \d+\)/,
