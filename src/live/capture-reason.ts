@@ -4,7 +4,7 @@ import { globMatches } from '../glob.js';
 import { originShown } from '../secrets/secret-call.js';
 import type { BidiConnection } from './bidi.js';
 import type { BidiMonitors, Reason } from './monitor.js';
-import type { CaptureState, NetworkEntry, NetworkLog } from './network-log.js';
+import { isRequestType, type CaptureState, type NetworkEntry, type NetworkLog } from './network-log.js';
 
 /** The browser a workspace captures, as the call that turns capture on knows it. */
 export interface CaptureTarget {
@@ -234,7 +234,7 @@ function essenceOf(mimeType: string | null | undefined): string | null {
 
 function typeOf(request: RequestEvent['request']): string {
   if (request.destination) {
-    return request.destination;
+    return isRequestType(request.destination) ? request.destination : 'other';
   }
   if (request.initiatorType === 'xmlhttprequest') {
     return 'xhr';

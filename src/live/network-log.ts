@@ -1,3 +1,39 @@
+/**
+ * A captured request's type: the Fetch standard's destination where the browser names one, else
+ * who sent it. Closed, so a filter on a type no request can have is refused, not answered empty.
+ */
+export const REQUEST_TYPES = [
+  'document',
+  'iframe',
+  'frame',
+  'script',
+  'style',
+  'image',
+  'font',
+  'audio',
+  'video',
+  'track',
+  'object',
+  'embed',
+  'manifest',
+  'json',
+  'report',
+  'worker',
+  'sharedworker',
+  'serviceworker',
+  'audioworklet',
+  'paintworklet',
+  'webidentity',
+  'xslt',
+  'xhr',
+  'fetch',
+  'other',
+] as const;
+
+export function isRequestType(type: string): boolean {
+  return REQUEST_TYPES.some((known) => known === type);
+}
+
 /** One request a captured page made, as every surface lists it. */
 export interface NetworkEntry {
   /** the id network_body takes */
@@ -7,7 +43,7 @@ export interface NetworkEntry {
   url: string;
   /** null for a request that failed before any response */
   status: number | null;
-  /** document, script, style, image, font, fetch, xhr, … ; other when the browser names none */
+  /** one of REQUEST_TYPES */
   type: string;
   mime_type: string | null;
   /** from the request leaving to its response ending (or failing), in ms */

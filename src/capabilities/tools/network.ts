@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TRUNCATION_MARK } from '../../browser/reading.js';
 import { matchProblem, type CapturedBody } from '../../live/capture.js';
+import { isRequestType, REQUEST_TYPES } from '../../live/network-log.js';
 import { CARRIED } from '../../secrets/secret-call.js';
 import { signedLink } from '../../files/answers.js';
 import { defineTool } from '../capability.js';
@@ -70,7 +71,13 @@ export const workspaceNetwork = defineTool({
   http: { method: 'GET', path: '/workspace/network' },
   input: z.object({
     match: match.optional(),
-    type: z.string().min(1).max(40).optional().describe('document, xhr, fetch, script…'),
+    // A refinement, not an enum: the list would cost tools/list its byte budget; the refusal names it.
+    type: z
+      .string()
+      .max(40)
+      .refine(isRequestType, `must be one of ${REQUEST_TYPES.join(', ')}; pass one of them, or no type`)
+      .optional()
+      .describe('document, xhr, fetch, script…'),
     status: z
       .string()
       .max(6)
