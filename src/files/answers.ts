@@ -56,6 +56,7 @@ export const keepResult = z.object({
   uri: z.string().describe('where it is now, in Files'),
   name: z.string().describe('the name it landed under in Files (a clash lands as "name (1)")'),
   size: z.number(),
+  kept_already: z.literal(true).optional().describe('the uri named a file in Files already: nothing moved'),
   url: signedLink,
 });
 

@@ -199,7 +199,7 @@ export class Files {
   /**
    * Puts one file in Files. A screenshot moves; a download is copied (the Grid cannot delete
    * one file) and replaces a same-named file, as downloading it again would; a file already
-   * in Files answers with itself. Never an overwrite otherwise: a clash lands as `name (1)`.
+   * in Files answers with itself, saying so. Never an overwrite otherwise: a clash lands as `name (1)`.
    */
   async keep(workspace: string | undefined, uri: string, madeBy?: MadeBy): Promise<KeepResult> {
     const owner = this.owner(workspace);
@@ -211,7 +211,12 @@ export class Files {
     if (section === 'files') {
       landed = await disk.find(owner, 'files', name);
       if (!landed) {
-        throw new NotFound(`No file ${uriOf('files', name)}; ${FILES_URI} lists what is in Files.`);
+        const waiting = await this.waitingToBeKept(owner, name);
+        throw new NotFound(
+          waiting
+            ? `No file ${uriOf('files', name)} is in Files, but ${waiting} is: pass that uri to keep it.`
+            : `No file ${uriOf('files', name)}; ${FILES_URI} lists what is in Files.`,
+        );
       }
     } else if (section === 'screenshots') {
       if (!(await disk.find(owner, 'screenshots', name))) {
@@ -240,8 +245,22 @@ export class Files {
       uri: uriOf('files', landed.name),
       name: landed.name,
       size: landed.size,
+      ...(section === 'files' ? { kept_already: true as const } : {}),
       ...this.link('files', owner, landed.name),
     };
+  }
+
+  /**
+   * A Files URI is what a caller guesses for a screenshot or download it has not kept yet: the
+   * one of that name that waits (a screenshot, else a download), so the refusal can name it.
+   */
+  private async waitingToBeKept(owner: string, name: string): Promise<string | undefined> {
+    if (await this.requireDisk().find(owner, 'screenshots', name)) {
+      return uriOf('screenshots', name);
+    }
+    // Only a hint: a Grid that cannot answer leaves the plain refusal.
+    const downloads = await this.downloads.list(owner).catch(() => undefined);
+    return downloads?.some((d) => d.name === name) ? uriOf('downloads', name) : undefined;
   }
 
   // Operator actions: the admin API only; no agent tool deletes or clears anything.

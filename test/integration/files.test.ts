@@ -260,10 +260,23 @@ describe('screenshots and prints', () => {
     await tools.in(ws).ok('screenshot', { save: true, filename: 'moved' });
     const second = await tools.in(ws).ok('keep_file', { uri: 'workspace://files/screenshots/moved.png' });
     expect(second).toMatchObject({ uri: 'workspace://files/moved%20(1).png', name: 'moved (1).png' });
-    // A Files URI answers with that file.
+    expect(second).not.toHaveProperty('kept_already');
+    // A Files URI answers with that file, and says nothing moved.
     expect(await tools.in(ws).ok('keep_file', { uri: 'workspace://files/moved.png' })).toMatchObject({
       uri: 'workspace://files/moved.png',
+      kept_already: true,
     });
+  });
+
+  it('a Files URI for a screenshot not kept yet is refused, naming the uri that keeps it', async () => {
+    await tools.in(ws).ok('screenshot', { save: true, filename: 'waiting' });
+    const guessed = await tools.in(ws).call('keep_file', { uri: 'workspace://files/waiting.png' });
+    expect(guessed.status).toBe(404);
+    expect(guessed.body.error).toMatchObject({
+      message:
+        'No file workspace://files/waiting.png is in Files, but workspace://files/screenshots/waiting.png is: pass that uri to keep it.',
+    });
+    expect((await listing(ws, '/files?folder=screenshots')).files.map((f) => f.name)).toContain('waiting.png');
   });
 
   it('prints into Files and answers the uri, not the bytes', async () => {
