@@ -97,6 +97,12 @@ function operationOf(capability: Capability): Record<string, unknown> {
     };
   } else if (method === 'POST') {
     operation.requestBody = { required: true, content: { 'application/json': { schema: input } } };
+  } else if (method === 'DELETE' && inQuery.length > 0) {
+    operation.requestBody = {
+      required: false,
+      description: 'the query parameters, as a JSON object instead (each argument in one of the two)',
+      content: { 'application/json': { schema: input } },
+    };
   }
   return operation;
 }

@@ -2,6 +2,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
 import type { HttpRendering } from '../capabilities/capability.js';
 import { CAPABILITIES } from '../capabilities/index.js';
+import { BadRequest } from '../errors.js';
+import { isJsonObject } from '../json.js';
 import { answerSerializer } from './answer-schema.js';
 import { callerOf } from './plugins/caller.js';
 import { fastifyPath, pathParams, queryOf } from './routes.js';
@@ -31,8 +33,12 @@ function httpArguments(http: HttpRendering, request: FastifyRequest): unknown {
     http.ifMatchArgument && request.headers['if-match']
       ? { [http.ifMatchArgument]: request.headers['if-match'].replace(/^"|"$/g, '') }
       : {};
-  if (http.method === 'GET' || http.method === 'DELETE') {
+  if (http.method === 'GET') {
     return { ...queryArguments(queryOf(request)), ...fromPath, ...ifMatch };
+  }
+  if (http.method === 'DELETE') {
+    const args = deleteArguments(request);
+    return isJsonObject(args) ? { ...args, ...fromPath, ...ifMatch } : args;
   }
   if (http.bodyArgument) {
     return { [http.bodyArgument]: request.body, ...fromPath, ...ifMatch };
@@ -41,6 +47,26 @@ function httpArguments(http: HttpRendering, request: FastifyRequest): unknown {
     return request.body;
   }
   return { ...request.body, ...fromPath, ...ifMatch };
+}
+
+/**
+ * A DELETE's arguments come in its query or in a JSON body, as its POST twin's (and the admin
+ * API's DELETEs) come in the body: a body read by neither would be an instruction ignored.
+ */
+function deleteArguments(request: FastifyRequest): unknown {
+  const query = queryArguments(queryOf(request));
+  const body: unknown = request.body;
+  if (body === undefined || body === null) {
+    return query;
+  }
+  if (!isJsonObject(body)) {
+    return body;
+  }
+  const twice = Object.keys(body).filter((key) => Object.hasOwn(query, key));
+  if (twice.length > 0) {
+    throw new BadRequest(`${twice.join(', ')} came in both the query and the body; send each argument once.`);
+  }
+  return { ...query, ...body };
 }
 
 /** Query strings are text: "true"/"false" become booleans so the tool's schema sees its types. */
