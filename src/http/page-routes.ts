@@ -116,7 +116,7 @@ function redirectToPage(request: FastifyRequest, reply: FastifyReply, from: stri
   return reply.redirect(`${base}/admin/`, 302);
 }
 
-const open = { tag: 'admin', access: 'public' } as const;
+const open = { tag: 'admin', access: 'public', anyQuery: true } as const;
 
 /** The admin page: a static build, public itself (it asks for the token), behind the usual Host and Origin checks. */
 export const PAGE_ROUTES: readonly PlainRoute[] = [

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { AdminServices } from '../admin/services.js';
+import { BadRequest } from '../errors.js';
 import type { AdminLink } from '../admin/link.js';
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { TokenBook } from '../workspace/tokens.js';
@@ -32,8 +33,10 @@ export interface PlainRoute {
   body?: z.ZodType | 'yaml';
   /** request headers the route reads, and what each means */
   headers?: Record<string, string>;
-  /** query parameters and what each means */
+  /** query parameters and what each means; any other is refused */
   query?: Record<string, string>;
+  /** a page a browser opens from a link, which may carry a query of its own: nothing is refused */
+  anyQuery?: true;
   handler: (request: FastifyRequest, reply: FastifyReply, context: RouteContext) => Promise<unknown>;
 }
 
@@ -70,10 +73,31 @@ export function routes(rows: readonly PlainRoute[]): FastifyPluginAsync<RouteCon
         ...(typeof route.answers === 'object'
           ? { schema: { response: { 200: route.answers } }, serializerCompiler: answerSerializer }
           : {}),
-        handler: (request, reply) => route.handler(request, reply, context),
+        handler: (request, reply) => {
+          refuseUnknownQuery(route, request);
+          return route.handler(request, reply, context);
+        },
       });
     }
   };
+}
+
+/** A query parameter no route reads would be an instruction ignored: `?since=` read as "all of them". */
+function refuseUnknownQuery(route: PlainRoute, request: FastifyRequest): void {
+  if (route.anyQuery) {
+    return;
+  }
+  const declared = route.query ?? {};
+  const unknown = Object.keys(queryOf(request)).filter((name) => !Object.hasOwn(declared, name));
+  if (unknown.length === 0) {
+    return;
+  }
+  const takes = Object.entries(declared).map(([name, meaning]) => `${name} (${meaning})`);
+  throw new BadRequest(
+    `Unknown query parameter ${unknown.map((name) => JSON.stringify(name)).join(', ')} for ${route.method} ${route.path}; ${
+      takes.length > 0 ? `it takes only ${takes.join(', ')}` : 'it takes none'
+    }.`,
+  );
 }
 
 /** `/flows/{name}/run` → `['name']` */

@@ -379,6 +379,19 @@ describe('bodies the server cannot read', () => {
     expect(messageOf(stray.body)).toContain('Unknown argument "force" for delete_flow');
   });
 
+  it('a query parameter a route does not read is refused, naming the ones it reads', async () => {
+    const probe = await raw(running.url, '/health?verbose=true', {});
+    expect(probe).toEqual({
+      status: 400,
+      body: {
+        error: { code: 'bad_request', message: 'Unknown query parameter "verbose" for GET /health; it takes none.' },
+      },
+    });
+    const link = await raw(running.url, '/files/signed/files/x/a.png?exp=1&sig=x&download=1', {});
+    expect(link.status).toBe(400);
+    expect(messageOf(link.body)).toMatch(/^Unknown query parameter "download" .*; it takes only exp \(.*\), sig \(/);
+  });
+
   it('an unknown route is a 404 that points at the routes', async () => {
     const answer = await raw(running.url, '/browser/teleport', {
       method: 'POST',

@@ -202,6 +202,17 @@ describe('the stream', () => {
     const badLimit = await client.admin('GET', '/admin/api/events?limit=5000');
     expect(badLimit.status).toBe(400);
     expect(messageOf(badLimit.body)).toContain('?limit as a whole number from 1 to 500');
+    for (const since of ['abc', '5']) {
+      for (const path of ['/admin/api/events', '/admin/api/events/stream']) {
+        const unread = await client.admin('GET', `${path}?since=${since}`);
+        expect(unread.status, path).toBe(400);
+        expect(messageOf(unread.body)).toMatch(
+          new RegExp(
+            `^Unknown query parameter "since" for GET ${path}; it takes only limit \\(optional: at most this many`,
+          ),
+        );
+      }
+    }
     const badId = await client.admin('GET', '/admin/api/events/stream', {
       headers: { 'last-event-id': 'x'.repeat(80) },
     });

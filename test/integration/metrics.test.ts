@@ -53,7 +53,7 @@ describe('one log line per request and per tool call, and /metrics', () => {
       ['POST', '/browser/extract', 200],
       ['POST', '/browser/navigate', 400],
       ['POST', '/browser/end-browser', 200],
-      ['GET', '/files/:name', 404],
+      ['GET', '/files/:name', 400],
     ]);
     const calls = lines.filter((l) => l.event === 'tool_call');
     expect(calls.map((l) => [l.tool, l.workspace, l.outcome])).toEqual([

@@ -7,7 +7,8 @@ import { ADMIN_API, services } from './routes.js';
 import * as schema from './schemas.js';
 
 const admin = { tag: 'admin', access: 'admin' } as const;
-const LIMIT = `optional: at most this many of the newest events (1–${MAX_HISTORY}, default ${MAX_HISTORY})`;
+const limit = (what = '') =>
+  `optional: at most this many of the newest events${what}: 1–${MAX_HISTORY}, default ${MAX_HISTORY}`;
 /** An event id as EventLog stamps it (time, replica, counter, each base 36), with room to spare. */
 const EVENT_ID = /^[A-Za-z0-9-]{1,64}$/;
 
@@ -40,7 +41,7 @@ export const EVENT_ADMIN_ROUTES: readonly PlainRoute[] = [
     path: `${ADMIN_API}/events`,
     summary:
       'The audit events kept (secret binds allowed and refused, flow runs, browsers opened and ended), newest first; never a value, a full URL or a Grid id',
-    query: { limit: LIMIT },
+    query: { limit: limit() },
     answers: schema.eventHistory,
     handler: async (request, _reply, context) => ({ events: await services(context).events.recent(limitOf(request)) }),
   },
@@ -50,7 +51,7 @@ export const EVENT_ADMIN_ROUTES: readonly PlainRoute[] = [
     path: `${ADMIN_API}/events/stream`,
     summary:
       'The audit events as they happen, as server-sent events (each `data:` one event as JSON, `id:` its id): the newest kept first (oldest of them first), then live, with a comment every 15 s; 429 when MAX_STREAMS are open',
-    query: { limit: `${LIMIT}, replayed before the live ones` },
+    query: { limit: limit(', replayed before the live ones') },
     headers: {
       'Last-Event-ID':
         'the id of the last event seen: the stream replays only what came after it (all that is kept when the history no longer holds it)',
