@@ -119,12 +119,7 @@ describe('bad arguments: a 400 that says the fix, and the workspace untouched', 
       400,
       /"present", "absent", "visible", "hidden"/,
     );
-    await refused(
-      'workspace_network',
-      { type: 'nope' },
-      400,
-      /^type:? must be one of document, .*, xhr, fetch, other;/,
-    );
+    await refused('workspace_network', { type: 'nope' }, 400, /^type must be one of document, .*, xhr, fetch, other;/);
   });
 
   it('an unknown argument is refused by name, and never acted on', async () => {

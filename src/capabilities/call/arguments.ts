@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import type { Caller } from '../../workspace/caller.js';
 import type { Capability } from '../capability.js';
+import { issueSentence } from '../issues.js';
 import { valueAt } from '../schemas.js';
 
 /** Rejects, never repairs: an argument dropped silently is an instruction ignored silently. */
@@ -38,8 +39,7 @@ function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefin
     const values = issue.values.map((v) => JSON.stringify(v)).join(', ');
     return `${where} must be one of ${values}.`;
   }
-  const message = issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
-  return where ? `${where}: ${message}` : message;
+  return issueSentence(issue, where, valueAt(rawArgs, issue.path));
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;

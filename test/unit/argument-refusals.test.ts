@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { parseArguments } from '../../src/capabilities/call/arguments.js';
+import { capabilityNamed } from '../../src/capabilities/index.js';
+
+/** The sentence a caller reads when a tool refuses these arguments, on MCP and HTTP alike. */
+function refusal(tool: string, args: unknown): string {
+  const capability = capabilityNamed(tool);
+  if (!capability) {
+    throw new Error(`${tool} is not in the table`);
+  }
+  try {
+    parseArguments(capability, args);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error(`${tool} took ${JSON.stringify(args)}`);
+}
+
+const field = { css: '#field' };
+
+describe('a refused argument is one sentence with its name, the rule, and the fix', () => {
+  it.each([
+    ['open_session', { width: 99999 }, 'width must be at most 7680 (got 99999); pass a smaller width.'],
+    ['open_session', { width: 1.5 }, 'width must be a whole number (got 1.5); pass a whole number.'],
+    ['open_session', { width: '800' }, 'width must be a number (got a string); pass a number.'],
+    ['open_session', { width: null }, 'width must be a number (got null); pass a number.'],
+    [
+      'interact',
+      { action: 'click', selector: field, wait_timeout: -1 },
+      'wait_timeout must be at least 0 (got -1); pass a larger wait_timeout.',
+    ],
+    [
+      'extract',
+      { selector: field, max_chars: 10 },
+      'max_chars must be at least 100 (got 10); pass a larger max_chars.',
+    ],
+    ['execute_script', { script: '' }, 'script is empty; pass at least 1 character.'],
+    ['hand_back', { viewer: 'abc' }, 'viewer must be at least 16 characters long (got 3); pass a longer viewer.'],
+    [
+      'press_key',
+      { key: 'Enter', modifiers: ['Shift', 'Alt', 'Meta', 'Control', 'Shift'] },
+      'modifiers must hold at most 4 items (got 5); pass fewer.',
+    ],
+    ['press_key', { key: 'Enter', modifiers: 'Shift' }, 'modifiers must be a list (got a string); pass a list.'],
+    ['list_flows', { everywhere: 'yes' }, 'everywhere must be true or false (got a string); pass true or false.'],
+    [
+      'upload_file',
+      { selector: field, content: 'not base64!' },
+      'content must be base64 text; pass content in that form.',
+    ],
+  ])('%s %j', (tool, args, sentence) => {
+    expect(refusal(tool, args)).toBe(sentence);
+  });
+
+  it("keeps a schema's own message, after the argument's name unless it names it", () => {
+    expect(refusal('resize', { width: 300, height: 600 })).toBe(
+      'width is at least 500, the narrowest window both browsers open; pass 500 or more.',
+    );
+    expect(refusal('workspace_network', { status: '999' })).toBe(
+      'status must be a status such as 404, a class such as 4xx, or failed.',
+    );
+    expect(refusal('interact', { action: 'click', selector: { css: 'a'.repeat(5000) } })).toBe(
+      'selector.css: a selector is at most 4096 characters.',
+    );
+  });
+
+  it('never says back text, where a person typed or a secret is named: its kind only', () => {
+    const typed = 'hunter2-typed-in-clear';
+    for (const [tool, args] of [
+      ['write', { selector: field, text: typed, submit: typed }],
+      ['write', { selector: field, secret: { name: typed, key: 7 } }],
+      ['write', { selector: field, secret: { name: 'Bad Name!', key: 'password' }, text: 'x' }],
+      ['upload_file', { selector: field, content: typed }],
+      ['open_session', { width: typed }],
+    ] as const) {
+      expect(refusal(tool, args)).not.toContain(typed);
+    }
+    expect(refusal('write', { selector: field, text: 123456 })).toBe(
+      'text must be a string (got a number); pass a string.',
+    );
+  });
+});
