@@ -96,6 +96,8 @@ function zodSentence(issue: z.core.$ZodIssue, name: string, given: unknown): str
       const numeric = typeof given === 'number' && (issue.expected === 'int' || issue.expected === 'number');
       return `${name} must be ${kind} (got ${numeric ? String(given) : kindOf(given)}); pass ${kind}.`;
     }
+    case 'invalid_value':
+      return `${name} must be ${issue.values.length === 1 ? '' : 'one of '}${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`;
     case 'not_multiple_of':
       return `${name} must be a multiple of ${String(issue.divisor)}${got(given)}; pass one.`;
     case 'invalid_format': {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Capability } from '../capabilities/capability.js';
+import { issueSentence } from '../capabilities/issues.js';
 import { valueAt } from '../capabilities/schemas.js';
 import { BadRequest } from '../errors.js';
 import { holdsReference, referencesIn } from './references.js';
@@ -28,13 +29,12 @@ export function checkStepArguments(capability: Capability, args: Record<string, 
         `Invalid flow: step ${n} (${capability.name}): ${name} takes ${takes}, but \${${reference ?? ''}} is substituted as text, so the step would fail on every run; write ${name}'s value in the step itself.`,
       );
     }
-    const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
     const message =
       issue.code === 'unrecognized_keys'
         ? `unknown argument ${issue.keys.join(', ')}; ${capability.name} takes ${known}`
         : value === undefined && issue.path.length > 0 && issue.code !== 'custom'
           ? `missing argument ${issue.path.join('.')}; ${capability.name} takes ${known}`
-          : `${where}${issue.message}`;
+          : issueSentence(issue, issue.path.join('.'), value);
     throw new BadRequest(`Invalid flow: step ${n} (${capability.name}): ${message.replace(/\.$/, '')}.`);
   }
 }

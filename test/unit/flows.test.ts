@@ -120,7 +120,15 @@ describe('a flow document', () => {
       /step 2: the id "a" is already used/,
     ],
     [step('navigate', { url: 'https://${host}/' }), /step 1: \$\{host\} is not a declared parameter; .* \$\$\{host\}/],
-    [step('navigate', { url: 'javascript:alert(1)' }), /step 1 \(navigate\): url: must be an absolute http\(s\) URL/],
+    [step('navigate', { url: 'javascript:alert(1)' }), /step 1 \(navigate\): url must be an absolute http\(s\) URL/],
+    [
+      step('interact', { action: 'click', selector: { css: 'a' }, wait_timeout: 3600 }),
+      /^Invalid flow: step 1 \(interact\): wait_timeout must be at most 60 \(got 3600\); pass a smaller wait_timeout\.$/,
+    ],
+    [
+      step('interact', { action: 'tap', selector: { css: 'a' } }),
+      /step 1 \(interact\): action must be one of "click", /,
+    ],
     [{ urls: 'https://x/*', steps: [{ tool: 'navigate', args: { action: 'back' } }] }, /urls must be a list/],
     [
       { parameters: { type: 'string' }, steps: [{ tool: 'navigate', args: { action: 'back' } }] },

@@ -35,10 +35,6 @@ function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefin
   if (issue.code === 'invalid_type' && where === '') {
     return `The arguments of ${capability.name} must be a JSON object; its arguments are: ${known}.`;
   }
-  if (issue.code === 'invalid_value' && 'values' in issue) {
-    const values = issue.values.map((v) => JSON.stringify(v)).join(', ');
-    return `${where} must be one of ${values}.`;
-  }
   return issueSentence(issue, where, valueAt(rawArgs, issue.path));
 }
 
