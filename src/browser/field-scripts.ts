@@ -4,7 +4,10 @@
  * reading it back. Like every page script (scripts.ts), each travels alone through `inPage`,
  * with the helpers it names beside it.
  */
-import { topPage } from './scripts.js';
+
+// Declared, not imported: a page script travels as its source text, and a transform (the tests'
+// module runner) rewrites an imported name to a module object no page has. `inPage` gives it.
+declare function topPage(): [string, string] | null;
 
 /**
  * The element a locator names and whether it is an empty field, in the one round trip of the
