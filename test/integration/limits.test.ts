@@ -37,7 +37,7 @@ describe('limits over REST, on a real browser', () => {
       '/browser/write',
       { selector: { css: '#file' }, text: 'x'.repeat(1024 * 1024) },
       400,
-      /text: text is at most 20000 characters/,
+      /^text is at most 20000 characters/,
     );
     await refused(
       '/browser/execute-script',
