@@ -1,6 +1,7 @@
 import build from 'fast-json-stringify';
 import { z } from 'zod';
 import { toJsonSchema } from '../capabilities/json-schema.js';
+import { isJsonObject } from '../json.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -66,9 +67,4 @@ function openedValue(value: unknown): unknown {
     return value.map(openedValue);
   }
   return isJsonObject(value) ? opened(value) : value;
-}
-
-/** A JSON object (a schema, a map of them, a query string's parameters), not an array or null. */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

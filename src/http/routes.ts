@@ -6,7 +6,8 @@ import type { AdminLink } from '../admin/link.js';
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { TokenBook } from '../workspace/tokens.js';
 import type { LiveService } from '../live/service.js';
-import { answerSerializer, isJsonObject } from './answer-schema.js';
+import { answerSerializer } from './answer-schema.js';
+import { isJsonObject } from '../json.js';
 import type { Access } from './plugins/auth.js';
 
 /**
