@@ -34,19 +34,40 @@ function httpArguments(http: HttpRendering, request: FastifyRequest): unknown {
       ? { [http.ifMatchArgument]: request.headers['if-match'].replace(/^"|"$/g, '') }
       : {};
   if (http.method === 'GET') {
-    return { ...queryArguments(queryOf(request)), ...fromPath, ...ifMatch };
+    return withAddress(queryArguments(queryOf(request)), fromPath, ifMatch);
   }
   if (http.method === 'DELETE') {
     const args = deleteArguments(request);
-    return isJsonObject(args) ? { ...args, ...fromPath, ...ifMatch } : args;
+    return isJsonObject(args) ? withAddress(args, fromPath, ifMatch) : args;
   }
   if (http.bodyArgument) {
-    return { [http.bodyArgument]: request.body, ...fromPath, ...ifMatch };
+    return withAddress({ [http.bodyArgument]: request.body }, fromPath, ifMatch);
   }
-  if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
+  if (!isJsonObject(request.body)) {
     return request.body;
   }
-  return { ...request.body, ...fromPath, ...ifMatch };
+  return withAddress(request.body, fromPath, ifMatch);
+}
+
+/**
+ * The arguments with those the path and If-Match give. One given again, otherwise, in the query
+ * or the body is refused: `POST /flows/a/run {"name": "b"}` ran a, with b dropped unread.
+ */
+function withAddress(
+  args: Record<string, unknown>,
+  fromPath: Record<string, unknown>,
+  ifMatch: Record<string, unknown>,
+): Record<string, unknown> {
+  const addressed = { ...fromPath, ...ifMatch };
+  const differing = Object.keys(addressed).filter(
+    (key) => Object.hasOwn(args, key) && JSON.stringify(args[key]) !== JSON.stringify(addressed[key]),
+  );
+  if (differing.length > 0) {
+    throw new BadRequest(
+      `${differing.join(', ')} came both in the address (the path or If-Match) and, otherwise, in the query or body; send each argument once.`,
+    );
+  }
+  return { ...args, ...addressed };
 }
 
 /**

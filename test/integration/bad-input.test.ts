@@ -374,6 +374,22 @@ describe('bodies the server cannot read', () => {
     expect(messageOf(stray.body)).toContain('Unknown argument "force" for delete_flow');
   });
 
+  it('an argument the path gives, given otherwise in the body or query, is refused', async () => {
+    const headers = { 'content-type': 'application/json', 'X-Workspace': 'bad-input-address' };
+    const run = await raw(running.url, '/flows/kept/run', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'other' }),
+    });
+    expect(run.status).toBe(400);
+    expect(messageOf(run.body)).toBe(
+      'name came both in the address (the path or If-Match) and, otherwise, in the query or body; send each argument once.',
+    );
+    const read = await raw(running.url, '/flows/kept?name=other', { headers });
+    expect(read.status).toBe(400);
+    expect(messageOf(read.body)).toContain('name came both in the address');
+  });
+
   it('a query parameter a route does not read is refused, naming the ones it reads', async () => {
     const probe = await raw(running.url, '/health?verbose=true', {});
     expect(probe).toEqual({
