@@ -73,7 +73,10 @@ function bound(issue: z.core.$ZodIssue, name: string, given: unknown): string | 
   }
   const size = sizeOf(given);
   const counted = size === undefined ? '' : ` (got ${size})`;
-  const rule = big ? 'at most' : 'at least';
+  const rule = issue.exact ? 'exactly' : big ? 'at most' : 'at least';
+  if (issue.origin === 'string' && issue.exact) {
+    return `${name} must be exactly ${String(limit)} characters long${counted}; pass ${String(limit)} characters.`;
+  }
   if (issue.origin === 'string') {
     if (!big && size === 0) {
       return `${name} is empty; pass at least ${String(limit)} character${limit === 1 ? '' : 's'}.`;

@@ -35,7 +35,12 @@ describe('a refused argument is one sentence with its name, the rule, and the fi
       'max_chars must be at least 100 (got 10); pass a larger max_chars.',
     ],
     ['execute_script', { script: '' }, 'script is empty; pass at least 1 character.'],
-    ['hand_back', { viewer: 'abc' }, 'viewer must be at least 16 characters long (got 3); pass a longer viewer.'],
+    ['hand_back', { viewer: 'abc' }, 'viewer must be exactly 16 characters long (got 3); pass 16 characters.'],
+    [
+      'hand_back',
+      { viewer: 'a'.repeat(17) },
+      'viewer must be exactly 16 characters long (got 17); pass 16 characters.',
+    ],
     [
       'press_key',
       { key: 'Enter', modifiers: ['Shift', 'Alt', 'Meta', 'Control', 'Shift'] },

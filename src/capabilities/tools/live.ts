@@ -11,8 +11,7 @@ import { defineTool } from '../capability.js';
 
 const viewer = z
   .string()
-  .min(16)
-  .max(16)
+  .length(16)
   .regex(/^[A-Za-z0-9_-]+$/)
   .describe('the viewer id live_ticket answered: its tunnel lets input through while it holds Control');
 
