@@ -121,8 +121,8 @@ export async function printPdf(
   });
 }
 
-const MASK = inPage(maskSecrets, documentsInReach);
-const UNMASK = inPage(unmaskSecrets, documentsInReach);
+const MASK = inPage(maskSecrets, { documentsInReach });
+const UNMASK = inPage(unmaskSecrets, { documentsInReach });
 
 /**
  * Runs a capture (screenshot, print) with the fields a secret was typed into blanked, and

@@ -74,7 +74,7 @@ export async function moveThroughHistory(driver: WebDriver, action: HistoryActio
 }
 
 const WATCH_NAVIGATIONS = inPage(watchNavigations);
-const NAVIGATION_SETTLED = inPage(navigationSettled, watchNavigations);
+const NAVIGATION_SETTLED = inPage(navigationSettled, { watchNavigations });
 /**
  * How long an act's navigation may take to commit and load before the page is read as it is. A
  * form whose answer is a download or a 204 starts a navigation that never leaves the page, and

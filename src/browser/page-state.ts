@@ -18,8 +18,8 @@ export const pageState = z.object({
 export type PageState = z.infer<typeof pageState>;
 
 /** Exported for bench/: the raw baseline reads the page with the same script. */
-export const TOP_PAGE = inPage(topPage, watchNavigations);
-const TOP_PAGE_AFTER_TASKS = inPage(topPageAfterTasks, topPage, watchNavigations);
+export const TOP_PAGE = inPage(topPage, { watchNavigations });
+const TOP_PAGE_AFTER_TASKS = inPage(topPageAfterTasks, { topPage, watchNavigations });
 
 /** Where the browser is now. */
 export async function readPageState(driver: WebDriver): Promise<PageState> {

@@ -7,14 +7,20 @@
  * WebElement. outline.ts keeps its long script as String.raw text.
  */
 
+type PageFunction = (...args: never[]) => unknown;
+
 /**
- * The script WebDriver sends for `fn`. tsx (dev runs, the tests' child servers) wraps named
- * inner functions in `__name(...)`, which no page defines: the script defines it as a no-op.
+ * The script WebDriver sends for `fn`, with `helpers` beside it under the names its source calls
+ * them by. A bundler may rename a helper's declaration (esbuild does, `topPage2`, when another
+ * module names `topPage` as a global): the script then also binds the name the caller wrote.
+ * tsx (dev runs, the tests' child servers) wraps named inner functions in `__name(...)`, which no
+ * page defines: the script defines it as a no-op.
  */
-export function inPage(fn: (...args: never[]) => unknown, ...helpers: ((...args: never[]) => unknown)[]): string {
-  return ['const __name = (f) => f;', ...helpers.map(String), `return (${String(fn)}).apply(null, arguments);`].join(
-    '\n',
+export function inPage(fn: PageFunction, helpers: Record<string, PageFunction> = {}): string {
+  const declared = Object.entries(helpers).flatMap(([name, helper]) =>
+    helper.name === name ? [String(helper)] : [String(helper), `const ${name} = ${helper.name};`],
   );
+  return ['const __name = (f) => f;', ...declared, `return (${String(fn)}).apply(null, arguments);`].join('\n');
 }
 
 // Every act answers where the browser is, so this runs after each one: one script instead of

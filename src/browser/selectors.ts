@@ -53,7 +53,7 @@ export interface FormField {
 // (~130 ms) that most fields, already empty, do not need: finding the field by script answers
 // whether it is empty in the same round trip as the lookup. The page's own querySelector and
 // XPath evaluator are what the driver uses for these locators too.
-const FIND_FIELD = inPage(findField, focusAtEnd);
+const FIND_FIELD = inPage(findField, { focusAtEnd });
 
 /**
  * Input types that take no typed text. A file input is the one that must never be typed into:

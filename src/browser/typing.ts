@@ -15,7 +15,7 @@ const WHOLE_VALUE_FORMATS: Record<string, string> = {
   week: 'yyyy-Www, such as 2026-W49',
   'datetime-local': 'yyyy-mm-ddThh:mm, such as 2026-12-06T14:30',
 };
-const SET_WHOLE_VALUE = inPage(setWholeValue, topPage, watchNavigations);
+const SET_WHOLE_VALUE = inPage(setWholeValue, { topPage, watchNavigations });
 
 export async function typeText(
   driver: WebDriver,
@@ -116,4 +116,4 @@ async function typeKeys(driver: WebDriver, element: WebElement, text: string, cl
 // A password field's value is not echoed: an answer is read by a model and kept in its
 // transcript, and a password has no business there twice. One script, not the getAttribute
 // atom (~4 KB of JavaScript sent with every call), that also reads where the browser is.
-const READ_BACK = inPage(readBack, topPage, watchNavigations);
+const READ_BACK = inPage(readBack, { topPage, watchNavigations });

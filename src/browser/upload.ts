@@ -36,7 +36,7 @@ export async function uploadFile(
       () => undefined,
       (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
     );
-    if (!(await driver.executeScript<boolean>(inPage(holdsFile, isFileInput), element))) {
+    if (!(await driver.executeScript<boolean>(inPage(holdsFile, { isFileInput }), element))) {
       throw new BadRequest(
         `${describeSelector(selector)} holds no file after it was given one: the page turned it into another field or emptied it; read the page again with outline, and give the file to the file input it shows now.`,
       );

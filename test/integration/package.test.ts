@@ -176,6 +176,48 @@ describe('the packed package', () => {
     }
   });
 
+  // The bundle may rename a page script's helper (dist/ once sent `topPage2` beside a `write`
+  // that called `topPage`, and every write answered "Internal error"): the tests' module runner
+  // never sees what esbuild makes, so the installed build drives a form here, on each browser.
+  it.each(['chrome', 'firefox'] as const)('drives a form on %s with the scripts it was built with', async (browser) => {
+    const client = new Client({ name: `package-test-${browser}`, version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ['stdio'],
+      cwd: elsewhere,
+      env: env({ ...sharedGridEnv(), DEFAULT_BROWSER: browser }),
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const answer = await client.callTool({ name, arguments: args });
+      expect(answer.isError ?? false, `${name}: ${JSON.stringify(answer.content)}`).toBe(false);
+      return answer.structuredContent as Record<string, unknown>;
+    };
+    const site = inject('siteUrl');
+    try {
+      await call('navigate', { url: `${site}/typed-kinds.html` });
+      await call('write', { selector: { css: '#when' }, text: '2026-12-06' });
+      await call('write', { selector: { css: '#note' }, text: 'from the package' });
+      expect(await call('extract', { selector: { css: '#changed' } })).toMatchObject({ value: 'when=2026-12-06;' });
+      await call('navigate', { url: `${site}/login.html` });
+      await call('write', { selector: { css: '#email' }, text: 'pkg@example.com' });
+      await call('interact', { action: 'select', selector: { css: '#country' }, option: 'Germany' });
+      await call('interact', { action: 'check', selector: { css: '#remember' } });
+      expect(await call('outline', {})).toBeDefined();
+      expect(await call('interact', { action: 'click', selector: { css: '#submit' } })).toMatchObject({
+        title: 'Welcome',
+      });
+      expect(await call('extract', { selector: { css: '#greeting' } })).toMatchObject({
+        value: 'Welcome, pkg@example.com',
+      });
+      await call('screenshot', {});
+      await call('end_browser', {});
+    } finally {
+      await client.close();
+    }
+  });
+
   it('without the optional Selenium jar and GRID_URL, still answers over stdio and says how to get a Grid', async () => {
     const client = new Client({ name: 'package-test-no-jar', version: '1.0.0' });
     const transport = new StdioClientTransport({
