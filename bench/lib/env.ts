@@ -14,6 +14,7 @@ import { FIXTURE_PORTS, startFixtureSite } from '../../test/fixtures/site.js';
 import type { Cleanup } from './cleanup.js';
 import { WINDOW } from './task.js';
 import { McpToolCaller, connectHttp, connectStdio, type StdioServer } from './mcp.js';
+import { serverEntry } from './measures.js';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -23,7 +24,9 @@ export interface BenchEnv {
   siteUrl: string;
   http: { server: HttpServer; url: string; client: Client };
   stdio: StdioServer;
-  /** ms from spawning `npx tsx src/cli.ts stdio` to the MCP handshake done */
+  /** how the stdio server was started: what users run, `node dist/cli.js stdio` */
+  stdioLabel: string;
+  /** ms from spawning the stdio server to the MCP handshake done */
   stdioConnectMs: number;
   /** the HTTP server's FLOW_DATA_DIR (flows and screenshots live here) */
   dataDir: string;
@@ -56,8 +59,11 @@ export async function startBench(cleanup: Cleanup, wanted: readonly BrowserKind[
   const client = await connectHttp(url, HTTP_WORKSPACE);
   cleanup.add('HTTP MCP client', () => client.close());
 
+  // The stdio server is what users run (`selenium-flow stdio` is dist/cli.js), not tsx's loader
+  // chain of three processes.
+  const entry = serverEntry(REPO);
   const started = performance.now();
-  const stdio = await connectStdio('npx', ['tsx', 'src/cli.ts', 'stdio'], REPO, {
+  const stdio = await connectStdio(entry.command, [...entry.args, 'stdio'], REPO, {
     GRID_URL: grid.url,
     LOG_LEVEL: 'silent',
     SE_OFFLINE: 'true',
@@ -78,6 +84,7 @@ export async function startBench(cleanup: Cleanup, wanted: readonly BrowserKind[
     siteUrl: site.url,
     http: { server, url, client },
     stdio,
+    stdioLabel: `${entry.label} stdio`,
     stdioConnectMs,
     browsers,
   };

@@ -248,7 +248,7 @@ export function printHeader(v: Versions, env: BenchEnv): void {
   }
   out(`- selenium-webdriver ${v.seleniumWebdriver}; @modelcontextprotocol/client ${v.mcpClient} pinned to ${PROTOCOL}`);
   out(
-    `- HTTP server in process (workspace \`${HTTP_WORKSPACE}\`, saved mode); stdio server: \`npx tsx src/cli.ts stdio\` (handshake after ${ms(env.stdioConnectMs)} ms)`,
+    `- HTTP server in process (workspace \`${HTTP_WORKSPACE}\`, saved mode); stdio server: \`${env.stdioLabel}\` (handshake after ${ms(env.stdioConnectMs)} ms)`,
   );
   out();
 }
