@@ -18,9 +18,15 @@ export interface Replica {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `node --import tsx src/cli.ts serve --port 0` with env, and waits for its banner. No vitest imports: bench/ uses it too. */
-export async function spawnReplica(env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0'], {
+/**
+ * Starts `node --import tsx src/cli.ts serve --port 0` (or `entry`, e.g. the bench's dist/cli.js)
+ * with env, and waits for its banner. No vitest imports: bench/ uses it too.
+ */
+export async function spawnReplica(
+  env: Record<string, string>,
+  entry: readonly string[] = ['--import', 'tsx', 'src/cli.ts'],
+): Promise<Replica> {
+  const child = spawn(process.execPath, [...entry, 'serve', '--port', '0'], {
     cwd: REPO,
     env: {
       ...process.env,
