@@ -24,32 +24,10 @@ export async function typeText(
   options: { clear: boolean; submit: boolean; readBack: boolean; waitSeconds: number },
 ): Promise<{ value: string | null; page?: { url: string; title: string } }> {
   const { element, empty, kind } = await findFormField(driver, selector, options.waitSeconds);
-  let read: [string | null, [string, string] | null] | undefined;
   const format = WHOLE_VALUE_FORMATS[kind];
+  let read: [string | null, [string, string] | null] | undefined;
   if (format !== undefined) {
-    const set = await driver
-      .executeScript<[string, [string, string] | null] | 'changed'>(
-        SET_WHOLE_VALUE,
-        element,
-        text,
-        Object.keys(WHOLE_VALUE_FORMATS),
-      )
-      .catch((err: unknown) => {
-        // The page's own code runs inside the setting (its value setter, a field that is a file
-        // input under another name): what it throws is the page's refusal, not a bug of ours.
-        if (err instanceof wdError().JavascriptError && !documentWentAway(err)) {
-          throw new BadRequest(
-            `${describeSelector(selector)} threw as its value was set (the page's own script, or a field that is no ${kind} field): it may hold none of the text; read it with extract, or the page with outline.`,
-          );
-        }
-        throw err;
-      });
-    if (set === 'changed') {
-      throw new BadRequest(
-        `${describeSelector(selector)} changed kind as it was filled, so nothing was set; read the field again with outline.`,
-      );
-    }
-    read = set;
+    read = await setWholeField(driver, element, selector, text, kind);
   } else {
     if (options.clear && !empty) {
       await element.clear();
@@ -79,6 +57,42 @@ export async function typeText(
   // Typing does not move the browser, Enter may: the page read with the value is where it is
   // now only when nothing was submitted.
   return page && !options.submit ? { value, page: { url: page[0], title: page[1] } } : { value };
+}
+
+/**
+ * Sets a date, time, month, week or datetime-local input to `text` whole, and answers what it
+ * holds then and where the browser is (as READ_BACK does).
+ */
+async function setWholeField(
+  driver: WebDriver,
+  element: WebElement,
+  selector: Selector,
+  text: string,
+  kind: string,
+): Promise<[string, [string, string] | null]> {
+  const set = await driver
+    .executeScript<[string, [string, string] | null] | 'changed'>(
+      SET_WHOLE_VALUE,
+      element,
+      text,
+      Object.keys(WHOLE_VALUE_FORMATS),
+    )
+    .catch((err: unknown) => {
+      // The page's own code runs inside the setting (its value setter, a field that is a file
+      // input under another name): what it throws is the page's refusal, not a bug of ours.
+      if (err instanceof wdError().JavascriptError && !documentWentAway(err)) {
+        throw new BadRequest(
+          `${describeSelector(selector)} threw as its value was set (the page's own script, or a field that is no ${kind} field): it may hold none of the text; read it with extract, or the page with outline.`,
+        );
+      }
+      throw err;
+    });
+  if (set === 'changed') {
+    throw new BadRequest(
+      `${describeSelector(selector)} changed kind as it was filled, so nothing was set; read the field again with outline.`,
+    );
+  }
+  return set;
 }
 
 /**
