@@ -37,7 +37,7 @@ const RUNS = Number(options.runs);
 const CALLS = Number(options.calls);
 const MARGIN_PERCENT = Number(options.margin);
 const WARM_UP = Number(options['warm-up']);
-// As many as fit beside `big` in the 32 KiB a library's flow tools may weigh (src/limits.ts).
+// Distinct flows the runs cycle through (a library holds up to 1,000: src/limits.ts).
 const DISTINCT_FLOWS = 80;
 /**
  * Preloaded into the server for this bench only: on SIGUSR2, collect garbage fully and print the

@@ -35,11 +35,15 @@ export const MAX_REPORT_BYTES = 4_000_000;
  */
 export const MAX_FLOW_TOOL_BYTES = 8 * 1024;
 /**
- * A library's flows as tools, together; and what one caller's tools/list carries of flow tools
- * (its own library's and global's, most recently run first). tools/list is read by every client
- * on every connection: with the built-in tools (12,000 bytes) it stays under 45 KB.
+ * What one caller's tools/list carries of flow tools (its own library's and global's, most
+ * recently run first). tools/list is read by every client on every connection: with the
+ * built-in tools (12,000 bytes) it stays under 45 KB, however large the libraries.
  */
 export const MAX_FLOW_TOOLS_BYTES = 32 * 1024;
+/** flows in one library (a workspace's own, or global) */
+export const MAX_FLOWS_PER_LIBRARY = 1_000;
+/** list_flows' answer, in bytes of JSON: the flows past it are counted, not listed */
+export const MAX_FLOW_LIST_BYTES = 32 * 1024;
 
 /** draft_flow's reach: the recent calls a workspace keeps, and so the most a draft reads. */
 export const MAX_DRAFT_CALLS = 30;

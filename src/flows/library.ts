@@ -11,7 +11,8 @@ import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
 import { validatorOf } from './parameters.js';
 import { runFlow } from './runner.js';
 import { toYamlText } from './yaml-text.js';
-import { asFlowTool, checkToolBudget } from './tool.js';
+import { asFlowTool, checkToolSize } from './tool.js';
+import { MAX_FLOWS_PER_LIBRARY } from '../limits.js';
 import { StaleRevision, type FlowStore, type StoredFlow } from './store.js';
 import { FlowListings } from './listings.js';
 
@@ -159,8 +160,8 @@ export class FlowLibraries implements FlowsService {
   /**
    * The one rule set for a written flow, whoever writes it (an agent into its own library, an
    * operator into any, `global` included): the name rule, never a tool's name, a document that
-   * parses with parameters that compile, the flow tools' budget, and a stale `ifMatch` a 409
-   * (StaleRevision) that writes nothing.
+   * parses with parameters that compile, its tool's size, room in the library, and a stale
+   * `ifMatch` a 409 (StaleRevision) that writes nothing.
    */
   async write(
     library: string,
@@ -175,8 +176,8 @@ export class FlowLibraries implements FlowsService {
     if (document.parameters) {
       validatorOf(document.parameters);
     }
-    const tool = asFlowTool(name, document, library === GLOBAL_LIBRARY, this.capabilities);
-    await checkToolBudget(this.store, this.capabilities, library, tool);
+    checkToolSize(asFlowTool(name, document, library === GLOBAL_LIBRARY, this.capabilities));
+    await this.checkRoom(library, name);
     const { flow, created } = await this.store.put(library, name, text, ifMatch);
     this.changed(library);
     return { name, library, revision: flow.revision, created };
@@ -221,14 +222,24 @@ export class FlowLibraries implements FlowsService {
     // A flow that cannot be read is no tool, and moves as it is.
     const document = readable(source.text, this.capabilities);
     if (document) {
-      const tool = asFlowTool(name, document, to === GLOBAL_LIBRARY, this.capabilities);
-      await checkToolBudget(this.store, this.capabilities, to, tool);
+      checkToolSize(asFlowTool(name, document, to === GLOBAL_LIBRARY, this.capabilities));
     }
+    await this.checkRoom(to, name);
     const { flow } = await this.store.put(to, name, source.text);
     await this.store.delete(from, name);
     this.changed(to);
     this.changed(from);
     return { name, revision: flow.revision };
+  }
+
+  /** A new flow needs room in its library: at most MAX_FLOWS_PER_LIBRARY; replacing one takes none. */
+  private async checkRoom(library: string, name: string): Promise<void> {
+    const names = await this.store.names(library);
+    if (names.length >= MAX_FLOWS_PER_LIBRARY && !names.includes(name)) {
+      throw new BadRequest(
+        `${library} holds ${names.length} flows, the most a library holds (${MAX_FLOWS_PER_LIBRARY}); delete flows it no longer needs, or replace one of them under its name.`,
+      );
+    }
   }
 
   /** A flow is also a tool (flow_<name>): one named like a tool would read as that tool everywhere else. */

@@ -3,8 +3,8 @@ import { BadRequest } from '../../errors.js';
 import { defineTool } from '../capability.js';
 import { webUrl } from '../schemas.js';
 import type { FlowsView } from '../../flows/view.js';
-import { flowDraft, flowListing, flowRead, flowSaved, runReport } from '../../flows/answers.js';
-import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS } from '../../limits.js';
+import { flowDraft, flowListing, flowRead, flowSaved, runReport, type FlowListing } from '../../flows/answers.js';
+import { MAX_DOCUMENT_BYTES, MAX_DRAFT_CALLS, MAX_FLOW_LIST_BYTES } from '../../limits.js';
 
 const flowName = z.string().min(1).max(64);
 const revision = z.string().min(1).max(64).describe('from get_flow');
@@ -50,9 +50,29 @@ export const listFlows = defineTool({
     args.everywhere && args.url !== undefined
       ? 'Pass url (the flows for that page) or everywhere (every flow), not both.'
       : undefined,
-  output: z.object({ flows: z.array(flowListing) }),
-  handler: async (args, { flows }) => ({ flows: await flowsOf(flows).list(args.everywhere ?? false, args.url) }),
+  output: z.object({
+    flows: z.array(flowListing),
+    left_out: z.number().optional().describe("flows past its 32 KiB, listed by name: pass url for one page's"),
+  }),
+  handler: async (args, { flows }) => boundedListing(await flowsOf(flows).list(args.everywhere ?? false, args.url)),
 });
+
+/**
+ * The listing, in name order, while it fits MAX_FLOW_LIST_BYTES: a library holds up to 1,000
+ * flows, and a model reads the whole answer.
+ */
+function boundedListing(all: FlowListing[]): { flows: FlowListing[]; left_out?: number } {
+  const flows: FlowListing[] = [];
+  let bytes = 0;
+  for (const flow of all) {
+    bytes += Buffer.byteLength(JSON.stringify(flow)) + 1;
+    if (bytes > MAX_FLOW_LIST_BYTES) {
+      return { flows, left_out: all.length - flows.length };
+    }
+    flows.push(flow);
+  }
+  return { flows };
+}
 
 export const getFlow = defineTool({
   name: 'get_flow',
