@@ -16,6 +16,7 @@ import { runBench, type Cleanup } from './lib/cleanup.js';
 import { startGrowthEnv, type GrowthEnv } from './lib/growth-env.js';
 import { DirectToolCaller, McpToolCaller, connectHttp } from './lib/mcp.js';
 import { markdownTable, median } from './lib/stats.js';
+import { MAX_LISTED_FILES } from '../src/limits.js';
 import { pages } from './lib/task.js';
 import { heapAfterGc } from './lib/memory.js';
 
@@ -298,7 +299,14 @@ async function filesPerWorkspace(env: GrowthEnv): Promise<GrowthRow[]> {
   const d = 'files per workspace';
   return [
     { dimension: d, measure: '`workspace_files` ms', sizes, values: ms, unit: 'ms' },
-    { dimension: d, measure: '`workspace_files` answer bytes', sizes, values: bytes, unit: 'B' },
+    {
+      dimension: d,
+      measure: '`workspace_files` answer bytes',
+      sizes,
+      values: bytes,
+      unit: 'B',
+      note: `lists the newest ${MAX_LISTED_FILES} and counts the rest (MAX_LISTED_FILES)`,
+    },
   ];
 }
 

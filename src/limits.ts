@@ -42,6 +42,8 @@ export const MAX_FLOW_TOOL_BYTES = 8 * 1024;
 export const MAX_FLOW_TOOLS_BYTES = 32 * 1024;
 /** flows in one library (a workspace's own, or global) */
 export const MAX_FLOWS_PER_LIBRARY = 1_000;
+/** the files a listing of Files or a folder names, newest first; its count says how many there are */
+export const MAX_LISTED_FILES = 100;
 /** list_flows' answer, in bytes of JSON: the flows past it are counted, not listed */
 export const MAX_FLOW_LIST_BYTES = 32 * 1024;
 

@@ -46,7 +46,7 @@ export const fileListing = z.object({
   uri: z.string(),
   folder: folder.optional().describe('the folder listed; absent for Files itself'),
   count: z.number(),
-  files: z.array(fileEntry).describe('newest first'),
+  files: z.array(fileEntry).describe('newest first, at most 100 (count says how many there are)'),
   folders: z.array(folderSummary).optional().describe('Files only: its two folders'),
   browser: z.boolean().optional().describe('downloads: whether the browser lives (downloads end with it)'),
 });

@@ -16,6 +16,7 @@ import type { Cleared, FileDeleted, FileEntry, KeepResult, Listing, MadeBy, Work
 import { DiskFiles, type DiskSection, type StoredFile } from './store.js';
 import { BrowserDownloads, type DownloadsSource } from './browser-downloads.js';
 import { FILES_URI, FOLDER_URI, parseFileUri, uriOf, type FileAddress } from './uris.js';
+import { MAX_LISTED_FILES } from '../limits.js';
 
 export type { Cleared, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
 export type { DownloadsSource } from './browser-downloads.js';
@@ -74,7 +75,7 @@ export class Files {
       workspace: owner,
       uri: FILES_URI,
       count: files.length,
-      files,
+      files: files.slice(0, MAX_LISTED_FILES),
       folders: [
         { name: 'screenshots', uri: FOLDER_URI.screenshots, count: screenshots.length },
         { name: 'downloads', uri: FOLDER_URI.downloads, count: downloads.entries.length, browser: downloads.browser },
@@ -87,7 +88,8 @@ export class Files {
     const owner = this.owner(workspace);
     if (folder === 'screenshots') {
       const files = await this.diskEntries(owner, 'screenshots');
-      return { workspace: owner, uri: FOLDER_URI.screenshots, folder, count: files.length, files };
+      const listed = files.slice(0, MAX_LISTED_FILES);
+      return { workspace: owner, uri: FOLDER_URI.screenshots, folder, count: files.length, files: listed };
     }
     const downloads = await this.downloadEntries(owner);
     return {
@@ -95,7 +97,7 @@ export class Files {
       uri: FOLDER_URI.downloads,
       folder,
       count: downloads.entries.length,
-      files: downloads.entries,
+      files: downloads.entries.slice(0, MAX_LISTED_FILES),
       browser: downloads.browser,
     };
   }

@@ -1,11 +1,12 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { parse as parseDisposition } from 'content-disposition';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FileEntry } from '../../src/files/files.js';
+import { MAX_LISTED_FILES } from '../../src/limits.js';
 import { gridFetch } from '../../src/grid/grid.js';
 import { REPORT_CSV } from '../fixtures/site.js';
 import { gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
@@ -230,6 +231,22 @@ describe('screenshots and prints', () => {
     expect(file.body.equals(Buffer.from(shot.data as string, 'base64'))).toBe(true);
     expect(file.headers.get('content-type')).toBe('image/png');
     expect(await readdir(join(dataDir, ws, 'screenshots'))).toContain('table.png');
+  });
+
+  it('lists the newest 100 of a folder of 150, and counts them all', async () => {
+    const crowded = 'files-crowded';
+    const dir = join(dataDir, crowded, 'screenshots');
+    await mkdir(dir, { recursive: true });
+    for (let i = 0; i < 150; i++) {
+      const file = join(dir, `shot-${i}.png`);
+      await writeFile(file, 'png');
+      await utimes(file, 1_700_000_000 + i, 1_700_000_000 + i);
+    }
+    const screenshots = await listing(crowded, '/files?folder=screenshots');
+    expect(screenshots.count).toBe(150);
+    expect(screenshots.files).toHaveLength(MAX_LISTED_FILES);
+    expect(screenshots.files[0]?.name).toBe('shot-149.png');
+    expect(screenshots.files.at(-1)?.name).toBe('shot-50.png');
   });
 
   it('answers the saved uri and the image block over MCP', async () => {
