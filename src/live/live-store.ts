@@ -15,13 +15,35 @@ export interface LiveStore {
   delete(key: string): Promise<void>;
 }
 
+/** How often a put also drops what has expired (a ticket minted and never used is never read again). */
+const SWEEP_EVERY_MS = 10_000;
+
 export class MemoryLiveStore implements LiveStore {
   private readonly entries = new Map<string, { value: string; expiresAt: number }>();
+  private sweptAt: number;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now) {
+    this.sweptAt = now();
+  }
+
+  /** How many entries it holds, expired ones not yet swept among them. */
+  get size(): number {
+    return this.entries.size;
+  }
 
   async put(key: string, value: string, ttlMs: number): Promise<void> {
-    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+    const now = this.now();
+    // Without it, a caller minting live tickets it never uses grows this map for as long as the
+    // server runs; swept, it holds at most what the last TTL and sweep interval minted.
+    if (now - this.sweptAt >= SWEEP_EVERY_MS) {
+      this.sweptAt = now;
+      for (const [stored, entry] of this.entries) {
+        if (entry.expiresAt <= now) {
+          this.entries.delete(stored);
+        }
+      }
+    }
+    this.entries.set(key, { value, expiresAt: now + ttlMs });
   }
 
   async get(key: string): Promise<string | undefined> {

@@ -25,3 +25,18 @@ describe('live-view tickets', () => {
     expect(await tickets.take('../../etc')).toBeUndefined();
   });
 });
+
+describe('live-view tickets under attack', () => {
+  it('minted and never used, do not outlive their 30 s in memory', async () => {
+    let now = 1_000_000;
+    const store = new MemoryLiveStore(() => now);
+    const tickets = new Tickets(store);
+    // A bearer caller whose browser is watchable may mint one per call, and use none.
+    for (let i = 0; i < 1000; i++) {
+      await tickets.mint({ workspace: 'w1', who: 'the person at the MCP client', viewer: `v${i}` });
+    }
+    now += 60_000;
+    await tickets.mint({ workspace: 'w1', who: 'a person', viewer: 'last' });
+    expect(store.size).toBe(1);
+  });
+});
