@@ -17,6 +17,11 @@ export const MAX_SCRIPT_ANSWER_BYTES = 1_000_000;
 /** a file upload_file gives the page, and so the text and base64 content that carry one */
 export const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
 export const MAX_UPLOAD_BASE64_CHARS = Math.ceil(MAX_UPLOAD_BYTES / 3) * 4;
+/**
+ * a download the server reads from the Grid (keep_file, upload_file, its bytes): a page chooses
+ * its size, and reading one holds it whole in memory, inflated in one synchronous step
+ */
+export const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
 /** a flow document, YAML or JSON */
 export const MAX_DOCUMENT_BYTES = 256 * 1024;
 /** short words: a key name, an attribute, an option's text, a MIME type, a message */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { GridUnavailable } from '../errors.js';
+import { GridUnavailable, PayloadTooLarge } from '../errors.js';
+import { MAX_DOWNLOAD_BYTES } from '../limits.js';
 import { fflate } from '../lazy.js';
 import { gridFetch } from './fetch.js';
 import { BrowserGone } from './failures.js';
@@ -76,13 +77,31 @@ export class GridDownloads {
       throw new GridUnavailable(`The Grid failed to read a download (HTTP 500); retry.`);
     }
     await this.check(response, gridId, 'read a download');
-    const answer = ContentsAnswer.safeParse(await response.json());
+    // The Grid zips the file and sends it in base64: a file of random bytes comes at its size.
+    const body = await textWithin(response, Math.ceil(MAX_DOWNLOAD_BYTES / 3) * 4 + 64 * 1024);
+    if (body === undefined) {
+      throw tooLarge(name);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      json = undefined;
+    }
+    const answer = ContentsAnswer.safeParse(json);
     if (!answer.success) {
       throw new GridUnavailable('The Grid answered a download without its contents; retry.');
     }
     const contents = answer.data.value.contents;
-    // The contents are a ZIP with the one file in it.
-    const entries = fflate().unzipSync(Buffer.from(contents, 'base64'));
+    // The contents are a ZIP with the one file in it. A file of zeros zips to almost nothing: its
+    // size inflated is read before it is inflated, or a page's 2 GB download stalls the server.
+    let over = false;
+    const entries = fflate().unzipSync(Buffer.from(contents, 'base64'), {
+      filter: (file) => (file.originalSize > MAX_DOWNLOAD_BYTES ? ((over = true), false) : true),
+    });
+    if (over) {
+      throw tooLarge(name);
+    }
     return entries[name] ?? Object.values(entries)[0] ?? new Uint8Array();
   }
 
@@ -120,4 +139,30 @@ export class GridDownloads {
       `The Grid refused to ${doing} (HTTP ${response.status}); check that the node allows managed downloads, then retry.`,
     );
   }
+}
+
+function tooLarge(name: string): PayloadTooLarge {
+  return new PayloadTooLarge(
+    `The download ${JSON.stringify(name.slice(0, 100))} is over the ${MAX_DOWNLOAD_BYTES}-byte limit of what this server reads of a download; it stays in the browser's Downloads, unread.`,
+  );
+}
+
+/** The body as text, or undefined once it passes `maxBytes` (the rest is not read). */
+async function textWithin(response: Response, maxBytes: number): Promise<string | undefined> {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes || !response.body) {
+    await response.body?.cancel().catch(() => undefined);
+    return response.body ? undefined : '';
+  }
+  const chunks: Uint8Array[] = [];
+  let read = 0;
+  // Leaving the loop early cancels the stream: the rest of the body is never read.
+  for await (const chunk of response.body) {
+    read += chunk.byteLength;
+    if (read > maxBytes) {
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

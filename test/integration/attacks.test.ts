@@ -164,6 +164,29 @@ describe('attacks on a running server (issue 23)', () => {
     expect(errorMessage(answer)).toMatch(/over the 1000000-byte limit of execute_script \(as JSON\); return less/);
     expect((await send('POST', '/browser/execute-script', { script: 'return 1 + 1' })).body.result).toBe(2);
   });
+
+  it('huge download: 512 MiB of zeros a page had the browser download, then kept', async () => {
+    // Zeros zip to almost nothing on the Grid: read whole, they were 512 MiB inflated in one
+    // synchronous step, and /health went unanswered for seconds (1.5 GB: 12 s, 1.6 GB held).
+    const size = 512 * 1024 * 1024;
+    expect((await send('POST', '/browser/navigate', { url: `${site}/login.html` })).status).toBe(200);
+    const started = await send('POST', '/browser/execute-script', {
+      script: `setTimeout(() => { location.href = '${site}/files/zeros.bin?size=${size}'; }); return 1`,
+    });
+    expect(started.status).toBe(200);
+    await expect
+      .poll(
+        async () =>
+          ((await send('GET', '/files?folder=downloads')).body.files as { name: string; size: number }[]).some(
+            (file) => file.name === 'zeros.bin' && file.size === size,
+          ),
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBe(true);
+    const kept = await underAttack(() => send('POST', '/files/kept', { uri: 'workspace://files/downloads/zeros.bin' }));
+    expect(kept.status).toBe(413);
+    expect(errorMessage(kept)).toMatch(/over the 67108864-byte limit of what this server reads of a download/);
+  }, 150_000);
 });
 
 describe('a hostile page against network capture', () => {
