@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { ExpiringMap } from '../expiring-map.js';
 
 /**
  * What the live view keeps beside the workspace records, in the same store (memory, or the
@@ -15,15 +16,11 @@ export interface LiveStore {
   delete(key: string): Promise<void>;
 }
 
-/** How often a put also drops what has expired (a ticket minted and never used is never read again). */
-const SWEEP_EVERY_MS = 10_000;
-
 export class MemoryLiveStore implements LiveStore {
-  private readonly entries = new Map<string, { value: string; expiresAt: number }>();
-  private sweptAt: number;
+  private readonly entries: ExpiringMap<string>;
 
-  constructor(private readonly now: () => number = Date.now) {
-    this.sweptAt = now();
+  constructor(now: () => number = Date.now) {
+    this.entries = new ExpiringMap(now);
   }
 
   /** How many entries it holds, expired ones not yet swept among them. */
@@ -32,31 +29,15 @@ export class MemoryLiveStore implements LiveStore {
   }
 
   async put(key: string, value: string, ttlMs: number): Promise<void> {
-    const now = this.now();
-    // Without it, a caller minting live tickets it never uses grows this map for as long as the
-    // server runs; swept, it holds at most what the last TTL and sweep interval minted.
-    if (now - this.sweptAt >= SWEEP_EVERY_MS) {
-      this.sweptAt = now;
-      for (const [stored, entry] of this.entries) {
-        if (entry.expiresAt <= now) {
-          this.entries.delete(stored);
-        }
-      }
-    }
-    this.entries.set(key, { value, expiresAt: now + ttlMs });
+    this.entries.set(key, value, ttlMs);
   }
 
   async get(key: string): Promise<string | undefined> {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAt <= this.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry?.value;
+    return this.entries.get(key);
   }
 
   async take(key: string): Promise<string | undefined> {
-    const value = await this.get(key);
+    const value = this.entries.get(key);
     this.entries.delete(key);
     return value;
   }

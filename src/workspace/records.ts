@@ -1,5 +1,6 @@
 import type { BrowserKind } from '../grid/capabilities.js';
 import type { RecentCall } from './recent.js';
+import { ExpiringMap } from '../expiring-map.js';
 
 /**
  * What the workspace reads of a page browser/ read (browser/page-state.ts declares it; the
@@ -86,25 +87,20 @@ export interface RecordStore {
 }
 
 export class MemoryRecordStore implements RecordStore {
-  private readonly records = new Map<string, { record: WorkspaceRecord; expiresAt: number }>();
+  private readonly records: ExpiringMap<WorkspaceRecord>;
   /** per owner, the keys whose record held a browser of theirs when written (heldBy drops the rest) */
   private readonly owners = new Map<string, Set<string>>();
 
   constructor(
     private readonly ttlSeconds: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.records = new ExpiringMap(now);
+  }
 
   async get(key: string): Promise<WorkspaceRecord | undefined> {
-    const entry = this.records.get(key);
-    if (!entry) {
-      return undefined;
-    }
-    if (entry.expiresAt <= this.now()) {
-      this.records.delete(key);
-      return undefined;
-    }
-    return structuredClone(entry.record);
+    const record = this.records.get(key);
+    return record && structuredClone(record);
   }
 
   async getMany(keys: readonly string[]): Promise<(WorkspaceRecord | undefined)[]> {
@@ -112,7 +108,7 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   async put(key: string, record: WorkspaceRecord): Promise<void> {
-    this.records.set(key, { record: structuredClone(record), expiresAt: this.now() + this.ttlSeconds * 1000 });
+    this.records.set(key, structuredClone(record), this.ttlSeconds * 1000);
     if (record.gridId !== undefined && record.owner !== undefined) {
       const keys = this.owners.get(record.owner) ?? new Set<string>();
       this.owners.set(record.owner, keys.add(key));
@@ -141,8 +137,7 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   async keys(): Promise<string[]> {
-    const now = this.now();
-    return [...this.records.entries()].filter(([, e]) => e.expiresAt > now).map(([k]) => k);
+    return this.records.keys();
   }
 
   async ping(): Promise<void> {}
