@@ -4,7 +4,7 @@ import type { Capability } from '../capabilities/capability.js';
 import type { FlowTool } from './view.js';
 import { BadRequest } from '../errors.js';
 import { MAX_FLOW_TOOL_BYTES } from '../limits.js';
-import { type FlowDocument } from './document.js';
+import type { FlowDocument } from './document.js';
 
 export const FLOW_TOOL_PREFIX = 'flow_';
 

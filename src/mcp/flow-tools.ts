@@ -43,8 +43,8 @@ export async function flowToolsFor(
     return { tools: [], meta: { listed: 0, total: 0, bytes: 0 } };
   }
   const flows = await deps.flows.tools(caller);
-  // Most recently run first, while the flow tools together stay within their budget: a save keeps
-  // each library within it (src/flows/tool.ts), and a caller lists its own library and global's.
+  // Most recently run first, while the flow tools together stay within their budget: a library
+  // holds up to 1,000 flows, and a caller lists its own library's and global's.
   const tools: ListedTool[] = [];
   let bytes = 0;
   for (const flow of flows.slice(0, options.max)) {
