@@ -63,6 +63,12 @@ export interface AppFacts {
   appIsTheAnswer?: true;
 }
 
+/** A row only its app calls: a person's button (take_control, hand_back), never a model's call. */
+export function isAppButton(capability: { app?: AppFacts }): boolean {
+  const visibility = capability.app?.visibility;
+  return visibility !== undefined && !visibility.includes('model');
+}
+
 /** A fact that may depend on the call's arguments (extract moves the page only when given a url). */
 export type ByArguments<I> = boolean | ((args: I) => boolean);
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { McpUiResourceMeta, McpUiToolMeta } from '@modelcontextprotocol/ext-apps';
 import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { CAPABILITIES } from '../capabilities/index.js';
-import type { Capability } from '../capabilities/capability.js';
+import { isAppButton, type Capability } from '../capabilities/capability.js';
 import { NotFound } from '../errors.js';
 import { PACKAGE_ROOT } from '../package.js';
 import type { ResourceDefinition } from './resources.js';
@@ -130,9 +130,5 @@ export function toolsFor(tools: ListedTool[], apps: boolean): AppTool[] {
  * one whose answer is the app (watch), which such a client could not show.
  */
 export function needsApps(capability: Capability): boolean {
-  const app = capability.app;
-  return (
-    app !== undefined &&
-    (app.appIsTheAnswer === true || (app.visibility !== undefined && !app.visibility.includes('model')))
-  );
+  return capability.app?.appIsTheAnswer === true || isAppButton(capability);
 }

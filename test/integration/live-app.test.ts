@@ -143,9 +143,12 @@ describe('the live app’s tools', () => {
       expect((await app.call('take_control', { viewer: minted.viewer })).structured).toMatchObject({ state: 'held' });
       await poke(client, 'q');
       await expect.poll(heard, { timeout: 10_000 }).toEqual([...held, 'button 0', 'key q']);
-      expect((await app.call('hand_back', { viewer: minted.viewer })).structured).toMatchObject({
-        state: 'handed_back',
-      });
+      const again = await app.call('hand_back', { viewer: minted.viewer });
+      expect(again.structured).toEqual({ state: 'handed_back' });
+      // The hand-back is said to the agent, once, on its next call: the person's own button
+      // answering it took it, and an await_control woken by it answered "nobody".
+      const next = await rest(running.url, '/browser/extract', { selector: { css: 'h1' } }, agent);
+      expect(next.body.control).toMatchObject({ state: 'handed_back', who: 'the person at the MCP client' });
     } finally {
       client.close();
       await client.closed;

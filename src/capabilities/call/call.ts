@@ -5,7 +5,7 @@ import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import { BrowserGone, translateGridError } from '../../grid/failures.js';
 import { SecretCall } from '../../secrets/secret-call.js';
 import { turnKeyOf, type Caller } from '../../workspace/caller.js';
-import type { Capability } from '../capability.js';
+import { isAppButton, type Capability } from '../capability.js';
 import type { AsStep, StepProgress } from '../../flows/view.js';
 import { checkMode, parseArguments } from './arguments.js';
 import { answerCall } from './answer.js';
@@ -86,7 +86,9 @@ async function runCall(
     // the call would say "held" where it held the browser while they waited ("requested").
     const runAndNotice = async () => {
       const result = await run();
-      const control = await deps.controlNotice?.(caller);
+      // A hand-back is said once, to the agent: a person's own button taking it (hand_back's
+      // answer) left the agent's await_control, woken by that hand-back, answering "nobody".
+      const control = isAppButton(capability) ? undefined : await deps.controlNotice?.(caller);
       return control ? { ...result, control } : result;
     };
     return turnKey && capability.takesTurn && !inTurn
