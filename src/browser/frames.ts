@@ -11,6 +11,14 @@ export class FrameGone extends NotFound {}
 export const FRAME_GONE =
   'The frame you entered is gone (the page removed it or left the page it was on), so this call did nothing and the browser is back on the top page; enter the frame again with frame {action: "enter"}, or call again to act on the top page.';
 
+/** An act's answer when the frame it acted in went away with the act: it is done, once. */
+export const FRAME_LEFT_BY_ACT =
+  'The frame this call acted in went away during it (the page removed it, or left the page it was on); what the call did there is done, once (a script has no answer then: result is null), and the browser is on the top page now, where the next call acts; enter a frame again with frame {action: "enter"}.';
+
+/** An act that failed because its frame went away under it may have done part of its work there. */
+export const FRAME_GONE_WHILE_ACTING =
+  'The frame you entered went away while this call acted in it (the page removed it, or left the page it was on), so the call stopped there: what it did before (a click, keys, part of a text) stays done, so check the page before you repeat it; the browser is on the top page now, where the next call acts; enter a frame again with frame {action: "enter"}.';
+
 /** How many frames deep the browser's commands run now: 0 on the top page. */
 export async function framesDeep(driver: WebDriver): Promise<number> {
   return driver.executeScript<number>(FRAME_DEPTH);
@@ -53,4 +61,8 @@ export async function enteredFrameGone(driver: WebDriver, entered: number): Prom
 
 export function frameGone(): FrameGone {
   return new FrameGone(FRAME_GONE);
+}
+
+export function frameGoneWhileActing(): FrameGone {
+  return new FrameGone(FRAME_GONE_WHILE_ACTING);
 }

@@ -13,6 +13,10 @@ export const pageState = z.object({
     .object({ message: z.string() })
     .optional()
     .describe('a page dialog is open: answer it with the dialog tool'),
+  frame_gone: z
+    .string()
+    .optional()
+    .describe('the frame the act ran in went away during it: the act is done, and the browser is on the top page'),
 });
 
 export type PageState = z.infer<typeof pageState>;

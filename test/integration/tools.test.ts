@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { FRAME_GONE } from '../../src/browser/frames.js';
+import { FRAME_GONE, FRAME_GONE_WHILE_ACTING, FRAME_LEFT_BY_ACT } from '../../src/browser/frames.js';
 import { TRUNCATION_MARK } from '../../src/browser/reading.js';
 import {
   connectMcp,
@@ -514,9 +514,10 @@ describe('frame', () => {
     const held = await gridIdOf(running, WORKSPACE);
     await ok('navigate', { url: `${site}/frame.html` });
     await ok('frame', { action: 'enter', selector: { css: '#inner' } });
-    // Later than this call: a frame removed under its own script cuts the script off.
-    await script("const p = window.parent; p.setTimeout(() => p.document.getElementById('inner').remove(), 50);");
-    await delay(500);
+    // Later than this call, which looks once more after its script: a frame removed during the
+    // call is said by the call itself (the test below).
+    await script("const p = window.parent; p.setTimeout(() => p.document.getElementById('inner').remove(), 300);");
+    await delay(800);
     const gone = await call('extract', { selector: { css: 'h1' } });
     expect(gone.status).toBe(404);
     expect((gone.body.error as Answer).message).toBe(FRAME_GONE);
@@ -527,12 +528,67 @@ describe('frame', () => {
     await script(
       `document.body.insertAdjacentHTML('beforeend', '<a id="out" href="/login.html" target="_top">out</a>');`,
     );
-    // geckodriver's click waits for the frame's navigations only, not the top's.
-    await ok('interact', { action: 'click', selector: { css: '#out' } });
+    // chromedriver's click waits for the top's navigation, and its answer says the frame went;
+    // geckodriver's waits for the frame's navigations only, and the call after it is told.
+    const clicked = await ok('interact', { action: 'click', selector: { css: '#out' } });
     await delay(500);
-    expect((await call('extract', { selector: { css: 'h1' } })).status).toBe(404);
+    if (clicked.frame_gone === undefined) {
+      expect((await call('extract', { selector: { css: 'h1' } })).status).toBe(404);
+    } else {
+      expect(clicked).toMatchObject({ title: 'Login', frame_gone: FRAME_LEFT_BY_ACT });
+    }
     expect(await ok('interact', { action: 'focus', selector: { css: '#email' } })).toMatchObject({ title: 'Login' });
     expect(await gridIdOf(running, WORKSPACE)).toBe(held);
+  });
+
+  /**
+   * Enters frame.html's frame, where #act (a button, and a field) removes the frame as the
+   * page reacts to it, and counts each reaction in the top page: `top.runs` in the frame,
+   * `top.topRuns` on the top page's own #act, where an act repeated after the frame left lands.
+   */
+  async function enterSelfRemovingFrame(): Promise<void> {
+    await ok('navigate', { url: `${site}/frame.html` });
+    await script(`
+      const onTop = () => { top.topRuns = (top.topRuns || 0) + 1; };
+      document.body.insertAdjacentHTML('beforeend', '<button id="act" type="button">Act</button><input id="act-field">');
+      for (const id of ['act', 'act-field']) document.getElementById(id).addEventListener(id === 'act' ? 'click' : 'keydown', onTop);
+      const frame = document.getElementById('inner');
+      const inner = frame.contentDocument;
+      inner.body.insertAdjacentHTML('beforeend', '<button id="act" type="button">Act</button><input id="act-field">');
+      const once = () => { top.runs = (top.runs || 0) + 1; frame.remove(); };
+      inner.getElementById('act').addEventListener('click', once);
+      inner.getElementById('act-field').addEventListener('keydown', once);
+    `);
+    await ok('frame', { action: 'enter', selector: { css: '#inner' } });
+  }
+
+  async function runsCounted(): Promise<unknown> {
+    return script('return [top.runs ?? 0, top.topRuns ?? 0]');
+  }
+
+  // A click ran once either way; the answer said nothing (Chromium) or that the call did nothing
+  // (Firefox, typing: 'no such window'), and typing on Chromium failed as a bug (500).
+  it('clicks, presses or types once when its frame goes away with it, and says so', async () => {
+    const acts: [string, Answer][] = [
+      ['interact', { action: 'click', selector: { css: '#act' } }],
+      ['press_key', { key: 'a', selector: { css: '#act-field' } }],
+      ['write', { selector: { css: '#act-field' }, text: 'abc' }],
+    ];
+    for (const [tool, args] of acts) {
+      await enterSelfRemovingFrame();
+      const acted = await call(tool, args);
+      if (acted.status === 200) {
+        expect(acted.body, tool).toMatchObject({ url: `${site}/frame.html`, frame_gone: FRAME_LEFT_BY_ACT });
+      } else {
+        // geckodriver fails the command the frame left under: what it did stays done, and the answer says so
+        expect([tool, acted.status, acted.body]).toEqual([
+          tool,
+          404,
+          { error: { code: 'not_found', message: FRAME_GONE_WHILE_ACTING } },
+        ]);
+      }
+      expect([tool, await runsCounted()]).toEqual([tool, [1, 0]]);
+    }
   });
 
   it('refuses to enter an element that is not a frame', async () => {
