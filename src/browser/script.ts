@@ -17,18 +17,46 @@ class NavigatedAway extends BadRequest {
 
 /** What a page answers, in place of its answer, when that is over the limit (see withinLimit). */
 const OVER_LIMIT = 'selenium-flow:answer-over-limit';
+/** What the top page answers, in place of running a script sent into a frame (see ScriptOptions). */
+const NOT_IN_FRAME = 'selenium-flow:not-in-frame';
 
-/**
- * Runs a function body in the page. With `limited`, the page measures its answer as JSON before it
- * crosses and, past MAX_SCRIPT_ANSWER_BYTES, sends only that it was over: a 50 MB answer read and
- * parsed whole would hold the server's event loop for every caller.
- */
-export async function runScript(driver: WebDriver, script: string, args: unknown[], limited = false): Promise<unknown> {
+/** runScript's answer for a script whose frame went away under it: it ran there, and has no answer. */
+export const FRAME_LEFT: unique symbol = Symbol('the script left with its frame');
+
+export interface ScriptOptions {
+  /**
+   * the page measures its answer as JSON before it crosses and, past MAX_SCRIPT_ANSWER_BYTES,
+   * sends only that it was over: a 50 MB answer read and parsed whole would hold the server's
+   * event loop for every caller
+   */
+  limited?: boolean;
+  /**
+   * how many frames deep the script is sent (0: the top page). chromedriver runs a command
+   * whose frame went away under it once more, on the top page, unasked: a script that removed
+   * its own frame (or whose page removed it as it ran) ran twice, the second time where the
+   * caller never sent it. Sent into a frame, a script that finds itself on the top page runs
+   * nothing, and runScript answers FRAME_LEFT.
+   */
+  framesDeep?: number;
+}
+
+/** Runs a function body in the page (see ScriptOptions). */
+export async function runScript(
+  driver: WebDriver,
+  script: string,
+  args: unknown[],
+  { limited = false, framesDeep = 0 }: ScriptOptions = {},
+): Promise<unknown> {
+  const guarded =
+    framesDeep > 0 ? `if (window === window.parent) { return { ${JSON.stringify(NOT_IN_FRAME)}: true }; }\n` : '';
   try {
     const value: unknown = limited
-      ? await driver.executeScript(withinLimit(script), MAX_SCRIPT_ANSWER_BYTES, ...args)
-      : await driver.executeScript(script, ...args);
-    if (limited && value !== null && typeof value === 'object' && Object.hasOwn(value, OVER_LIMIT)) {
+      ? await driver.executeScript(guarded + withinLimit(script), MAX_SCRIPT_ANSWER_BYTES, ...args)
+      : await driver.executeScript(guarded + script, ...args);
+    if (guarded && answered(value, NOT_IN_FRAME)) {
+      return FRAME_LEFT;
+    }
+    if (limited && answered(value, OVER_LIMIT)) {
       throw answerOverLimit();
     }
     return toJsonValue(value);
@@ -44,6 +72,10 @@ export async function runScript(driver: WebDriver, script: string, args: unknown
     }
     throw err;
   }
+}
+
+function answered(value: unknown, marker: string): boolean {
+  return value !== null && typeof value === 'object' && Object.hasOwn(value, marker);
 }
 
 /** The refusal of an answer past the limit: refused rather than cut, since a cut JSON value is no value. */

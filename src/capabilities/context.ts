@@ -25,6 +25,11 @@ export interface BrowserToolContext {
    * it reads back): the call path answers and remembers that page instead of reading it again
    */
   pageKnown: (page: PageState) => void;
+  /**
+   * how many frames deep the caller entered with the frame tool (0: the top page), checked as
+   * this call began; undefined where nobody tracks it (a stateless caller's browser)
+   */
+  frames: number | undefined;
   /** what the handler changed of the browser, for the workspace to remember (its record) */
   remember: (change: BrowserChange) => void;
 }

@@ -566,6 +566,24 @@ describe('frame', () => {
     return script('return [top.runs ?? 0, top.topRuns ?? 0]');
   }
 
+  // chromedriver ran a script whose frame went away under it a second time, on the top page.
+  it('runs a script once when it removes its own frame, and answers from the top page', async () => {
+    const top = { url: `${site}/frame.html`, title: 'Frames' };
+    const scripts = [
+      "top.runs = (top.runs || 0) + 1; window.frameElement.remove(); return 'ran';",
+      // the page removes the frame while the script waits on its promise
+      "top.runs = (top.runs || 0) + 1; const p = window.parent; p.setTimeout(() => p.document.getElementById('inner').remove(), 50); return new Promise((r) => setTimeout(() => r('ran'), 500));",
+    ];
+    for (const source of scripts) {
+      await enterSelfRemovingFrame();
+      const ran = await call('execute_script', { script: source });
+      expect(ran.status, JSON.stringify(ran.body)).toBe(200);
+      expect(ran.body).toEqual({ ...top, result: null, frame_gone: FRAME_LEFT_BY_ACT });
+      // the next call acts on the top page, and was not told the frame is gone a second time
+      expect(await runsCounted()).toEqual([1, 0]);
+    }
+  });
+
   // A click ran once either way; the answer said nothing (Chromium) or that the call did nothing
   // (Firefox, typing: 'no such window'), and typing on Chromium failed as a bug (500).
   it('clicks, presses or types once when its frame goes away with it, and says so', async () => {

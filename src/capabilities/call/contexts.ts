@@ -121,6 +121,7 @@ function browserContext(
     answerUnread,
     pageKnown,
     remember,
+    frames: browser.record ? (browser.record.frames ?? 0) : undefined,
   };
 }
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { INTERACT_ACTIONS, MODIFIERS, interact, pressKey } from '../../browser/elements.js';
 import { typeText } from '../../browser/typing.js';
-import { answerOverLimit, runScript } from '../../browser/script.js';
+import { answerOverLimit, FRAME_LEFT, runScript } from '../../browser/script.js';
+import { framesDeep } from '../../browser/frames.js';
 import { describeSelector, findElement } from '../../browser/selectors.js';
 import { fillSecret, submitField } from '../../browser/fill.js';
 import { fieldPage, receivingPage } from '../../browser/receiving-page.js';
@@ -215,10 +216,16 @@ export const executeScript = defineTool({
     script: z.string().min(1).max(MAX_SCRIPT_CHARS, `a script is at most ${MAX_SCRIPT_CHARS} characters`),
     args: z.array(z.unknown()).max(32).optional(),
   }),
-  output: z.object({ result: z.unknown().describe("the script's return value, as JSON") }),
-  handler: async (args, { driver }) => ({
-    result: withinAnswerLimit(await runScript(driver, args.script, args.args ?? [], true)),
+  output: z.object({
+    result: z.unknown().describe("the script's return value, as JSON; null when its frame went away under it"),
   }),
+  handler: async (args, { driver, frames }) => {
+    // A browser whose frames nobody tracks (a stateless caller's) is asked where it runs.
+    const deep = frames ?? (await framesDeep(driver));
+    const value = await runScript(driver, args.script, args.args ?? [], { limited: true, framesDeep: deep });
+    // Its frame took the answer: the call path says the frame is gone, from the top page.
+    return { result: value === FRAME_LEFT ? null : withinAnswerLimit(value) };
+  },
 });
 
 /** The page let the answer through by its length; what reaches the caller is bounded in bytes. */
