@@ -9,6 +9,8 @@ const KIND: Record<string, string> = {
   boolean: 'true or false',
   object: 'an object',
   array: 'a list',
+  // z.record, and what JSON Schema calls an object
+  record: 'an object',
   null: 'null',
 };
 
@@ -84,7 +86,7 @@ function bound(issue: z.core.$ZodIssue, name: string, given: unknown): string | 
     return `${name} must be ${rule} ${String(limit)} characters long${counted}; pass a ${big ? 'shorter' : 'longer'} ${name}.`;
   }
   if (issue.origin === 'array' || issue.origin === 'set') {
-    return `${name} must hold ${rule} ${String(limit)} items${counted}; pass ${big ? 'fewer' : 'more'}.`;
+    return `${name} must hold ${rule} ${String(limit)} item${limit === 1 ? '' : 's'}${counted}; pass ${big ? 'fewer' : 'more'}.`;
   }
   return undefined;
 }

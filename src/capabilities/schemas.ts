@@ -5,10 +5,8 @@ import { MAX_SELECTOR_CHARS, MAX_URL_CHARS } from '../limits.js';
 
 export const SELECTOR_FIX = 'pass exactly one of css or xpath, e.g. {"css": "#submit"} or {"xpath": "//button[1]"}.';
 
-const selectorText = z
-  .string()
-  .min(1)
-  .max(MAX_SELECTOR_CHARS, `a selector is at most ${MAX_SELECTOR_CHARS} characters`);
+// No message of their own: the sentence a bound gets says the length given and the fix.
+const selectorText = z.string().min(1).max(MAX_SELECTOR_CHARS);
 
 export const selector = z.union([z.strictObject({ css: selectorText }), z.strictObject({ xpath: selectorText })], {
   error: SELECTOR_FIX,
@@ -19,7 +17,10 @@ export const MAX_SELECTOR_ALTERNATIVES = 5;
 /** One selector, or alternatives tried in order (the first that matches wins). */
 const ALTERNATIVES_FIX = `a list of 1 to ${MAX_SELECTOR_ALTERNATIVES} selectors, tried in order`;
 
-export const selectorList = z.array(selector).min(1, ALTERNATIVES_FIX).max(MAX_SELECTOR_ALTERNATIVES, ALTERNATIVES_FIX);
+export const selectorList = z
+  .array(selector)
+  .min(1, `must be ${ALTERNATIVES_FIX} (got none); pass at least one`)
+  .max(MAX_SELECTOR_ALTERNATIVES, `must be ${ALTERNATIVES_FIX}; pass the ${MAX_SELECTOR_ALTERNATIVES} likeliest`);
 
 export const selectorChoice = z.union([selector, selectorList], {
   error: `${SELECTOR_FIX.replace(/\.$/, '')}; or ${ALTERNATIVES_FIX}.`,
@@ -32,7 +33,7 @@ const WEB_URL_FIX = 'must be an absolute http(s) URL such as https://example.com
 /** Only web pages: file:, data:, javascript: and chrome: URLs would reach past the page. */
 export const webUrl = z
   .string()
-  .max(MAX_URL_CHARS, `a URL is at most ${MAX_URL_CHARS} characters`)
+  .max(MAX_URL_CHARS)
   .refine((value) => {
     try {
       const url = new URL(value);

@@ -78,10 +78,14 @@ describe('draft_flow', () => {
     const fresh = await rest(running.url, '/flows/draft', { last: 5 }, { 'X-Workspace': 'draft-empty' });
     expect(fresh.status).toBe(400);
     expect((fresh.body.error as { message: string }).message).toMatch(/Nothing is recorded in this workspace yet/);
-    for (const last of [0, 31, 2.5]) {
+    for (const [last, sentence] of [
+      [0, 'last must be at least 1 (got 0); pass a larger last.'],
+      [31, 'last must be at most 30 (got 31); pass a smaller last.'],
+      [2.5, 'last must be a whole number (got 2.5); pass a whole number.'],
+    ] as const) {
       const wrong = await rest(running.url, '/flows/draft', { last }, { 'X-Workspace': 'draft-empty' });
       expect(wrong.status).toBe(400);
-      expect((wrong.body.error as { message: string }).message).toMatch(/1 to 30/);
+      expect((wrong.body.error as { message: string }).message).toBe(sentence);
     }
     const stateless = await rest(running.url, '/flows/draft', { last: 5 });
     expect(stateless.status).toBe(400);

@@ -45,12 +45,17 @@ describe('limits over REST, on a real browser', () => {
       400,
       /at most 100000 characters/,
     );
-    await refused('/browser/extract', { selector: { css: `#${'a'.repeat(5000)}` } }, 400, /at most 4096 characters/);
+    await refused(
+      '/browser/extract',
+      { selector: { css: `#${'a'.repeat(5000)}` } },
+      400,
+      /^selector\.css must be at most 4096 characters long \(got 5001\); pass a shorter selector\.css\.$/,
+    );
     await refused(
       '/browser/navigate',
       { url: `${site}/?${'a'.repeat(9000)}` },
       400,
-      /a URL is at most 8192 characters/,
+      /^url must be at most 8192 characters long \(got \d+\); pass a shorter url\.$/,
     );
   });
 

@@ -53,8 +53,62 @@ describe('a refused argument is one sentence with its name, the rule, and the fi
       { selector: field, content: 'not base64!' },
       'content must be base64 text; pass content in that form.',
     ],
+    [
+      'interact',
+      { action: 'click', selector: { css: 'a'.repeat(5000) } },
+      'selector.css must be at most 4096 characters long (got 5000); pass a shorter selector.css.',
+    ],
+    [
+      'extract',
+      { selector: [{ xpath: '//a' }, { xpath: 'a'.repeat(4097) }] },
+      'selector.1.xpath must be at most 4096 characters long (got 4097); pass a shorter selector.1.xpath.',
+    ],
+    [
+      'interact',
+      { action: 'click', selector: [] },
+      'selector must be a list of 1 to 5 selectors, tried in order (got none); pass at least one.',
+    ],
+    [
+      'navigate',
+      { url: `https://a.example/${'x'.repeat(9000)}` },
+      'url must be at most 8192 characters long (got 9018); pass a shorter url.',
+    ],
+    ['draft_flow', { last: 0 }, 'last must be at least 1 (got 0); pass a larger last.'],
+    ['draft_flow', { last: 31 }, 'last must be at most 30 (got 31); pass a smaller last.'],
+    ['draft_flow', { last: 2.5 }, 'last must be a whole number (got 2.5); pass a whole number.'],
+    [
+      'save_flow',
+      { name: 'f', document: 5 },
+      'document must be the flow as YAML text or as a JSON object (flow://schema gives its shape); pass one of those.',
+    ],
+    [
+      'save_flow',
+      { name: 'f', document: '' },
+      'document must not be empty; pass the flow as YAML text or as a JSON object.',
+    ],
+    [
+      'save_flow',
+      { name: 'f', document: 'x'.repeat(300_000) },
+      'document must be at most 256 KiB (the document limit); split it into smaller flows.',
+    ],
+    ['run_flow', { name: 'f', params: 5 }, 'params must be an object (got a number); pass an object.'],
+    [
+      'execute_script',
+      { script: 'x'.repeat(100_001) },
+      'script must be at most 100000 characters long (got 100001); pass a shorter script.',
+    ],
   ])('%s %j', (tool, args, sentence) => {
     expect(refusal(tool, args)).toBe(sentence);
+  });
+
+  it('says the upload limit and the fix, for text and for base64 content', () => {
+    const limit = 16 * 1024 * 1024;
+    expect(refusal('upload_file', { selector: field, text: 'x'.repeat(limit + 1) })).toBe(
+      'text must be at most 16777216 characters (the upload limit); upload a smaller file.',
+    );
+    expect(refusal('upload_file', { selector: field, content: 'AAAA'.repeat(limit / 3 + 2) })).toBe(
+      'content must decode to at most 16777216 bytes (the upload limit); upload a smaller file.',
+    );
   });
 
   it("keeps a schema's own message, after the argument's name unless it names it", () => {
@@ -63,9 +117,6 @@ describe('a refused argument is one sentence with its name, the rule, and the fi
     );
     expect(refusal('workspace_network', { status: '999' })).toBe(
       'status must be a status such as 404, a class such as 4xx, or failed.',
-    );
-    expect(refusal('interact', { action: 'click', selector: { css: 'a'.repeat(5000) } })).toBe(
-      'selector.css: a selector is at most 4096 characters.',
     );
   });
 

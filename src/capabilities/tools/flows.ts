@@ -110,16 +110,21 @@ export const saveFlow = defineTool({
   input: z.object({
     name: flowName,
     document: z
-      .union([
-        z
-          .string()
-          .min(1)
-          .max(
-            MAX_DOCUMENT_BYTES,
-            `a flow is at most ${MAX_DOCUMENT_BYTES / 1024} KiB (the document limit); split it into smaller flows`,
-          ),
-        z.record(z.string(), z.unknown()),
-      ])
+      .union(
+        [
+          z
+            .string()
+            .min(1, 'must not be empty; pass the flow as YAML text or as a JSON object')
+            .max(
+              MAX_DOCUMENT_BYTES,
+              `must be at most ${MAX_DOCUMENT_BYTES / 1024} KiB (the document limit); split it into smaller flows`,
+            ),
+          z.record(z.string(), z.unknown()),
+        ],
+        {
+          error: 'must be the flow as YAML text or as a JSON object (flow://schema gives its shape); pass one of those',
+        },
+      )
       .describe('YAML, or as JSON'),
     if_match: revision.optional(),
   }),
@@ -163,8 +168,6 @@ export const runFlowTool = defineTool({
   handler: async (args, { flows }) => flowsOf(flows).run(args.name, args.params ?? {}, args.verbose ?? false),
 });
 
-const lastCalls = `how many of the workspace's recent calls to draft from: 1 to ${MAX_DRAFT_CALLS}`;
-
 export const draftFlowTool = defineTool({
   name: 'draft_flow',
   title: 'Draft a flow',
@@ -176,7 +179,7 @@ export const draftFlowTool = defineTool({
   answersUnderControl: true,
   http: { method: 'POST', path: '/flows/draft' },
   input: z.object({
-    last: z.number().int(lastCalls).min(1, lastCalls).max(MAX_DRAFT_CALLS, lastCalls),
+    last: z.number().int().min(1).max(MAX_DRAFT_CALLS),
     name: flowName.optional().describe('to save it as'),
   }),
   output: flowDraft,

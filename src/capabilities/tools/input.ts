@@ -178,11 +178,14 @@ export const uploadFileTool = defineTool({
     selector,
     text: z
       .string()
-      .max(MAX_UPLOAD_BYTES, `text is at most ${MAX_UPLOAD_BYTES} characters (the upload limit)`)
+      .max(MAX_UPLOAD_BYTES, `must be at most ${MAX_UPLOAD_BYTES} characters (the upload limit); upload a smaller file`)
       .optional(),
     content: z
       .base64()
-      .max(MAX_UPLOAD_BASE64_CHARS, `content is at most ${MAX_UPLOAD_BYTES} bytes (the upload limit)`)
+      .max(
+        MAX_UPLOAD_BASE64_CHARS,
+        `must decode to at most ${MAX_UPLOAD_BYTES} bytes (the upload limit); upload a smaller file`,
+      )
       .optional(),
     file: z.string().min(1).max(MAX_URI_CHARS).optional().describe('a workspace://files… uri'),
     // No mime_type: WebDriver hands the browser a file, and the browser types it by its extension.
@@ -213,7 +216,7 @@ export const executeScript = defineTool({
   secretRefusal:
     'execute_script takes no secret: a script can send what it is given anywhere, so a secret there would be an exfiltration API. Type the secret into its field with write {selector, secret: {name, key}}.',
   input: z.object({
-    script: z.string().min(1).max(MAX_SCRIPT_CHARS, `a script is at most ${MAX_SCRIPT_CHARS} characters`),
+    script: z.string().min(1).max(MAX_SCRIPT_CHARS),
     args: z.array(z.unknown()).max(32).optional(),
   }),
   output: z.object({
