@@ -242,7 +242,8 @@ export function lineOf(text: string, message: string): number | undefined {
     return Number(yamlLine);
   }
   const step = /\bstep (\d+)\b/.exec(message)?.[1];
-  const key = /^Invalid flow: ([A-Za-z]+(?:\.[\w-]+)*):/.exec(message)?.[1];
+  // "urls.0 must …", "description: …", "parameters.properties.a.type must …"
+  const key = /^Invalid flow: ([A-Za-z]+(?:\.[\w-]+)*)[: ]/.exec(message)?.[1];
   const path: (string | number)[] | undefined = step
     ? ['steps', Number(step) - 1]
     : key && key !== 'the'

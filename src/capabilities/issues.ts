@@ -143,3 +143,11 @@ export function issueSentence(issue: z.core.$ZodIssue, name: string, given: unkn
   }
   return message.startsWith('must ') ? `${name} ${message}` : `${name}: ${message}`;
 }
+
+/** Unknown keys are said back only where shaped like a name: text of any other shape may be a value, typed into the wrong place. */
+const NAME_SHAPED = /^[A-Za-z_$][\w$.-]{0,63}$/;
+
+/** A key the caller gave, as a refusal says it: quoted when it is shaped like a name, else by its kind only. */
+export function keyName(key: string): string {
+  return NAME_SHAPED.test(key) ? `"${key}"` : '(a key that is no name)';
+}

@@ -1,6 +1,8 @@
 import { isJsonObject } from '../json.js';
 import { z } from 'zod';
 import type { Capability } from '../capabilities/capability.js';
+import { issueSentence, keyName } from '../capabilities/issues.js';
+import { valueAt } from '../capabilities/schemas.js';
 import { toJsonSchema } from '../capabilities/json-schema.js';
 import { BadRequest } from '../errors.js';
 import { checkParameters, validatorOf, type JsonSchemaObject } from './parameters.js';
@@ -17,17 +19,20 @@ export const MAX_GLOB_STARS = 16;
 const urlGlob = z
   .string()
   .min(1)
-  .max(MAX_GLOB_LENGTH, `a glob is at most ${MAX_GLOB_LENGTH} characters`)
+  .max(MAX_GLOB_LENGTH)
   .refine(
     (glob) => glob.split('*').length - 1 <= MAX_GLOB_STARS,
-    `a glob has at most ${MAX_GLOB_STARS} "*"; write a shorter glob`,
+    `must hold at most ${MAX_GLOB_STARS} "*"; write a glob with fewer`,
   );
 
 /** What a step has besides its tool and args: the frame checks them, the published schema shows them. */
 const stepKeys = {
   id: z
     .string()
-    .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'an id is a letter then letters, digits, "_" or "-" (at most 64)')
+    .regex(
+      /^[A-Za-z][A-Za-z0-9_-]{0,63}$/,
+      'must be a letter then letters, digits, "_" or "-", at most 64 in all; rename the step',
+    )
     .optional()
     .describe('unique in the flow; names the step in the report'),
   onError: z
@@ -39,7 +44,7 @@ const stepKeys = {
 };
 
 const stepFrame = z.strictObject({
-  tool: z.string().min(1),
+  tool: z.string().min(1, 'must name the tool the step calls, such as navigate'),
   args: z.record(z.string(), z.unknown()).optional(),
   ...stepKeys,
 });
@@ -50,7 +55,7 @@ const documentKeys = {
   description: z.string().max(2000).optional(),
   urls: z
     .array(urlGlob, { error: 'urls must be a list of URL globs (strings)' })
-    .max(MAX_URL_GLOBS, `at most ${MAX_URL_GLOBS} globs; a flow meant for more places can omit urls`)
+    .max(MAX_URL_GLOBS, `must hold at most ${MAX_URL_GLOBS} globs; a flow meant for more places can omit urls`)
     .optional()
     .describe('URL globs where the flow is relevant (* = any characters)'),
   parameters: z
@@ -59,7 +64,17 @@ const documentKeys = {
     .describe('a JSON Schema object; each property is a ${name} the steps may use ($${ writes a literal ${)'),
 };
 
-const steps = <T extends z.ZodType>(step: T) => z.array(step).min(1, 'a flow needs at least one step').max(MAX_STEPS);
+const steps = <T extends z.ZodType>(step: T) =>
+  z
+    .array(step)
+    .min(
+      1,
+      'must hold at least one step; add the first tool call the flow makes, such as {tool: navigate, args: {url: …}}',
+    )
+    .max(
+      MAX_STEPS,
+      `must hold at most ${MAX_STEPS} steps; split the work into flows of ${MAX_STEPS} steps or fewer, run one after another`,
+    );
 
 const documentFrame = z.strictObject({ ...documentKeys, steps: steps(z.unknown()) });
 
@@ -97,13 +112,7 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
   checkDepth(raw);
   const frame = documentFrame.safeParse(raw);
   if (!frame.success) {
-    const issue = frame.error.issues[0];
-    const where = issue?.path.join('.') || 'the document';
-    const unknown =
-      issue?.code === 'unrecognized_keys'
-        ? ` ${issue.keys.join(', ')}: not a document key (${Object.keys(documentFrame.shape).join(', ')})`
-        : '';
-    throw new BadRequest(`Invalid flow: ${where}:${unknown || ` ${issue?.message ?? 'invalid'}`}.`);
+    throw new BadRequest(`Invalid flow: ${frameRefusal(frame.error.issues[0], raw, 'the document', documentFrame)}`);
   }
   const parameters = frame.data.parameters === undefined ? undefined : checkParameters(frame.data.parameters);
   const declared = new Set(Object.keys(parameters?.properties ?? {}));
@@ -123,6 +132,24 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
     return step;
   });
   return { ...frame.data, parameters, steps };
+}
+
+/**
+ * The sentence for a document or step that fails its frame, in the words a tool's argument
+ * gets: the key (after `whole`, the step or the document), the rule and the fix; an unknown key
+ * is named only where it is shaped like a name.
+ */
+function frameRefusal(issue: z.core.$ZodIssue | undefined, given: unknown, whole: string, frame: z.ZodObject): string {
+  const keys = Object.keys(frame.shape).join(', ');
+  if (!issue) {
+    return `${whole} does not have the shape flow://schema gives; a flow document has ${keys}.`;
+  }
+  const where = issue.path.join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return `${whole}: unknown key ${issue.keys.map(keyName).join(', ')}; ${whole === 'the document' ? 'a flow document' : 'a step'} has only ${keys}.`;
+  }
+  const sentence = issueSentence(issue, where || whole, valueAt(given, issue.path));
+  return where ? `${whole === 'the document' ? '' : `${whole}: `}${sentence}` : sentence;
 }
 
 /** Every step id, so a reference to a later step is told apart from one to no step at all. */
@@ -145,22 +172,14 @@ function checkStep(
 ): FlowStep {
   const frame = stepFrame.safeParse(rawStep);
   if (!frame.success) {
-    const issue = frame.error.issues[0];
-    if (issue?.code === 'unrecognized_keys') {
-      throw new BadRequest(
-        `Invalid flow: step ${n}: unknown key ${issue.keys.join(', ')}; a step has only ${Object.keys(stepFrame.shape).join(', ')}.`,
-      );
-    }
-    throw new BadRequest(
-      `Invalid flow: step ${n}: ${issue?.path.join('.') || 'the step'}: ${issue?.message ?? 'invalid'}.`,
-    );
+    throw new BadRequest(`Invalid flow: ${frameRefusal(frame.error.issues[0], rawStep, `step ${n}`, stepFrame)}`);
   }
   const step = { ...frame.data, args: frame.data.args ?? {} };
   const capability = byName.get(step.tool);
   const runnable = [...byName.values()].filter((c) => c.runnableInFlow).map((c) => c.name);
   if (!capability) {
     throw new BadRequest(
-      `Invalid flow: step ${n}: unknown tool "${step.tool}"; a step may use ${runnable.join(', ')}.`,
+      `Invalid flow: step ${n}: unknown tool ${keyName(step.tool)}; a step may use ${runnable.join(', ')}.`,
     );
   }
   if (!capability.runnableInFlow) {

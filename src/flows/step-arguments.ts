@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Capability } from '../capabilities/capability.js';
-import { issueSentence } from '../capabilities/issues.js';
+import { issueSentence, keyName } from '../capabilities/issues.js';
 import { valueAt } from '../capabilities/schemas.js';
 import { BadRequest } from '../errors.js';
 import { holdsReference, referencesIn } from './references.js';
@@ -31,7 +31,7 @@ export function checkStepArguments(capability: Capability, args: Record<string, 
     }
     const message =
       issue.code === 'unrecognized_keys'
-        ? `unknown argument ${issue.keys.join(', ')}; ${capability.name} takes ${known}`
+        ? `unknown argument ${issue.keys.map(keyName).join(', ')}; ${capability.name} takes ${known}`
         : value === undefined && issue.path.length > 0 && issue.code !== 'custom'
           ? `missing argument ${issue.path.join('.')}; ${capability.name} takes ${known}`
           : issueSentence(issue, issue.path.join('.'), value);

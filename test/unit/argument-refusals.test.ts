@@ -134,5 +134,12 @@ describe('a refused argument is one sentence with its name, the rule, and the fi
     expect(refusal('write', { selector: field, text: 123456 })).toBe(
       'text must be a string (got a number); pass a string.',
     );
+    // A key is said back where it is shaped like a name; any other may be a value in the wrong place.
+    expect(refusal('navigate', { url: 'https://a.example/', colour: 1 })).toBe(
+      'Unknown argument "colour" for navigate; its arguments are: url, action, session_id.',
+    );
+    expect(refusal('navigate', { url: 'https://a.example/', [`my password is ${typed}`]: 1 })).toBe(
+      'Unknown argument (a key that is no name) for navigate; its arguments are: url, action, session_id.',
+    );
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { lineOf } from '../../src/admin/flows.js';
 import { defineTool } from '../../src/capabilities/capability.js';
 import { CAPABILITIES, capabilityNamed } from '../../src/capabilities/index.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams } from '../../src/flows/document.js';
@@ -103,12 +104,12 @@ describe('a flow document', () => {
     [step('run_flow', { name: 'x' }), /step 1: run_flow cannot be a flow step/],
     [
       step('navigate', { url: 'https://a.example', secret: { name: 'x', key: 'y' } }),
-      /step 1 \(navigate\): unknown argument secret; navigate takes url, action/,
+      /step 1 \(navigate\): unknown argument "secret"; navigate takes url, action/,
     ],
     [step('write', { text: 'x' }), /step 1 \(write\): missing argument selector/],
     [
       { steps: [{ tool: 'navigate', args: { url: 'https://a.example' }, wait: 1 }] },
-      /step 1: unknown key wait; a step has only tool, args, id/,
+      /step 1: unknown key "wait"; a step has only tool, args, id/,
     ],
     [
       {
@@ -142,7 +143,10 @@ describe('a flow document', () => {
       /not a valid JSON Schema/,
     ],
     [{ steps: [] }, /at least one step/],
-    [{ steps: [{ tool: 'navigate', args: { action: 'back' } }], extra: 1 }, /extra: not a document key/],
+    [
+      { steps: [{ tool: 'navigate', args: { action: 'back' } }], extra: 1 },
+      /^Invalid flow: the document: unknown key "extra"; a flow document has only name, description, urls, parameters, steps\.$/,
+    ],
   ])('is refused with the step and the fix: %j', (document, message) => {
     expect(refusal(document)).toMatch(message);
   });
@@ -201,10 +205,98 @@ describe('a flow document', () => {
     const document = {
       steps: [{ tool: 'navigate', args: { url: 'https://a.example/', referrer: 'https://b.example/' } }],
     };
-    expect(() => parseFlow(document, CAPABILITIES)).toThrow(/unknown argument referrer/);
+    expect(() => parseFlow(document, CAPABILITIES)).toThrow(/unknown argument "referrer"/);
     expect(parseFlow(document, tools).steps[0]?.args.referrer).toBe('https://b.example/');
     const published = JSON.stringify(flowDocumentJsonSchema(tools));
     expect(published).toContain('"referrer"');
+  });
+});
+
+describe('a refused flow document says the key, the rule and the fix, as a tool argument does', () => {
+  const back = { tool: 'navigate', args: { action: 'back' } };
+  const one = (more: Record<string, unknown>) => ({ steps: [back], ...more });
+  const stepWith = (more: Record<string, unknown>) => ({ steps: [{ ...back, ...more }] });
+  const documents: [unknown, string][] = [
+    [
+      { steps: Array.from({ length: 201 }, () => back) },
+      'steps must hold at most 200 steps; split the work into flows of 200 steps or fewer, run one after another.',
+    ],
+    [
+      { steps: [] },
+      'steps must hold at least one step; add the first tool call the flow makes, such as {tool: navigate, args: {url: …}}.',
+    ],
+    [{ steps: 'navigate' }, 'steps must be a list (got a string); pass a list.'],
+    [
+      one({ description: 'd'.repeat(2001) }),
+      'description must be at most 2000 characters long (got 2001); pass a shorter description.',
+    ],
+    [one({ name: 5 }), 'name must be a string (got a number); pass a string.'],
+    [
+      one({ urls: ['https://a.example/' + 'x'.repeat(2048)] }),
+      'urls.0 must be at most 2048 characters long (got 2066); pass a shorter urls.0.',
+    ],
+    [one({ urls: ['*'.repeat(17)] }), 'urls.0 must hold at most 16 "*"; write a glob with fewer.'],
+    [
+      one({ urls: Array.from({ length: 51 }, () => 'https://a.example/*') }),
+      'urls must hold at most 50 globs; a flow meant for more places can omit urls.',
+    ],
+    [one({ parameters: 5 }), 'parameters must be an object (got a number); pass an object.'],
+    [{ steps: [5] }, 'step 1 must be an object (got a number); pass an object.'],
+    [{ steps: [{ tool: '' }] }, 'step 1: tool must name the tool the step calls, such as navigate.'],
+    [{ steps: [{ tool: 'navigate', args: 5 }] }, 'step 1: args must be an object (got a number); pass an object.'],
+    [
+      stepWith({ id: '9lives' }),
+      'step 1: id must be a letter then letters, digits, "_" or "-", at most 64 in all; rename the step.',
+    ],
+    [stepWith({ onError: 'retry' }), 'step 1: onError must be one of "abort", "continue".'],
+    [stepWith({ return: 'yes' }), 'step 1: return must be true or false (got a string); pass true or false.'],
+    [
+      { steps: [{ tool: 'interact', args: { action: 'click', selector: { css: 'a'.repeat(4097) } } }] },
+      'step 1 (interact): selector.css must be at most 4096 characters long (got 4097); pass a shorter selector.css.',
+    ],
+    [
+      { steps: [{ tool: 'navigate', args: { url: `https://a.example/${'x'.repeat(8200)}` } }] },
+      'step 1 (navigate): url must be at most 8192 characters long (got 8218); pass a shorter url.',
+    ],
+  ];
+
+  it.each(documents.map(([document, sentence]) => [sentence, document]))('%s', (sentence, document) => {
+    expect(refusal(document)).toBe(`Invalid flow: ${String(sentence)}`);
+  });
+
+  it('names an unknown tool or key only where it is shaped like a name', () => {
+    expect(refusal({ steps: [{ tool: 'fly' }] })).toMatch(
+      /^Invalid flow: step 1: unknown tool "fly"; a step may use navigate, /,
+    );
+    const typed = 'my password is hunter2';
+    for (const document of [
+      { steps: [{ tool: typed }] },
+      { steps: [{ ...back, [typed]: 1 }] },
+      { steps: [{ tool: 'navigate', args: { action: 'back', [typed]: 1 } }] },
+      one({ [typed]: 1 }),
+    ]) {
+      expect(refusal(document)).not.toContain('hunter2');
+    }
+    expect(refusal({ steps: [{ tool: typed }] })).toMatch(
+      /^Invalid flow: step 1: unknown tool \(a key that is no name\); a step may use navigate, /,
+    );
+    expect(refusal(one({ [typed]: 1 }))).toBe(
+      'Invalid flow: the document: unknown key (a key that is no name); a flow document has only name, description, urls, parameters, steps.',
+    );
+  });
+
+  it('is found at its line on the admin page', () => {
+    const text =
+      'description: x\nurls:\n  - "https://a.example/*"\n  - "**********************"\nsteps:\n  - tool: navigate\n';
+    expect(lineOf(text, 'Invalid flow: urls.1 must hold at most 16 "*"; write a glob with fewer.')).toBe(4);
+    expect(
+      lineOf(
+        text,
+        'Invalid flow: description must be at most 2000 characters long (got 2001); pass a shorter description.',
+      ),
+    ).toBe(1);
+    expect(lineOf(text, 'Invalid flow: step 1: tool must name the tool the step calls, such as navigate.')).toBe(6);
+    expect(lineOf(text, 'Invalid flow: the document: unknown key "x"; a flow document has only name.')).toBeUndefined();
   });
 });
 
@@ -323,6 +415,12 @@ describe('url globs', () => {
 describe('flow names', () => {
   it.each(['../x', '.', 'a/b', 'x'.repeat(65), 'schema'])('refuses %j', (name) => {
     expect(() => checkFlowName(name)).toThrow();
+  });
+
+  it('says the rule and the fix, never the name it refused', () => {
+    expect(() => checkFlowName('my password is hunter2')).toThrow(
+      'Invalid flow name: a flow name is 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit (and not "." or ".."); rename it and call again.',
+    );
   });
 });
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { BadRequest } from '../../errors.js';
 import type { Caller } from '../../workspace/caller.js';
 import type { Capability } from '../capability.js';
-import { issueSentence } from '../issues.js';
+import { issueSentence, keyName } from '../issues.js';
 import { valueAt } from '../schemas.js';
 
 /** Rejects, never repairs: an argument dropped silently is an instruction ignored silently. */
@@ -25,7 +25,7 @@ function describeIssue(capability: Capability, issue: z.core.$ZodIssue | undefin
     return capability.secretRefusal;
   }
   if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+    const keys = issue.keys.map(keyName).join(', ');
     const scope = where ? ` in ${where}` : '';
     return `Unknown argument ${keys}${scope} for ${capability.name}; its arguments are: ${known}.`;
   }
