@@ -11,6 +11,7 @@ const KIND: Record<string, string> = {
   array: 'a list',
   // z.record, and what JSON Schema calls an object
   record: 'an object',
+  integer: 'a whole number',
   null: 'null',
 };
 
@@ -142,6 +143,119 @@ export function issueSentence(issue: z.core.$ZodIssue, name: string, given: unkn
     return message;
   }
   return message.startsWith('must ') ? `${name} ${message}` : `${name}: ${message}`;
+}
+
+/** What an issue of a JSON Schema validator (Ajv) carries: its keyword and that keyword's params. */
+export interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+}
+
+const BOUNDS: Record<string, { code: 'too_big' | 'too_small'; origin: string; inclusive: boolean }> = {
+  maxLength: { code: 'too_big', origin: 'string', inclusive: true },
+  minLength: { code: 'too_small', origin: 'string', inclusive: true },
+  maxItems: { code: 'too_big', origin: 'array', inclusive: true },
+  minItems: { code: 'too_small', origin: 'array', inclusive: true },
+  maximum: { code: 'too_big', origin: 'number', inclusive: true },
+  minimum: { code: 'too_small', origin: 'number', inclusive: true },
+  exclusiveMaximum: { code: 'too_big', origin: 'number', inclusive: false },
+  exclusiveMinimum: { code: 'too_small', origin: 'number', inclusive: false },
+};
+
+const isPrimitive = (value: unknown): value is z.core.util.Primitive =>
+  value === null || (typeof value !== 'object' && typeof value !== 'function');
+
+/** The same rule as a zod issue, where zod has one: then the sentence is the one a tool's argument gets. */
+function asZodIssue({ keyword, params }: SchemaError): z.core.$ZodIssue | undefined {
+  const base = { path: [], message: '', input: undefined };
+  const bound = BOUNDS[keyword];
+  const limit = params.limit;
+  if (bound && typeof limit === 'number') {
+    return bound.code === 'too_big'
+      ? { ...base, code: 'too_big', origin: bound.origin, maximum: limit, inclusive: bound.inclusive }
+      : { ...base, code: 'too_small', origin: bound.origin, minimum: limit, inclusive: bound.inclusive };
+  }
+  if (keyword === 'type' && typeof params.type === 'string' && !params.type.includes(',')) {
+    return { ...base, code: 'invalid_type', expected: params.type === 'integer' ? 'int' : params.type };
+  }
+  const allowed: unknown[] | undefined =
+    keyword === 'enum' && Array.isArray(params.allowedValues)
+      ? params.allowedValues
+      : keyword === 'const'
+        ? [params.allowedValue]
+        : undefined;
+  // An object or a list among them is no value to name in a sentence: the sentence below says the keyword.
+  if (allowed?.every(isPrimitive)) {
+    return { ...base, code: 'invalid_value', values: allowed };
+  }
+  if (keyword === 'multipleOf' && typeof params.multipleOf === 'number') {
+    return { ...base, code: 'not_multiple_of', divisor: params.multipleOf };
+  }
+  if (keyword === 'pattern' && typeof params.pattern === 'string') {
+    return { ...base, code: 'invalid_format', format: 'regex', pattern: params.pattern };
+  }
+  if (keyword === 'format' && typeof params.format === 'string') {
+    return { ...base, code: 'invalid_format', format: params.format };
+  }
+  return undefined;
+}
+
+/**
+ * One sentence for a value a JSON Schema refused (a flow's params against its parameters, or
+ * the parameters against the meta-schema), in the words a tool's argument gets: the name, the
+ * rule, and the fix. Never Ajv's own text ("must NOT have more than 5 characters"), which says
+ * no fix; `given` is the refused value, said back only where it is a number, and `child` names
+ * a key of it (a missing property).
+ */
+export function schemaErrorSentence(
+  error: SchemaError,
+  name: string,
+  given: unknown,
+  child: (key: unknown) => string = (key) => `${name}.${String(key)}`,
+): string {
+  const issue = asZodIssue(error);
+  const own = issue && zodSentence(issue, name, given);
+  if (own) {
+    return own;
+  }
+  const { keyword, params } = error;
+  switch (keyword) {
+    case 'type': {
+      const kinds = String(params.type)
+        .split(',')
+        .map((type) => KIND[type] ?? type)
+        .join(' or ');
+      return `${name} must be ${kinds} (got ${typeof given === 'number' ? String(given) : kindOf(given)}); pass ${kinds}.`;
+    }
+    case 'required':
+      return `${child(params.missingProperty)} is required; pass ${child(params.missingProperty)}.`;
+    case 'dependentRequired':
+      return `${child(params.missingProperty)} is required with ${child(params.property)}; pass both, or neither.`;
+    case 'additionalProperties':
+      return `${name} takes no key ${keyName(String(params.additionalProperty))}; drop it.`;
+    case 'propertyNames':
+      return `${name} has a key its schema does not allow; rename or drop it.`;
+    case 'maxProperties':
+    case 'minProperties': {
+      const big = keyword === 'maxProperties';
+      return `${name} must have ${big ? 'at most' : 'at least'} ${String(params.limit)} keys; pass ${big ? 'fewer' : 'more'}.`;
+    }
+    case 'uniqueItems':
+      return `${name} must hold no item twice (items ${String(params.j)} and ${String(params.i)} are equal); drop one.`;
+    case 'anyOf':
+    case 'oneOf':
+      return Array.isArray(params.passingSchemas)
+        ? `${name} matches more than one of the forms its schema allows (oneOf), which must be exactly one; pass a value only one takes.`
+        : `${name} matches none of the forms its schema allows (${keyword}); pass a value one of them takes.`;
+    case 'not':
+      return `${name} is a value its schema rules out (not); pass another.`;
+    case 'enum':
+    case 'const':
+      return `${name} is not a value its schema allows (${keyword}); pass one it lists.`;
+    default:
+      return `${name} does not meet its schema's ${keyword}; pass a value the schema takes.`;
+  }
 }
 
 /** Unknown keys are said back only where shaped like a name: text of any other shape may be a value, typed into the wrong place. */

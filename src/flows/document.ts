@@ -5,7 +5,7 @@ import { issueSentence, keyName } from '../capabilities/issues.js';
 import { valueAt } from '../capabilities/schemas.js';
 import { toJsonSchema } from '../capabilities/json-schema.js';
 import { BadRequest } from '../errors.js';
-import { checkParameters, validatorOf, type JsonSchemaObject } from './parameters.js';
+import { checkParameters, refusedAt, validatorOf, type JsonSchemaObject } from './parameters.js';
 import { parametersReadBy, referencesIn, STEP_PREFIX } from './references.js';
 import { checkStepArguments } from './step-arguments.js';
 import { checkDepth, readYamlText } from './yaml-text.js';
@@ -252,11 +252,11 @@ export function prepareParams(
   }
   const validate = validatorOf(parameters);
   if (!validate(params)) {
-    const error = validate.errors?.[0];
-    const where = error?.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'params';
-    const missing = error?.keyword === 'required' ? ` (${String(error.params.missingProperty)})` : '';
+    const errors = validate.errors ?? [];
     throw new BadRequest(
-      `Invalid params: ${where} ${error?.message ?? 'is invalid'}${missing}; the flow's parameters are ${JSON.stringify(parameters.properties ?? {})}.`,
+      errors.length > 0
+        ? `Invalid params: ${refusedAt(errors, undefined, params)}`
+        : "Invalid params: they do not meet the flow's parameters; pass what get_flow shows it takes.",
     );
   }
   const read = parametersReadBy(document.steps.map((s) => s.args));

@@ -2,6 +2,8 @@ import { isJsonArray, isJsonObject } from '../json.js';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { createHash } from 'node:crypto';
+import { schemaErrorSentence, type SchemaError } from '../capabilities/issues.js';
+import { valueAt } from '../capabilities/schemas.js';
 import { BadRequest } from '../errors.js';
 import { ajv2020, re2js } from '../lazy.js';
 
@@ -54,11 +56,57 @@ const compiled = new Map<string, ValidateFunction>();
 export function checkParameterSchema(parameters: Record<string, unknown>): void {
   const checker = (metaChecker ??= new (ajv2020().Ajv2020)(options));
   if (!checker.validateSchema(parameters)) {
-    const error = checker.errors?.[0];
+    const errors = checker.errors ?? [];
     throw new BadRequest(
-      `Invalid flow: parameters is not a valid JSON Schema (${error?.instancePath || '/'} ${error?.message ?? ''}).`,
+      errors.length > 0
+        ? `Invalid flow: ${refusedAt(errors, 'parameters', parameters)}`
+        : 'Invalid flow: parameters is not a valid JSON Schema; write it as {type: object, properties: {...}}.',
     );
   }
+}
+
+/**
+ * The error that says why: Ajv lists a failed anyOf's branches before the anyOf itself, so the
+ * first error names one branch only ("must be string" where a number would do). Branches that
+ * each wanted another type become one error naming all the types; where the value is of one
+ * branch's type, that branch's error says why; otherwise the anyOf does.
+ */
+function deciding(errors: readonly SchemaError[]): SchemaError {
+  const combinator = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const [first] = errors;
+  if (!combinator || !first) {
+    return first ?? { keyword: 'false schema', instancePath: '', params: {} };
+  }
+  const branches = errors.filter((e) => e !== combinator);
+  const typed = branches.filter((e) => e.keyword === 'type');
+  const fitting = branches.filter((e) => e.keyword !== 'type');
+  if (combinator.keyword !== 'anyOf' || typed.some((e) => e.instancePath !== combinator.instancePath)) {
+    return combinator;
+  }
+  if (fitting.length === 0) {
+    return {
+      ...combinator,
+      keyword: 'type',
+      params: { type: [...new Set(typed.map((e) => e.params.type))].join(',') },
+    };
+  }
+  return fitting.length === 1 && fitting[0] ? fitting[0] : combinator;
+}
+
+/**
+ * The sentence for a value a JSON Schema refused, named by its path under `root` (a param is
+ * `email`, the meta-schema's `parameters.properties.a.type`): the rule and the fix in the words
+ * a tool's argument gets.
+ */
+export function refusedAt(errors: readonly SchemaError[], root: string | undefined, data: unknown): string {
+  const error = deciding(errors);
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const under = root === undefined ? path : [root, ...path];
+  const name = under.join('.') || 'params';
+  return schemaErrorSentence(error, name, valueAt(data, path), (key) => [...under, String(key)].join('.'));
 }
 
 /**
@@ -127,7 +175,7 @@ export function checkParameters(parameters: Record<string, unknown>): JsonSchema
 }
 
 function refuse(why: string): never {
-  throw new BadRequest(`Invalid flow: parameters ${why}.`);
+  throw new BadRequest(`Invalid flow: parameters${why.startsWith('.') ? '' : ' '}${why}.`);
 }
 
 const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -313,7 +313,9 @@ describe('a flow', () => {
     });
     const wrong = await rest(running.url, '/flows/typed/run', { params: { n: 'three' } }, ws);
     expect(wrong.status).toBe(400);
-    expect(JSON.stringify(wrong.body)).toMatch(/Invalid params: n must be integer/);
+    expect(wrong.body.error).toMatchObject({
+      message: 'Invalid params: n must be a whole number (got a string); pass a whole number.',
+    });
     const stale = await put(
       'flows-bad',
       'typed',

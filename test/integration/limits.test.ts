@@ -172,12 +172,7 @@ describe('limits over REST, on a real browser', () => {
     for (let i = 0; i < 5; i++) {
       expect((await rest(running.url, '/flows/id-string/run', { params: { p: 'y' } }, HEADERS)).status).toBe(200);
       expect((await rest(running.url, '/flows/id-enum/run', { params: { p: 'x' } }, HEADERS)).status).toBe(200);
-      await refused(
-        '/flows/id-enum/run',
-        { params: { p: 'y' } },
-        400,
-        /Invalid params: p must be equal to one of the allowed values/,
-      );
+      await refused('/flows/id-enum/run', { params: { p: 'y' } }, 400, /^Invalid params: p must be "x"\.$/);
     }
   });
 

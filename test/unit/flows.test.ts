@@ -17,6 +17,14 @@ import { DirectoryFlowStore } from '../../src/flows/store.js';
 const parse = (document: unknown) => parseFlow(document as Record<string, unknown>, CAPABILITIES);
 const prepare = (parameters: JsonSchemaObject | undefined, given: Record<string, unknown>) =>
   prepareParams({ parameters, steps: [] }, given);
+const refused = (run: () => unknown) => {
+  try {
+    run();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('it was accepted');
+};
 const refusal = (document: unknown) => {
   try {
     parse(document);
@@ -140,7 +148,7 @@ describe('a flow document', () => {
         parameters: { type: 'object', properties: { a: { type: 'nope' } } },
         steps: [{ tool: 'navigate', args: { action: 'back' } }],
       },
-      /not a valid JSON Schema/,
+      /^Invalid flow: parameters\.properties\.a\.type must be one of "array", "boolean", .*"string"\.$/,
     ],
     [{ steps: [] }, /at least one step/],
     [
@@ -216,6 +224,7 @@ describe('a refused flow document says the key, the rule and the fix, as a tool 
   const back = { tool: 'navigate', args: { action: 'back' } };
   const one = (more: Record<string, unknown>) => ({ steps: [back], ...more });
   const stepWith = (more: Record<string, unknown>) => ({ steps: [{ ...back, ...more }] });
+  const withParameters = (properties: unknown) => one({ parameters: { type: 'object', properties } });
   const documents: [unknown, string][] = [
     [
       { steps: Array.from({ length: 201 }, () => back) },
@@ -258,6 +267,19 @@ describe('a refused flow document says the key, the rule and the fix, as a tool 
       { steps: [{ tool: 'navigate', args: { url: `https://a.example/${'x'.repeat(8200)}` } }] },
       'step 1 (navigate): url must be at most 8192 characters long (got 8218); pass a shorter url.',
     ],
+    [
+      withParameters({ a: { type: 'text' } }),
+      'parameters.properties.a.type must be one of "array", "boolean", "integer", "null", "number", "object", "string".',
+    ],
+    [
+      withParameters({ a: { type: 'string', minLength: -1 } }),
+      'parameters.properties.a.minLength must be at least 0 (got -1); pass a larger parameters.properties.a.minLength.',
+    ],
+    [
+      withParameters({ a: 5 }),
+      'parameters.properties.a must be an object or true or false (got 5); pass an object or true or false.',
+    ],
+    [withParameters(5), 'parameters.properties must be an object (got a number); pass an object.'],
   ];
 
   it.each(documents.map(([document, sentence]) => [sentence, document]))('%s', (sentence, document) => {
@@ -354,9 +376,45 @@ describe('params at run time', () => {
 
   it('get their defaults, then are checked before step one', () => {
     expect(prepare(parameters, { email: 'a@b.c' })).toEqual({ email: 'a@b.c', lang: 'en' });
-    expect(() => prepare(parameters, {})).toThrow(/Invalid params: .*email/);
-    expect(() => prepare(parameters, { email: 5 })).toThrow(/Invalid params: email must be string/);
+    expect(() => prepare(parameters, { email: 5 })).toThrow(
+      'Invalid params: email must be a string (got a number); pass a string.',
+    );
     expect(() => prepare(undefined, { surprise: 1 })).toThrow(/takes no parameters/);
+  });
+
+  it.each([
+    [{ email: { type: 'string' } }, { email: 5 }, 'email must be a string (got a number); pass a string.'],
+    [
+      { email: { type: 'string', maxLength: 5 } },
+      { email: 'abcdefgh' },
+      'email must be at most 5 characters long (got 8); pass a shorter email.',
+    ],
+    [{ n: { type: 'integer', minimum: 3 } }, { n: 1 }, 'n must be at least 3 (got 1); pass a larger n.'],
+    [{ n: { type: 'integer' } }, { n: 1.5 }, 'n must be a whole number (got 1.5); pass a whole number.'],
+    [{ n: { type: 'number', exclusiveMaximum: 10 } }, { n: 10 }, 'n must be less than 10 (got 10); pass a smaller n.'],
+    [{ n: { type: 'number', multipleOf: 5 } }, { n: 7 }, 'n must be a multiple of 5 (got 7); pass one.'],
+    [{ c: { enum: ['x', 'y'] } }, { c: 'z' }, 'c must be one of "x", "y".'],
+    [{ c: { const: 'x' } }, { c: 'z' }, 'c must be "x".'],
+    [{ c: { enum: [{ a: 1 }] } }, { c: 'z' }, 'c is not a value its schema allows (enum); pass one it lists.'],
+    [{ a: { type: 'array', maxItems: 1 } }, { a: [1, 2] }, 'a must hold at most 1 item (got 2); pass fewer.'],
+    [
+      { a: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+      { a: true },
+      'a must be a string or a number (got a boolean); pass a string or a number.',
+    ],
+    [
+      { a: { anyOf: [{ type: 'string', maxLength: 2 }, { type: 'number' }] } },
+      { a: 'abc' },
+      'a must be at most 2 characters long (got 3); pass a shorter a.',
+    ],
+    [{ a: { type: 'object', required: ['b'] } }, { a: {} }, 'a.b is required; pass a.b.'],
+    [{ a: { type: 'object', additionalProperties: false } }, { a: { b: 1 } }, 'a takes no key "b"; drop it.'],
+  ])("say the rule and the fix, never Ajv's words: %j %j", (properties, given, sentence) => {
+    expect(refused(() => prepare({ type: 'object', properties }, given))).toBe(`Invalid params: ${sentence}`);
+  });
+
+  it('say which required one is missing', () => {
+    expect(refused(() => prepare(parameters, {}))).toBe('Invalid params: email is required; pass email.');
   });
 
   it('refuse a run where a step reads a parameter that has no value, and only then', () => {
