@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { connectMcp, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { toolClient } from '../helpers/tools.js';
 
 let running: RunningServer;
 let dataDir: string;
 const site = () => inject('siteUrl');
+const tools = toolClient(() => running.url, { workspace: 'flows-refused' });
+const { call } = tools;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'flows-it-'));
@@ -331,6 +334,99 @@ describe('a flow', () => {
     expect(staleDelete.status).toBe(409);
     expect(JSON.stringify(await staleDelete.json())).toMatch(/has changed since revision 0000000000000000/);
     expect((await rest(running.url, '/flows/typed', undefined, ws)).status).toBe(200);
+  });
+});
+
+describe('refused flows, params and bounds, over MCP and HTTP alike', () => {
+  it('say the key, the rule and the fix in one sentence, the same on both', async () => {
+    const mcp = await connectMcp(running.url, '2026-07-28', { workspace: 'flows-refused' });
+    const back = { tool: 'navigate', args: { action: 'back' } };
+    const typed = { type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'] };
+    try {
+      await tools.ok('save_flow', { name: 'typed', document: { parameters: typed, steps: [back] } });
+      const cases: [string, Record<string, unknown>, string | RegExp][] = [
+        [
+          'save_flow',
+          { name: 'refused', document: { steps: Array.from({ length: 201 }, () => back) } },
+          'Invalid flow: steps must hold at most 200 steps; split the work into flows of 200 steps or fewer, run one after another.',
+        ],
+        [
+          'save_flow',
+          { name: 'refused', document: { steps: [{ tool: 'fly' }] } },
+          /^Invalid flow: step 1: unknown tool "fly"; a step may use navigate, [a-z_, ]+\.$/,
+        ],
+        [
+          'save_flow',
+          { name: 'refused', document: { steps: [{ tool: 'my password is hunter2' }] } },
+          /^Invalid flow: step 1: unknown tool \(a key that is no name\); a step may use navigate, /,
+        ],
+        [
+          'save_flow',
+          {
+            name: 'refused',
+            document: { steps: [{ tool: 'interact', args: { action: 'click', selector: { css: 'a'.repeat(5000) } } }] },
+          },
+          'Invalid flow: step 1 (interact): selector.css must be at most 4096 characters long (got 5000); pass a shorter selector.css.',
+        ],
+        [
+          'save_flow',
+          { name: 'refused', document: { steps: [{ tool: 'navigate', args: { action: 'back', wait: 1 } }] } },
+          'Invalid flow: step 1 (navigate): unknown argument "wait"; navigate takes url, action.',
+        ],
+        [
+          'save_flow',
+          { name: 'refused', document: { steps: [{ ...back, wait: 1 }] } },
+          'Invalid flow: step 1: unknown key "wait"; a step has only tool, args, id, onError, return, note.',
+        ],
+        [
+          'save_flow',
+          {
+            name: 'refused',
+            document: { steps: [back], parameters: { type: 'object', properties: { a: { type: 'text' } } } },
+          },
+          'Invalid flow: parameters.properties.a.type must be one of "array", "boolean", "integer", "null", "number", "object", "string".',
+        ],
+        [
+          'save_flow',
+          { name: 'Bad_Name!', document: { steps: [back] } },
+          'Invalid flow name: a flow name is 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit (and not "." or ".."); rename it and call again.',
+        ],
+        [
+          'run_flow',
+          { name: 'typed', params: { n: 'three' } },
+          'Invalid params: n must be a whole number (got a string); pass a whole number.',
+        ],
+        [
+          'run_flow',
+          { name: 'typed', params: { n: 0 } },
+          'Invalid params: n must be at least 1 (got 0); pass a larger n.',
+        ],
+        ['run_flow', { name: 'typed', params: {} }, 'Invalid params: n is required; pass n.'],
+        ['draft_flow', { last: 0 }, 'last must be at least 1 (got 0); pass a larger last.'],
+        [
+          'interact',
+          { action: 'click', selector: { css: 'a'.repeat(5000) } },
+          'selector.css must be at most 4096 characters long (got 5000); pass a shorter selector.css.',
+        ],
+      ];
+      for (const [tool, args, sentence] of cases) {
+        const overHttp = await call(tool, args);
+        const said = (overHttp.body.error as { message?: string } | undefined)?.message ?? '';
+        expect(overHttp.status, `${tool} ${said}`).toBe(400);
+        if (typeof sentence === 'string') {
+          expect(said).toBe(sentence);
+        } else {
+          expect(said).toMatch(sentence);
+        }
+        expect(said).not.toContain('hunter2');
+        const overMcp = await mcp.call(tool, args);
+        expect(overMcp.isError, tool).toBe(true);
+        expect(overMcp.text, tool).toBe(said);
+      }
+    } finally {
+      await call('delete_flow', { name: 'typed' });
+      await mcp.close();
+    }
   });
 });
 
