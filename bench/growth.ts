@@ -16,7 +16,7 @@ import { runBench, type Cleanup } from './lib/cleanup.js';
 import { startGrowthEnv, type GrowthEnv } from './lib/growth-env.js';
 import { DirectToolCaller, McpToolCaller, connectHttp } from './lib/mcp.js';
 import { markdownTable, median } from './lib/stats.js';
-import { MAX_LISTED_FILES } from '../src/limits.js';
+import { MAX_FLOW_LIST_BYTES, MAX_LISTED_FILES } from '../src/limits.js';
 import { pages } from './lib/task.js';
 import { heapAfterGc } from './lib/memory.js';
 
@@ -268,7 +268,12 @@ async function librarySize(env: GrowthEnv, cleanup: Cleanup): Promise<GrowthRow[
   return [
     row('`list_flows` ms (MCP)', rows.listMs, 'ms', note),
     row('`list_flows` ms, the first after a save (the library read again)', rows.relistMs, 'ms'),
-    row('`list_flows` answer bytes', rows.listBytes, 'B'),
+    row(
+      '`list_flows` answer bytes',
+      rows.listBytes,
+      'B',
+      `at most ${MAX_FLOW_LIST_BYTES.toLocaleString('en-US')} B of flows, the rest counted in left_out (MAX_FLOW_LIST_BYTES)`,
+    ),
     row('`tools/list` ms (MCP)', rows.toolsMs, 'ms'),
     row('`tools/list` bytes', rows.toolsBytes, 'B'),
     row('`delete_flow` + `save_flow` ms', rows.saveMs, 'ms'),
