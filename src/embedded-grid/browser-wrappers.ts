@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { BROWSER_GROUP, type GridAccount } from './account.js';
 import type { NodeBrowsers } from './config.js';
 import type { Launch } from './launch.js';
-import { CHROMIUM, FIREFOX, SETPRIV, SG } from './paths.js';
-import { BROWSER_ADDRESS_SH } from './proxy.js';
+import { CHROMIUM, CHROMIUM_POLICY_DIR, FIREFOX, FIREFOX_DISTRIBUTION, SETPRIV, SG } from './paths.js';
+import { chromiumPolicy, firefoxPolicy } from './policies.js';
+import { ANSWERS, BROWSER_ADDRESS_SH, REQUESTS } from './proxy-registrations.js';
+import { sandboxedLauncher, type BrowserSandbox } from './sandbox.js';
+import { shellWord } from './shell.js';
 
 /*
  * What a node starts as its browsers: a shell wrapper per browser that forces the fence's proxy
@@ -16,14 +19,16 @@ export async function nodeBrowsers(launch: Launch, workDir: string): Promise<Nod
     launch.proxyPort === undefined || launch.proxyClients === undefined
       ? undefined
       : { port: launch.proxyPort, clientsDir: launch.proxyClients };
-  const chromium = await chromiumBinary(workDir, launch.account, proxy);
+  const chromium = await chromiumBinary(workDir, launch.account, proxy, launch.sandbox);
+  const locked = launch.sandbox ? { locked: true as const } : {};
   if (launch.geckodriver === undefined) {
-    return { chromium };
+    return { chromium, ...locked };
   }
   return {
     chromium,
+    ...locked,
     firefox: {
-      binary: await firefoxBinary(workDir, launch.account, proxy),
+      binary: await firefoxBinary(workDir, launch.account, proxy, launch.sandbox),
       geckodriver: launch.geckodriver,
     },
   };
@@ -97,7 +102,7 @@ function firefoxFence(proxyPort: number): string[] {
 
 /**
  * What the node starts as Chromium: a wrapper that forces the proxy (the fence that needs no
- * root). Under the Grid's account it also takes the browser group (the firewall's key) with sg,
+ * root). Under the Grid's account it also takes this Grid's browser group (its firewall's key) with sg,
  * and drops --no-sandbox: there Chromium's sandbox works, whatever a client asks. sg forks and
  * waits, and chromedriver ends a browser with a temporary profile by SIGKILL to the process it
  * started (sg): without a parent-death signal every quit left its Chromium running (60 of them
@@ -107,11 +112,23 @@ async function chromiumBinary(
   workDir: string,
   account: GridAccount | undefined,
   proxy: ProxyAddress | undefined,
+  sandbox: BrowserSandbox | undefined,
 ): Promise<string> {
-  // BROWSER_FENCE=off: no proxy, nothing to hold it in place.
-  const dropped = [...(proxy === undefined ? [] : CHROMIUM_DROPPED), ...(account ? ['--no-sandbox'] : [])];
-  return browserWrapper(join(workDir, 'chromium'), CHROMIUM, account, {
+  // BROWSER_FENCE=off: no proxy, nothing to hold it in place. In a sandbox Chromium keeps its own sandbox too.
+  const dropped = [...(proxy === undefined ? [] : CHROMIUM_DROPPED), ...(account || sandbox ? ['--no-sandbox'] : [])];
+  const binary = sandbox
+    ? await sandboxedLauncher(join(workDir, 'chromium-sandboxed'), workDir, sandbox, {
+        binary: CHROMIUM,
+        profile: 'chromium',
+        policy: {
+          file: `${CHROMIUM_POLICY_DIR}/policies/managed/selenium-flow.json`,
+          text: chromiumPolicy(proxy?.port),
+        },
+      })
+    : CHROMIUM;
+  return browserWrapper(join(workDir, 'chromium'), binary, account, {
     dropped,
+    sandboxed: sandbox !== undefined,
     ...(proxy === undefined ? {} : { proxy, appended: chromiumFence() }),
   });
 }
@@ -121,23 +138,27 @@ async function firefoxBinary(
   workDir: string,
   account: GridAccount | undefined,
   proxy: ProxyAddress | undefined,
+  sandbox: BrowserSandbox | undefined,
 ): Promise<string> {
-  return browserWrapper(join(workDir, 'firefox'), FIREFOX, account, {
+  const binary = sandbox
+    ? await sandboxedLauncher(join(workDir, 'firefox-sandboxed'), workDir, sandbox, {
+        binary: FIREFOX,
+        profile: 'firefox',
+        policy: { file: `${FIREFOX_DISTRIBUTION}/policies.json`, text: firefoxPolicy(proxy?.port) },
+      })
+    : FIREFOX;
+  return browserWrapper(join(workDir, 'firefox'), binary, account, {
     dropped: [],
+    sandboxed: sandbox !== undefined,
     ...(proxy === undefined ? {} : { proxy, userJs: firefoxFence(proxy.port) }),
   });
-}
-
-/** A word for sh, single-quoted ('\'' for a quote inside). */
-function shellWord(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 async function browserWrapper(
   wrapper: string,
   binary: string,
   account: GridAccount | undefined,
-  fence: { dropped: string[]; appended?: string[]; userJs?: string[]; proxy?: ProxyAddress },
+  fence: { dropped: string[]; appended?: string[]; userJs?: string[]; proxy?: ProxyAddress; sandboxed?: boolean },
 ): Promise<string> {
   const drop = fence.dropped.length > 0 ? [`    ${fence.dropped.join('|')}) ;;`] : [];
   // Firefox: no `-profile <dir>` means no user.js to fence it with, so it does not start at all.
@@ -180,10 +201,13 @@ async function browserWrapper(
         'for a in "$@"; do',
         `  q="$q '$(printf '%s' "$a" | sed "s/$sq/$sq$dq$sq$dq$sq/g")'"`,
         'done',
-        `exec ${SG} ${BROWSER_GROUP} -c "exec ${SETPRIV} --pdeathsig KILL -- ${binary}$q"`,
+        `exec ${SG} ${account.browsers?.name ?? BROWSER_GROUP} -c "exec ${SETPRIV} --pdeathsig KILL -- ${binary}$q"`,
       ]
     : [`exec ${binary} "$@"`];
-  const own = fence.proxy ? ownAddress(fence.proxy.clientsDir) : [];
+  // The sandbox's policies (sandboxedLauncher) name the proxy at this browser's own address; the
+  // launcher takes SF_ADDR out of the environment again before the browser starts.
+  const handed = fence.proxy && fence.sandboxed ? ['SF_ADDR=$sf_addr', 'export SF_ADDR'] : [];
+  const own = fence.proxy ? [...ownAddress(fence.proxy.clientsDir), ...handed] : [];
   const script = ['#!/bin/sh', ...own, ...userJs, ...filter, ...launch, ''].join('\n');
   await writeFile(wrapper, script, { mode: 0o755 });
   await chmod(wrapper, 0o755);
@@ -192,11 +216,11 @@ async function browserWrapper(
 
 /**
  * The wrapper's registration with the proxy (proxy.ts): a file named by its pid (the browser's,
- * or sg's, which lives as long), then a bounded wait for the proxy to listen on the browser's own
- * address. No address, no browser: it never falls back to a shared one.
+ * or sg's, which lives as long) in the wrappers' own REQUESTS directory, then a bounded wait for
+ * the proxy's answer in ANSWERS, which only the proxy writes, once it listens on the browser's
+ * own address. No address, no browser: it never falls back to a shared one.
  */
-function ownAddress(clientsDir: string): string[] {
-  const dir = shellWord(clientsDir);
+export function ownAddress(clientsDir: string): string[] {
   const refuse = (why: string) =>
     `    echo "selenium-flow: ${why}; refusing to start the browser unfenced" >&2; exit 1`;
   return [
@@ -204,14 +228,14 @@ function ownAddress(clientsDir: string): string[] {
     BROWSER_ADDRESS_SH,
     // geckodriver's `--version` opens no page: it needs no address.
     'if ! { [ "$#" = 1 ] && { [ "$1" = --version ] || [ "$1" = -v ]; }; }; then',
-    `  sf_dir=${dir}`,
-    '  rm -f "$sf_dir/$sf_pid.ready" "$sf_dir/$sf_pid.failed"',
-    `  : > "$sf_dir/$sf_pid" || {`,
+    `  sf_ask=${shellWord(`${clientsDir}/${REQUESTS}`)}`,
+    `  sf_answer=${shellWord(`${clientsDir}/${ANSWERS}`)}`,
+    `  : > "$sf_ask/$sf_pid" || {`,
     refuse("cannot ask the fence's proxy for an address"),
     '  }',
     '  sf_wait=0',
-    '  until [ -e "$sf_dir/$sf_pid.ready" ]; do',
-    `    if [ -e "$sf_dir/$sf_pid.failed" ] || [ "$sf_wait" -ge ${ADDRESS_WAIT_POLLS} ]; then`,
+    '  until [ -e "$sf_answer/$sf_pid.ready" ]; do',
+    `    if [ -e "$sf_answer/$sf_pid.failed" ] || [ "$sf_wait" -ge ${ADDRESS_WAIT_POLLS} ]; then`,
     refuse("the fence's proxy gave it no address of its own"),
     '    fi',
     '    sf_wait=$((sf_wait + 1))',

@@ -4,7 +4,7 @@ import { access, chown, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { poll } from '../poll.js';
-import { LIVE_VIEW_CAPABILITY } from '../grid/capabilities.js';
+import { LIVE_VIEW_CAPABILITY, type BrowserKind } from '../grid/capabilities.js';
 
 /**
  * The watchable slots of the embedded Grid (docs/live.md): a display per browser, because one
@@ -19,7 +19,7 @@ export interface LivePorts {
 
 export interface LiveView {
   /** the one browser this display shows (one VNC server shows one screen, so one browser each) */
-  browser: 'chrome' | 'firefox';
+  browser: BrowserKind;
   /** the display's own directory: its Xauthority cookie, its number once Xvfb picked one, its scripts */
   dir: string;
   /** what the slot starts as its browser: the display's wrapper */
@@ -127,7 +127,7 @@ export function liveBrowser(dir: string, browser: string): string {
 }
 
 /** A slot only a request asking `selenium-flow:liveView: true` matches, with the node's VNC proxy on. */
-export function liveViewToml(view: LiveView, index: number): string[] {
+export function liveViewToml(view: LiveView, index: number, locked: Record<string, true> = {}): string[] {
   const options =
     view.browser === 'firefox'
       ? { 'moz:firefoxOptions': { binary: view.binary } }
@@ -136,6 +136,7 @@ export function liveViewToml(view: LiveView, index: number): string[] {
     browserName: view.browser,
     ...options,
     [LIVE_VIEW_CAPABILITY]: true,
+    ...locked,
     'se:vncEnabled': true,
     // Without a local address the node dials a non-loopback one; noVncPort is required beside it.
     'se:vncLocalAddress': `ws://127.0.0.1:${view.ports.websocket}`,

@@ -1,8 +1,8 @@
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
 import { checkWorkspaceName } from '../workspace/names.js';
-import { copy, MAX_WHO_CHARS, said, whoProblem } from '../live/control-copy.js';
-import { viewerId } from '../live/tickets.js';
+import { MAX_WHO_CHARS, whoProblem } from '../live/control-copy.js';
 import {
   controlAsked,
   controlLeft,
@@ -13,6 +13,7 @@ import {
   type LiveTicket,
 } from '../live/answers.js';
 import type { LiveService } from '../live/service.js';
+import { controlRefusal, type ControlAsker } from '../live/control-policy.js';
 import { pathParams, type PlainRoute, type RouteContext } from './routes.js';
 
 const admin = { tag: 'admin', access: 'admin' } as const;
@@ -47,6 +48,11 @@ export function liveOf(context: RouteContext): LiveService {
   return context.live;
 }
 
+/** What the admin API knows of who asks for Control: whether its credential is a person's (auth.ts). */
+function adminAsker(request: FastifyRequest): ControlAsker {
+  return { via: 'admin', person: request.adminIsPerson === true };
+}
+
 export function workspaceOfPath(params: Record<string, string>): string {
   return checkWorkspaceName(params.workspace ?? '', 'fix the path and call again');
 }
@@ -72,7 +78,12 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     path: '/admin/api/workspaces/{workspace}/live',
     summary: "Whether a workspace's browser can be watched, and why not (the Grid has no VNC, no browser)",
     answers: liveStatus,
-    handler: async (request, _reply, context) => liveOf(context).status(workspaceOfPath(pathParams(request))),
+    handler: async (request, _reply, context) => {
+      const live = liveOf(context);
+      const refused = controlRefusal(live.controlBy, adminAsker(request));
+      const status = await live.status(workspaceOfPath(pathParams(request)));
+      return { ...status, ...(refused ? { control_refused: refused } : {}) };
+    },
   },
   {
     ...admin,
@@ -83,12 +94,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     handler: async (request, _reply, context): Promise<LiveTicket> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who } = viewerOf(request.body);
-      const live = liveOf(context);
-      // Refused now, with the reason, rather than at the upgrade where a browser shows only "failed".
-      const { window } = await live.vncOf(workspace);
-      const viewer = viewerId();
-      const minted = await live.tickets.mint({ workspace, who, viewer });
-      return { ...minted, viewer, path: `/admin/live/${workspace}?ticket=${minted.ticket}`, window };
+      return liveOf(context).ticket(workspace, who, adminAsker(request));
     },
   },
   {
@@ -101,15 +107,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     handler: async (request, _reply, context): Promise<ControlAsked> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who, viewer } = viewerOf(request.body);
-      const controls = liveOf(context).controls;
-      const episode = await controls.ask(workspace, who, viewer);
-      const since = episode.granted ?? episode.since;
-      return {
-        state: episode.state,
-        who: said(episode.who),
-        since,
-        hint: episode.state === 'held' ? copy.held(episode.who, since) : copy.viewerWaiting,
-      };
+      return liveOf(context).take(workspace, who, viewer, adminAsker(request));
     },
   },
   {
@@ -122,13 +120,7 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     handler: async (request, _reply, context): Promise<ControlLeft> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who, viewer } = viewerOf(request.body);
-      const controls = liveOf(context).controls;
-      await controls.withdraw(workspace, who, viewer);
-      // Another of the person's viewers may still hold it: the answer says which it is now.
-      const left = await controls.episode(workspace);
-      return left
-        ? { state: left.state, who: said(left.who), since: left.granted ?? left.since }
-        : { state: 'handed_back' };
+      return liveOf(context).handBack(workspace, who, viewer, adminAsker(request));
     },
   },
 ];

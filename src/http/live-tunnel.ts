@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { BadRequest, errorBody, NotFound, Unauthorized } from '../errors.js';
 import { webSocketServer } from '../lazy.js';
-import { Tunnel } from '../live/tunnel.js';
+import { Tunnel } from '../live/tunnel/tunnel.js';
 import type { LiveService } from '../live/service.js';
 import { isWorkspaceName } from '../workspace/names.js';
 import type { RequestGuard } from './guard.js';
@@ -58,7 +58,12 @@ export function attachLiveTunnel(
     }
     const vnc = await options.live.vncOf(workspace);
     viewerSockets().handleUpgrade(request, socket, head, (viewer) => {
-      const tunnel = new Tunnel(workspace, ticket.who, viewer, options.live.tunnelOptions(workspace, ticket.viewer));
+      const tunnel = new Tunnel(
+        workspace,
+        ticket.who,
+        viewer,
+        options.live.tunnelOptions(workspace, ticket.viewer, vnc.gridId),
+      );
       options.live.tunnels.add(tunnel);
       // Closing the tab withdraws: a person who left holds nothing.
       tunnel.onEnded(

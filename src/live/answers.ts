@@ -5,9 +5,15 @@ import { z } from 'zod';
  * schemas from these, the server's types are z.infer, and the admin page imports the same types.
  */
 
+/** A person's Control, in order: asked for, held, handed back (the word agents read in a result's `control`). */
+export const CONTROL_STATES = ['requested', 'held', 'handed_back'] as const;
+export type ControlState = (typeof CONTROL_STATES)[number];
+/** The states an episode is in while Control applies. */
+export const CONTROL_APPLIES = ['requested', 'held'] as const satisfies readonly ControlState[];
+
 /** A person's Control of a browser, while one applies: the page shows who holds it. */
 export const liveControl = z.object({
-  state: z.enum(['requested', 'held']),
+  state: z.enum(CONTROL_APPLIES),
   who: z.string(),
   since: z.string().describe('when it was asked for, or granted (ISO 8601)'),
 });
@@ -30,6 +36,10 @@ export const liveStatus = z.object({
   message: z.string().optional().describe('what a person reads when there is nothing to watch'),
   control: liveControl.optional(),
   window: browserWindow.optional(),
+  control_refused: z
+    .string()
+    .optional()
+    .describe('why whoever asked cannot take Control here, and what would let them (docs/security.md)'),
 });
 
 /** A single-use ticket for the live view's websocket. */
@@ -40,6 +50,10 @@ export const liveTicket = z.object({
   url: z.string().optional().describe('the websocket address, where the server knows how the caller reached it'),
   viewer: z.string().describe('this viewer, for POST …/control: its tunnel ending withdraws'),
   window: browserWindow,
+  control_refused: z
+    .string()
+    .optional()
+    .describe('why this viewer cannot take Control, and where a person can; absent: it may'),
 });
 
 /** POST …/control: the person's request, held at once or waiting for the running call. */
@@ -49,7 +63,7 @@ export const controlAsked = liveControl.extend({ hint: z.string().describe('what
  * DELETE …/control: handed_back once nobody holds it (the word agents read in a result's
  * `control`), else the episode another of their viewers keeps.
  */
-export const controlLeft = z.union([liveControl, z.object({ state: z.literal('handed_back') })]);
+export const controlLeft = z.union([liveControl, z.object({ state: z.literal('handed_back' satisfies ControlState) })]);
 
 export type LiveControl = z.infer<typeof liveControl>;
 export type LiveStatus = z.infer<typeof liveStatus>;

@@ -1,9 +1,7 @@
 import { BadRequest, NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
-import type { BrowserWindow, LiveStatus, LiveTicket } from './answers.js';
-import type { Controls } from './control.js';
-import { viewerId } from './tickets.js';
-import { copy, said } from './control-copy.js';
+import type { BrowserWindow, ControlAsked, ControlLeft, ControlState, LiveStatus, LiveTicket } from './answers.js';
+import type { ControlAsker, ControlBy } from './control-policy.js';
 import type { Tickets } from './tickets.js';
 
 /**
@@ -15,7 +13,11 @@ export const APP_WHO = 'the person at the MCP client';
 /** What the live app's tools need of the live view (LiveService has it). */
 export interface LiveViewer {
   tickets: Tickets;
+  controlBy: ControlBy;
   status(workspace: string): Promise<LiveStatus>;
+  ticket(workspace: string, who: string, asker: ControlAsker): Promise<LiveTicket>;
+  take(workspace: string, who: string, viewer: string, asker: ControlAsker): Promise<ControlAsked>;
+  handBack(workspace: string, who: string, viewer: string, asker: ControlAsker): Promise<ControlLeft>;
   vncOf(workspace: string): Promise<{ window: BrowserWindow }>;
 }
 
@@ -24,8 +26,8 @@ export interface LiveAppView {
   status(): Promise<LiveStatus>;
   /** a single-use ticket for the caller's workspace's tunnel, and the viewer id it stands for */
   ticket(): Promise<LiveTicket>;
-  take(viewer: string): Promise<{ state: 'requested' | 'held'; who: string; since: string; hint: string }>;
-  handBack(viewer: string): Promise<{ state: 'handed_back' | 'requested' | 'held' }>;
+  take(viewer: string): Promise<ControlAsked>;
+  handBack(viewer: string): Promise<{ state: ControlState }>;
 }
 
 /**
@@ -33,11 +35,9 @@ export interface LiveAppView {
  * caller of one workspace cannot mint a ticket for, or take, another's browser. A stateless
  * caller has no workspace anyone could watch.
  */
-export function liveAppView(
-  parts: { viewer?: LiveViewer; controls: Controls } | undefined,
-  caller: Caller,
-): LiveAppView {
-  const workspaceOf = (): { workspace: string; viewer: LiveViewer; controls: Controls } => {
+export function liveAppView(parts: { viewer?: LiveViewer } | undefined, caller: Caller): LiveAppView {
+  const asker: ControlAsker = { via: 'app', hostHeld: caller.hostHeld === true };
+  const workspaceOf = (): { workspace: string; viewer: LiveViewer } => {
     if (!parts?.viewer) {
       throw new NotFound('This server has no live view (it was built without one); use selenium-flow serve.');
     }
@@ -46,7 +46,7 @@ export function liveAppView(
         'A stateless caller has no workspace browser to watch; call with a workspace (the workspace header or ?workspace=).',
       );
     }
-    return { workspace: caller.workspace, viewer: parts.viewer, controls: parts.controls };
+    return { workspace: caller.workspace, viewer: parts.viewer };
   };
   return {
     status: async () => {
@@ -55,30 +55,20 @@ export function liveAppView(
     },
     ticket: async () => {
       const { workspace, viewer } = workspaceOf();
-      // Refused now, with the reason, rather than at the upgrade where the app sees only "failed".
-      const { window } = await viewer.vncOf(workspace);
-      const id = viewerId();
-      const minted = await viewer.tickets.mint({ workspace, who: APP_WHO, viewer: id, app: true });
-      const path = `/admin/live/${workspace}?ticket=${minted.ticket}`;
-      const url = caller.origin && `${caller.origin.replace(/^http/, 'ws')}${path}`;
-      return { ...minted, viewer: id, path, ...(url ? { url } : {}), window };
+      const ticket = await viewer.ticket(workspace, APP_WHO, asker);
+      // The app is told where its websocket is: the host it was reached through.
+      const url = caller.origin && `${caller.origin.replace(/^http/, 'ws')}${ticket.path}`;
+      return { ...ticket, ...(url ? { url } : {}) };
     },
     take: async (viewer) => {
-      const { workspace, controls } = workspaceOf();
-      const episode = await controls.ask(workspace, APP_WHO, viewer);
-      const since = episode.granted ?? episode.since;
-      return {
-        state: episode.state,
-        who: said(episode.who),
-        since,
-        hint: episode.state === 'held' ? copy.held(episode.who, since) : copy.viewerWaiting,
-      };
+      const { workspace, viewer: live } = workspaceOf();
+      return live.take(workspace, APP_WHO, viewer, asker);
     },
     handBack: async (viewer) => {
-      const { workspace, controls } = workspaceOf();
-      await controls.withdraw(workspace, APP_WHO, viewer);
-      const left = await controls.episode(workspace);
-      return { state: left?.state ?? 'handed_back' };
+      const { workspace, viewer: live } = workspaceOf();
+      // The app's button needs only the state: it shows no name.
+      const { state } = await live.handBack(workspace, APP_WHO, viewer, asker);
+      return { state };
     },
   };
 }

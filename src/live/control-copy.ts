@@ -51,6 +51,8 @@ export const copy = {
     `control of this browser was handed back at ${hhmm(until)} UTC; the page may have changed. Call await_control for what they did, or look at the page before carrying on.`,
   atCap: (who: string) => `still in ${said(who)}'s control; call again.`,
   nobody: 'nobody has control of this browser: carry on.',
+  stopping:
+    'this replica of selenium-flow is stopping, and the person still has control; call await_control again, and another replica (or this one, restarted) waits on.',
   ended: (who: string) => `the browser ended while ${said(who)} had control: call open_session.`,
   viewerWaiting: "waiting for the agent's call to finish",
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONTROL_APPLIES, type ControlState } from './answers.js';
 import { LiveDocuments, type LiveStore } from './live-store.js';
 import type { Visited } from './pages.js';
 
@@ -8,7 +9,7 @@ import type { Visited } from './pages.js';
  * shares), so control taken through one replica refuses agents on every replica.
  */
 const storedEpisode = z.object({
-  state: z.enum(['requested', 'held']),
+  state: z.enum(CONTROL_APPLIES),
   /** the person, as the admin page names them */
   who: z.string(),
   /** when they asked (ISO) */
@@ -34,7 +35,7 @@ export type HandBack = z.infer<typeof storedHandBack>;
 
 /** What a result carries while control applies, and once after an unsaid hand-back. */
 export type ControlNotice = {
-  state: 'requested' | 'held' | 'handed_back';
+  state: ControlState;
   who: string;
   since: string;
   hint: string;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { NotFound } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import { copy, said } from './control-copy.js';
@@ -9,24 +10,33 @@ export interface ControlView {
   awaitHandBack(): Promise<HandBackSummary>;
 }
 
-export interface HandBackSummary {
-  handed_back: boolean;
-  message: string;
-  who?: string;
-  held_for?: number;
-  ended?: true;
-  visited?: { url: string; title: string }[];
-  dropped?: number;
-  url?: string;
-  title?: string;
-  outline?: string;
-  truncated?: boolean;
-}
+/** await_control's answer, declared once for the row and the wait. */
+export const handBackSummary = z.object({
+  handed_back: z.boolean().describe('false: nobody had control, or still held at the cap (call again)'),
+  message: z.string().describe('what to do next'),
+  who: z.string().optional(),
+  held_for: z.number().optional().describe('seconds they held it'),
+  ended: z.literal(true).optional().describe('the browser ended while they held it: open_session'),
+  visited: z
+    .array(z.object({ url: z.string(), title: z.string() }))
+    .optional()
+    .describe('pages they reached, oldest first (at most 100)'),
+  dropped: z.number().optional().describe('older pages left out of visited'),
+  visited_stopped: z.string().optional().describe('why visited ends before the hand-back'),
+  url: z.string().optional().describe('the page now'),
+  title: z.string().optional(),
+  outline: z.string().optional(),
+  truncated: z.boolean().optional(),
+});
+
+export type HandBackSummary = z.infer<typeof handBackSummary>;
 
 /** A person's Control episodes, and how long await_control waits (LIVE_AWAIT_CAP). */
 export interface HandBackDeps {
   controls: Controls;
   capMs: number;
+  /** aborted when this replica stops: the wait answers at once, and the agent calls again elsewhere */
+  stopping?: AbortSignal;
 }
 
 /** What one wait is built from beside the caller: the page read after a hand-back, and who hears progress. */
@@ -53,8 +63,9 @@ export function handBackView(
         return { handed_back: false, message: copy.nobody };
       }
       const capSeconds = Math.round(control.capMs / 1000);
+      const signals = [caller.abandoned, control.stopping].filter((s): s is AbortSignal => s !== undefined);
       const waited = await control.controls.awaitHandBack(caller.workspace, control.capMs, {
-        signal: caller.abandoned,
+        signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
         progress:
           progress &&
           ((episode, ms) =>
@@ -64,7 +75,8 @@ export function handBackView(
         return { handed_back: false, message: copy.nobody };
       }
       if (waited.state === 'still') {
-        return { handed_back: false, who: said(waited.episode.who), message: copy.atCap(waited.episode.who) };
+        const message = control.stopping?.aborted ? copy.stopping : copy.atCap(waited.episode.who);
+        return { handed_back: false, who: said(waited.episode.who), message };
       }
       const { back, visited } = waited;
       const summary: HandBackSummary = {
@@ -74,6 +86,7 @@ export function handBackView(
         held_for: Math.max(0, Math.round((Date.parse(back.until) - Date.parse(back.since)) / 1000)),
         visited: visited.pages,
         dropped: visited.dropped,
+        ...(visited.stopped === undefined ? {} : { visited_stopped: visited.stopped }),
       };
       if (back.ended) {
         return { ...summary, ended: true, message: copy.ended(back.who) };

@@ -1,8 +1,8 @@
 import type { BidiEndpoint } from '../grid/grid.js';
 import { z } from 'zod';
-import type { BidiConnection } from './bidi.js';
+import type { BidiConnection } from './monitor/bidi.js';
 import { LiveDocuments, type LiveStore } from './live-store.js';
-import type { BidiMonitors, Reason } from './monitor.js';
+import type { BidiMonitors, Reason } from './monitor/monitor.js';
 
 /** A page a person reached while holding Control: a top-level load or history update. */
 const visitedPage = z.object({ url: z.string(), title: z.string() });
@@ -11,6 +11,8 @@ const visited = z.object({
   pages: z.array(visitedPage),
   /** the oldest pages dropped to keep the list at MAX_VISITED */
   dropped: z.number(),
+  /** why the pages stopped being followed before the hand-back: the list ends there */
+  stopped: z.string().optional(),
 });
 
 export type VisitedPage = z.infer<typeof visitedPage>;
@@ -139,8 +141,12 @@ class ControlReason implements Reason {
     }
   }
 
-  onLost(): void {
+  onLost(why?: string): void {
     this.connection = undefined;
+    if (why !== undefined) {
+      this.visited.stopped = `Pages stopped being followed at ${new Date().toISOString().slice(11, 16)} UTC: ${why}; visited lists those reached before.`;
+      this.write();
+    }
   }
 
   /** The page's title, if it is still on `url` when asked ('' once the person moved on). */

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectAppClient } from '../ui/app-host.js';
 import { RfbClient } from '../helpers/rfb-client.js';
@@ -7,21 +10,26 @@ import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../
  * The live app's tools (watch, live_ticket, take_control, hand_back) as the app calls them: over
  * MCP, with the caller's own credential, on the caller's own workspace. The rendering in a host
  * is test/ui/apps-live.test.ts; this is the server's side of it, against the real Grid and VNC.
+ * The server lets apps take Control (CONTROL_BY=apps) for a host's token (TOKENS_FILE control:
+ * true); the agent holds a token of its own, which may use the same workspace.
  */
 const TOKEN = 'live-app-bearer-token';
+const HOST_TOKEN = 'live-app-token-a-host-holds';
+let tokensDir: string;
 const WORKSPACE = 'app-watched';
 const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
 let running: RunningServer;
 let wsBase: string;
 type Answer = { isError: boolean; structured: Record<string, unknown> | undefined; text: string };
 /** A client that renders apps: only to it are the app's own tools (live_ticket…) listed and callable. */
-async function appClient(workspace: string) {
+async function appClient(workspace: string, token = HOST_TOKEN) {
   const host = await connectAppClient(running.url, {
     workspace,
-    headers: { authorization: `Bearer ${TOKEN}` },
+    headers: { authorization: `Bearer ${token}` },
   });
   return {
     close: () => host.close(),
+    names: async () => (await host.client.listTools()).tools.map((t) => t.name),
     call: async (name: string, args: Record<string, unknown>): Promise<Answer> => {
       const r = (await host.client.callTool({ name, arguments: args })) as {
         isError?: boolean;
@@ -39,7 +47,18 @@ async function appClient(workspace: string) {
 let app: Awaited<ReturnType<typeof appClient>>;
 
 beforeAll(async () => {
-  running = await startServer({ MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' });
+  tokensDir = await mkdtemp(join(tmpdir(), 'sf-live-app-'));
+  const tokensFile = join(tokensDir, 'tokens.yaml');
+  await writeFile(
+    tokensFile,
+    [
+      'tokens:',
+      '  - {name: agent, token: ' + TOKEN + ', workspaces: ["app-*"]}',
+      '  - {name: host, token: ' + HOST_TOKEN + ', workspaces: ["app-*"], control: true}',
+      '',
+    ].join('\n'),
+  );
+  running = await startServer({ TOKENS_FILE: tokensFile, CONTROL_BY: 'apps', LIVE_VIEW: 'prefer' });
   wsBase = running.url.replace(/^http/, 'ws');
   await waitForWatchableSlot(inject('gridUrl'));
   const opened = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/input-log.html` }, agent);
@@ -51,6 +70,7 @@ afterAll(async () => {
   await app?.close();
   await rest(running.url, '/browser/end-browser', {}, agent);
   await running.close();
+  await rm(tokensDir, { recursive: true, force: true });
 });
 
 const heard = async () => {
@@ -153,6 +173,43 @@ describe('the live app’s tools', () => {
       client.close();
       await client.closed;
     }
+  });
+
+  it('gives Control to no REST call and to no client on the agent’s token, even one that declares the UI extension', async () => {
+    for (const [method, path] of [
+      ['POST', '/workspace/live/control'],
+      ['DELETE', '/workspace/live/control'],
+      ['POST', '/workspace/live/ticket'],
+    ] as const) {
+      const response = await fetch(`${running.url}${path}`, {
+        method,
+        headers: { ...agent, 'content-type': 'application/json' },
+        body: JSON.stringify({ viewer: 'AAAAAAAAAAAAAAAA' }),
+      });
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    const mimic = await appClient(WORKSPACE, TOKEN);
+    try {
+      const listed = await mimic.names();
+      expect(listed).toContain('live_ticket');
+      expect(listed).not.toContain('take_control');
+      expect(listed).not.toContain('hand_back');
+      const minted = (await mimic.call('live_ticket', {})).structured as Ticket & { control_refused?: string };
+      expect(minted.control_refused).toContain('control: true in TOKENS_FILE');
+      await expect(mimic.call('take_control', { viewer: minted.viewer })).rejects.toThrow(
+        /Unknown tool "take_control"/,
+      );
+      const navigate = await rest(
+        running.url,
+        '/browser/navigate',
+        { url: `${inject('siteUrl')}/input-log.html` },
+        agent,
+      );
+      expect(navigate.status, JSON.stringify(navigate.body)).toBe(200);
+    } finally {
+      await mimic.close();
+    }
+    expect(await app.names()).toContain('take_control');
   });
 
   it('a ticket says the window as it was last resized: the app shows that much of the screen', async () => {

@@ -214,3 +214,60 @@ describe('Control of a browser by a person', () => {
     expect(later.body).toMatchObject({ handed_back: false, message: 'nobody has control of this browser: carry on.' });
   });
 });
+
+describe("Control is a person's act", () => {
+  const OTHERS = 'control-others-token';
+  const others = { authorization: `Bearer ${OTHERS}`, 'x-workspace': 'controlled-by-agent' };
+
+  /** POST …/control with this credential on that server, and what the Live tab reads beside it. */
+  async function ask(server: RunningServer, credential: string, workspace: string) {
+    const headers = { authorization: `Bearer ${credential}`, 'content-type': 'application/json' };
+    const taken = await fetch(`${server.url}/admin/api/workspaces/${workspace}/control`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ who: 'an agent' }),
+    });
+    const status = await fetch(`${server.url}/admin/api/workspaces/${workspace}/live`, { headers });
+    return {
+      status: taken.status,
+      message: ((await taken.json()) as { error?: { message: string } }).error?.message ?? '',
+      refused: ((await status.json()) as { control_refused?: string }).control_refused,
+    };
+  }
+
+  it('refuses an admin credential that is also the agents’ token, and any when CONTROL_BY=off', async () => {
+    // ADMIN_TOKEN unset: the admin API takes MCP_AUTH_TOKEN, which the agent holds.
+    const shared = await startServer({ MCP_AUTH_TOKEN: OTHERS });
+    try {
+      expect((await rest(shared.url, '/browser/navigate', { url: `${siteUrl}/welcome.html` }, others)).status).toBe(
+        200,
+      );
+      const refused = await ask(shared, OTHERS, 'controlled-by-agent');
+      expect(refused.status).toBe(403);
+      expect(refused.message).toBe(
+        "Control is a person's act, and this admin credential is also an agent's token (ADMIN_TOKEN is unset, so it defaults to MCP_AUTH_TOKEN, or it equals a token agents hold); set ADMIN_TOKEN to a value no agent holds and take Control with it.",
+      );
+      expect(refused.refused).toBe(refused.message);
+      expect(await shared.server.liveView.controls.episode('controlled-by-agent')).toBeUndefined();
+      expect((await rest(shared.url, '/browser/extract', {}, others)).status).toBe(200);
+      await rest(shared.url, '/browser/end-browser', {}, others);
+    } finally {
+      await shared.close();
+    }
+    // ADMIN_TOKEN set to the agents' own token is the same credential.
+    const same = await startServer({ MCP_AUTH_TOKEN: OTHERS, ADMIN_TOKEN: OTHERS });
+    try {
+      expect((await ask(same, OTHERS, 'controlled-by-agent')).status).toBe(403);
+    } finally {
+      await same.close();
+    }
+    const off = await startServer({ MCP_AUTH_TOKEN: OTHERS, ADMIN_TOKEN: ADMIN, CONTROL_BY: 'off' });
+    try {
+      const refused = await ask(off, ADMIN, 'controlled-by-agent');
+      expect(refused.status).toBe(403);
+      expect(refused.message).toMatch(/^Control is turned off on this server \(CONTROL_BY=off\)/);
+    } finally {
+      await off.close();
+    }
+  });
+});

@@ -88,6 +88,8 @@ beforeAll(async () => {
       'se:vncEnabled': true,
       'se:vncLocalAddress': `ws://127.0.0.1:${port}`,
       'se:noVncPort': port,
+      // The tunnel is the subject: the slot says its window is locked, as a sandboxed node's would.
+      'selenium-flow:lockedWindow': true,
       'test:slot': name,
     });
   const config = join(dir, 'grid.toml');

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
 import { connectAppClient, renderApp, type McpAppClient, type RenderedApp } from './app-host.js';
@@ -5,6 +8,9 @@ import { launchBrowser, type PageBrowser } from './browser.js';
 import { clickInPicture, expectWindowFillsFrame, inWorkspaceBrowser, type InBrowser } from './live-picture.js';
 
 const TOKEN = 'apps-live-token-7c1d';
+/** The host's own token (TOKENS_FILE control: true): with CONTROL_BY=apps its app may take Control. */
+const HOST_TOKEN = 'apps-live-host-token-9e2f';
+let tokensDir: string;
 const WORKSPACE = 'ui-apps-live';
 let running: RunningServer;
 let browser: PageBrowser;
@@ -41,8 +47,14 @@ const colours = () =>
   });
 
 beforeAll(async () => {
+  tokensDir = await mkdtemp(join(tmpdir(), 'sf-apps-live-'));
+  const tokensFile = join(tokensDir, 'tokens.yaml');
+  await writeFile(
+    tokensFile,
+    `tokens:\n  - {name: agent, token: ${TOKEN}, workspaces: ["ui-*"]}\n  - {name: host, token: ${HOST_TOKEN}, workspaces: ["ui-*"], control: true}\n`,
+  );
   [running, browser] = await Promise.all([
-    startServer({ MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' }),
+    startServer({ TOKENS_FILE: tokensFile, CONTROL_BY: 'apps', LIVE_VIEW: 'prefer' }),
     launchBrowser(),
   ]);
   inBrowser = inWorkspaceBrowser(running, inject('gridUrl'), WORKSPACE);
@@ -54,7 +66,10 @@ beforeAll(async () => {
     asWorkspace,
   );
   expect(opened.status, JSON.stringify(opened.body)).toBe(200);
-  host = await connectAppClient(running.url, { workspace: WORKSPACE, headers: { authorization: `Bearer ${TOKEN}` } });
+  host = await connectAppClient(running.url, {
+    workspace: WORKSPACE,
+    headers: { authorization: `Bearer ${HOST_TOKEN}` },
+  });
   app = await renderApp(browser, host, 'watch');
   // A chat column's width, as hosts frame an app inline: the picture's height follows the width.
   await app.page.setViewportSize({ width: 800, height: 860 });
@@ -65,6 +80,7 @@ afterAll(async () => {
   await host?.close();
   await rest(running.url, '/browser/end-browser', {}, asWorkspace).catch(() => undefined);
   await Promise.all([browser?.close(), running?.close()]);
+  await rm(tokensDir, { recursive: true, force: true });
 });
 
 describe('watch as an MCP App', () => {
@@ -121,5 +137,25 @@ describe('watch as an MCP App', () => {
     expect(awaited.body).toMatchObject({ handed_back: true, who: 'the person at the MCP client' });
     expect(String(awaited.body.outline)).not.toBe('');
     await app.frame.getByRole('button', { name: 'Take control' }).waitFor();
+  });
+
+  it('offers no Take control to a client on the agent’s token: it watches, and says where a person takes control', async () => {
+    const mimic = await connectAppClient(running.url, {
+      workspace: WORKSPACE,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const watching = await renderApp(browser, mimic, 'watch');
+    try {
+      await watching.frame.getByText('Watching').waitFor({ timeout: 30_000 });
+      await watching.frame
+        .getByRole('note')
+        .getByText(/its app cannot take Control; take it on the admin page/)
+        .waitFor();
+      expect(await watching.frame.getByRole('button', { name: 'Take control' }).count()).toBe(0);
+      await watching.page.screenshot({ path: 'docs/apps/live-watch-only.png' });
+    } finally {
+      await watching.close();
+      await mimic.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { liveControl, liveTicket } from '../../live/answers.js';
+import { CONTROL_STATES, liveControl, liveTicket } from '../../live/answers.js';
 import { defineTool } from '../capability.js';
 
 /**
@@ -17,6 +17,8 @@ const viewer = z
 
 /** The app's buttons: a client that renders apps lets the app call them, and no model lists them. */
 const APP_ONLY = { name: 'live', visibility: ['app'] } as const;
+/** Take control and Hand back: a person's act, which only some hosts' apps may do (CONTROL_BY). */
+const CONTROL_BUTTON = { ...APP_ONLY, control: true } as const;
 
 export const watch = defineTool({
   attach: 'none',
@@ -49,7 +51,6 @@ export const liveTicketTool = defineTool({
   // it mints a ticket: not a promise to write nothing
   readOnly: false,
   app: APP_ONLY,
-  http: { method: 'POST', path: '/workspace/live/ticket' },
   input: z.object({}),
   output: liveTicket,
   handler: async (_args, { live }) => live.ticket(),
@@ -65,8 +66,7 @@ export const takeControl = defineTool({
   description: "The person at the client takes this workspace's browser; the agent's calls wait until they hand back.",
   kind: 'act',
   destructive: false,
-  app: APP_ONLY,
-  http: { method: 'POST', path: '/workspace/live/control' },
+  app: CONTROL_BUTTON,
   input: z.object({ viewer }),
   output: liveControl.extend({ hint: z.string() }),
   handler: async (args, { live }) => live.take(args.viewer),
@@ -82,10 +82,9 @@ export const handBack = defineTool({
   description: "The person at the client hands the browser back; the agent's await_control returns.",
   kind: 'act',
   destructive: false,
-  app: APP_ONLY,
-  http: { method: 'DELETE', path: '/workspace/live/control' },
+  app: CONTROL_BUTTON,
   input: z.object({ viewer }),
-  output: z.object({ state: z.enum(['handed_back', 'requested', 'held']) }),
+  output: z.object({ state: z.enum(CONTROL_STATES) }),
   handler: async (args, { live }) => live.handBack(args.viewer),
 });
 

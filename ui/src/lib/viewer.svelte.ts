@@ -9,7 +9,7 @@ import type { BrowserWindow } from './types';
 
 export type Connection = 'connecting' | 'connected' | 'disconnected';
 
-/** What a person reads for the tunnel's own close codes (src/live/tunnel.ts). */
+/** What a person reads for the tunnel's own close codes (src/live/tunnel/tunnel.ts). */
 const CLOSED: Record<number, string> = {
   1011: "The browser's VNC connection ended; reconnect to watch again.",
   1012: 'The server is restarting; reconnect in a moment.',
