@@ -1,4 +1,4 @@
-import { LIVE_VIEW_CAPABILITY } from '../grid/capabilities.js';
+import { LIVE_VIEW_CAPABILITY, LOCKED_WINDOW_CAPABILITY } from '../grid/capabilities.js';
 import { liveViewToml, type LiveView } from './displays.js';
 import type { Launch } from './launch.js';
 import { CHROMEDRIVER, FIREFOX, GECKODRIVERS } from './paths.js';
@@ -16,6 +16,7 @@ export function gridToml(
     browserName: 'chrome',
     'goog:chromeOptions': { binary: browsers.chromium },
     ...(views.length > 0 ? { [LIVE_VIEW_CAPABILITY]: false } : {}),
+    ...lockedWindow(browsers),
   });
   // Selenium Manager and driver detection would reach for the internet or pick up a stray driver.
   // Without override-max-sessions the Grid silently caps max-sessions at the number of CPU cores.
@@ -39,17 +40,19 @@ export function gridToml(
     ...(browsers.firefox
       ? firefoxToml(
           maxSessions,
+          browsers,
           browsers.firefox,
           views.some((v) => v.browser === 'firefox'),
         )
       : []),
-    ...views.flatMap((view, i) => liveViewToml(view, i)),
+    ...views.flatMap((view, i) => liveViewToml(view, i, lockedWindow(browsers))),
   ].join('\n');
 }
 
 /** Headless Firefox slots; `liveView: false` beside a watchable Firefox, as the headless Chromium ones. */
 function firefoxToml(
   maxSessions: number,
+  browsers: NodeBrowsers,
   firefox: { binary: string; geckodriver: string },
   steered: boolean,
 ): string[] {
@@ -57,6 +60,7 @@ function firefoxToml(
     browserName: 'firefox',
     'moz:firefoxOptions': { binary: firefox.binary },
     ...(steered ? { [LIVE_VIEW_CAPABILITY]: false } : {}),
+    ...lockedWindow(browsers),
   });
   return [
     '[[node.driver-configuration]]',
@@ -76,6 +80,8 @@ export function routerToml(credentials: { username: string; password: string }):
 /** The browsers one node offers: the binaries its driver configurations start. */
 export interface NodeBrowsers {
   chromium: string;
+  /** each runs in its own sandbox with selenium-flow's policies (sandbox.ts): its slots say their window is locked */
+  locked?: true;
   /** undefined when firefox-esr or geckodriver is missing */
   firefox?: { binary: string; geckodriver: string };
 }
@@ -96,4 +102,9 @@ export async function firefoxSupport(): Promise<Pick<Launch, 'geckodriver' | 'fi
     geckodriver: undefined,
     firefoxMissing: `This Grid has no Firefox: install ${missing.join(' and ')}, or run npm run setup, then restart.`,
   };
+}
+
+/** What a slot's stereotype says of its window: locked where its browsers run sandboxed. */
+export function lockedWindow(browsers: NodeBrowsers): Record<string, true> {
+  return browsers.locked ? { [LOCKED_WINDOW_CAPABILITY]: true } : {};
 }

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { displayScript, untilDisplayReady, writeXauthority, type LivePorts } from './displays.js';
 import { gridWorkDir, type Launch } from './launch.js';
 import type { BrowserKind } from '../grid/capabilities.js';
-import type { NodeBrowsers } from './config.js';
+import { lockedWindow, type NodeBrowsers } from './config.js';
 import { CHROMEDRIVER } from './paths.js';
 import { hasExited, superviseCommand, type SupervisedProcess } from './processes.js';
 
@@ -94,7 +94,13 @@ export async function startDockerNodeDisplay(
  * Manager (offline), the VNC bridge's loopback address, managed downloads on (the server asks for them; docker-selenium's
  * SE_NODE_ENABLE_MANAGED_DOWNLOADS).
  */
-export function dockerNodeToml(browsers: NodeBrowsers, kind: BrowserKind, hubUrl: string, noVncPort: number): string {
+export function dockerNodeToml(
+  browsers: NodeBrowsers,
+  kind: BrowserKind,
+  hubUrl: string,
+  noVncPort: number,
+  lockedWindowSaid: boolean,
+): string {
   const firefox = browsers.firefox;
   if (kind === 'firefox' && !firefox) {
     throw new Error('This host runs no Firefox (firefox-esr and geckodriver): it cannot start a Firefox node.');
@@ -111,6 +117,9 @@ export function dockerNodeToml(browsers: NodeBrowsers, kind: BrowserKind, hubUrl
     // The one departure: in a container noVNC listens on every interface of the container and the
     // node dials the container's address; on this host it listens on loopback only, so say where.
     'se:vncLocalAddress': `ws://127.0.0.1:${noVncPort}`,
+    // What an operator adds with SE_NODE_STEREOTYPE_EXTRA once the node runs its browsers in
+    // selenium-flow's sandbox; a stock image says nothing, and its browsers are never watched.
+    ...(lockedWindowSaid ? lockedWindow(browsers) : {}),
   });
   return [
     '[node]',

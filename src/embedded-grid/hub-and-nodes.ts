@@ -7,12 +7,15 @@ import { gridToml, routerToml } from './config.js';
 import { dockerNodeToml, startDockerNodeDisplay } from './docker-node.js';
 import { removeFirewall, type PortRange } from './fence.js';
 import type { FenceSetting } from './fence-report.js';
-import { gridWorkDir, writePrivate } from './launch.js';
+import { gridWorkDir, writePrivate, type Launch } from './launch.js';
 import { livePortPair } from './live-views.js';
+import type { LivePorts } from './displays.js';
 import { gridUrls, prepareLaunch } from './prepare.js';
 import { freePort, superviseJava, type SupervisedProcess } from './processes.js';
 import { untilGridReady } from './readiness.js';
-import { started, type EmbeddedGrid } from './start.js';
+import { browserSandbox } from './sandbox.js';
+import { InstanceNotice } from './neighbours.js';
+import { started, withdrawOwn, type EmbeddedGrid } from './start.js';
 
 export interface HubAndNodesOptions {
   /** how many nodes register with the hub (default 1) */
@@ -30,8 +33,17 @@ export interface HubAndNodesOptions {
    * `browsers` names each node's one browser, as node-chrome and node-firefox images do (default
    * one Chromium node per `nodes`); a Firefox node only where this host runs Firefox.
    */
-  dockerSelenium?: { vncPassword?: string; browsers?: readonly BrowserKind[] };
+  dockerSelenium?: {
+    vncPassword?: string;
+    browsers?: readonly BrowserKind[];
+    /** the nodes say their window is locked (as an operator's SE_NODE_STEREOTYPE_EXTRA would): only then watched */
+    lockedWindow?: boolean;
+  };
   fence?: FenceSetting;
+  /** the server's own files: no browser's sandbox shows them (sandbox.ts) */
+  hidden?: readonly string[];
+  /** what this instance says of itself to the others on this host (start.ts) */
+  notice?: InstanceNotice;
 }
 
 /**
@@ -46,7 +58,18 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
   const hubPort = options.port ?? (await freePort());
   const docker = options.dockerSelenium;
   const livePorts = docker ? await Promise.all(Array.from({ length: nodes }, async () => livePortPair())) : [];
-  const launch = await prepareLaunch(hubPort, options.loopbackPorts ?? [], livePorts, true, options.fence);
+  const { sandbox } = await browserSandbox(options.hidden ?? []);
+  const notice = options.notice ?? (await InstanceNotice.open());
+  const launch = await prepareLaunch(hubPort, {
+    loopbackPorts: options.loopbackPorts ?? [],
+    livePorts,
+    fence: options.fence,
+    sandbox,
+    notice,
+  }).catch(async (error: unknown) => {
+    await withdrawOwn(options, notice);
+    throw error;
+  });
   const { url, address } = gridUrls(hubPort, launch.credentials);
   const registration = ['--registration-secret', randomBytes(24).toString('base64url')];
   const eventBus = [
@@ -59,6 +82,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
   const stop = async () => {
     await Promise.all(processes.map((p) => p.stop()));
     await launch.proxy?.stop();
+    await withdrawOwn(options, notice);
   };
   try {
     // The firewall goes with the hub: it is the last process to stop.
@@ -78,35 +102,7 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     ];
     processes.push(await superviseJava(launch, hubDir, hubArgs, '-Xmx256m', launch.firewallTable));
     for (let i = 0; i < nodes; i += 1) {
-      const workDir = await gridWorkDir(`node${i + 1}`, launch.account);
-      const configPath = join(workDir, 'node.toml');
-      const browsers = await nodeBrowsers(launch, workDir);
-      const ports = livePorts[i];
-      const display = docker && ports ? await startDockerNodeDisplay(launch, ports, docker.vncPassword) : undefined;
-      if (display) {
-        processes.push(display.process);
-      }
-      await writeFile(
-        configPath,
-        display
-          ? dockerNodeToml(browsers, kinds?.[i] ?? 'chrome', address, display.ports.websocket)
-          : gridToml(options.maxSessions ?? 4, browsers, address),
-      );
-      const args = [
-        'node',
-        '--config',
-        configPath,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(await freePort()),
-        ...eventBus,
-        ...registration,
-        // docker-selenium's nodes are told their noVNC port by SE_NO_VNC_PORT (7900 there); the flag says it here.
-        ...(display ? ['--no-vnc-port', display.env.SE_NO_VNC_PORT ?? ''] : []),
-      ];
-      args.push('--session-timeout', String(options.sessionTimeoutSeconds ?? 300));
-      processes.push(await superviseJava(launch, workDir, args, '-Xmx192m', undefined, display?.env));
+      await startNode(launch, options, i, { address, eventBus, registration, ports: livePorts[i] }, processes);
     }
     await untilGridReady(url, processes, launch.log, nodes);
   } catch (error) {
@@ -115,4 +111,51 @@ export async function startHubAndNodes(options: HubAndNodesOptions = {}): Promis
     throw error;
   }
   return started(launch, options, { url, address, liveViews: livePorts.length, stop });
+}
+
+/** Node i (from 0): its config (a docker-selenium display of its own, or the embedded slots), then its JVM. */
+async function startNode(
+  launch: Launch,
+  options: HubAndNodesOptions,
+  i: number,
+  hub: { address: string; eventBus: string[]; registration: string[]; ports: LivePorts | undefined },
+  processes: SupervisedProcess[],
+): Promise<void> {
+  const { address, eventBus, registration, ports } = hub;
+  const docker = options.dockerSelenium;
+  const kinds = docker?.browsers;
+  const workDir = await gridWorkDir(`node${i + 1}`, launch.account);
+  const configPath = join(workDir, 'node.toml');
+  const browsers = await nodeBrowsers(launch, workDir);
+  const display = docker && ports ? await startDockerNodeDisplay(launch, ports, docker.vncPassword) : undefined;
+  if (display) {
+    processes.push(display.process);
+  }
+  await writeFile(
+    configPath,
+    display
+      ? dockerNodeToml(
+          browsers,
+          kinds?.[i] ?? 'chrome',
+          address,
+          display.ports.websocket,
+          docker?.lockedWindow === true,
+        )
+      : gridToml(options.maxSessions ?? 4, browsers, address),
+  );
+  const args = [
+    'node',
+    '--config',
+    configPath,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(await freePort()),
+    ...eventBus,
+    ...registration,
+    // docker-selenium's nodes are told their noVNC port by SE_NO_VNC_PORT (7900 there); the flag says it here.
+    ...(display ? ['--no-vnc-port', display.env.SE_NO_VNC_PORT ?? ''] : []),
+  ];
+  args.push('--session-timeout', String(options.sessionTimeoutSeconds ?? 300));
+  processes.push(await superviseJava(launch, workDir, args, '-Xmx192m', undefined, display?.env));
 }

@@ -7,4 +7,6 @@ export { startEmbeddedGrid, type EmbeddedGrid, type EmbeddedGridOptions, type Po
 export { startHubAndNodes, type HubAndNodesOptions } from './hub-and-nodes.js';
 export { BROWSER_GROUP, GRID_USER } from './account.js';
 export { freePort, signalGroup } from './processes.js';
-export { describeFence, EXTERNAL_FENCE, type FenceReport, type FenceSetting } from './fence-report.js';
+export { describeFence, type FenceReport, type FenceSetting } from './fence-report.js';
+export { fenceForGrid, startGridFence, type GridFence, type OutsideGrid } from './grid-fence.js';
+export { InstanceNotice } from './neighbours.js';

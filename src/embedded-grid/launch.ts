@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { readableBy, type GridAccount } from './account.js';
+import type { InstanceNotice } from './neighbours.js';
+import type { BrowserSandbox } from './sandbox.js';
 
 /** What every process of one embedded Grid shares. */
 export interface Launch {
@@ -21,6 +23,10 @@ export interface Launch {
   /** undefined when this host cannot run Firefox: then `firefoxMissing` says what to install */
   geckodriver: string | undefined;
   firefoxMissing: string | undefined;
+  /** each browser's own sandbox (sandbox.ts); undefined where none can run, and then no slot is watchable */
+  sandbox: BrowserSandbox | undefined;
+  /** what this instance says of itself to the others on this host: each supervisor's process is a root of its Grid's */
+  notice: InstanceNotice;
 }
 
 /**

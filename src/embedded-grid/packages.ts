@@ -14,8 +14,8 @@ export interface HostPackage {
   data?: true;
   /** what is lost without it; undefined: the embedded Grid cannot start */
   without?: string;
-  /** needed only when: root (the fence), or `redis` (the tests, or a REDIS_URL on this host) */
-  only?: 'root' | 'redis';
+  /** needed only when: root (the fence), or `tests` (the test suite: Redis, and the X tools that act as a person at a browser's window) */
+  only?: 'root' | 'tests';
 }
 
 /** The embedded Grid's Debian packages: `selenium-flow setup` installs them, `doctor` checks them. */
@@ -35,14 +35,24 @@ export const HOST_PACKAGES: readonly HostPackage[] = [
   { what: 'Xvfb', debianPackage: 'xvfb', at: '/usr/bin/Xvfb', without: 'no live view' },
   { what: 'x11vnc', debianPackage: 'x11vnc', at: '/usr/bin/x11vnc', without: 'no live view' },
   { what: 'websockify', debianPackage: 'websockify', at: '/usr/bin/websockify', without: 'no live view' },
+  // Each browser in a sandbox of its own, with its policies and none of this machine's files (sandbox.ts).
+  {
+    what: 'bubblewrap (each browser’s sandbox)',
+    debianPackage: 'bubblewrap',
+    at: '/usr/bin/bwrap',
+    without: 'no watchable browser, and the browsers see this machine’s files',
+  },
   // As root the browsers run as an unprivileged user, fenced off this host's ports by an nftables table.
   { what: 'nftables (the browsers’ fence)', debianPackage: 'nftables', at: NFT, only: 'root' },
-  { what: 'Redis', debianPackage: 'redis-server', at: 'redis-server', only: 'redis' },
+  { what: 'Redis', debianPackage: 'redis-server', at: 'redis-server', only: 'tests' },
+  { what: 'xdotool (the tests’ person at the window)', debianPackage: 'xdotool', at: 'xdotool', only: 'tests' },
+  { what: 'xwd (the tests’ screenshots of a display)', debianPackage: 'x11-apps', at: 'xwd', only: 'tests' },
+  { what: 'ImageMagick (the tests’ screenshots)', debianPackage: 'imagemagick', at: '/usr/bin/convert', only: 'tests' },
 ];
 
-/** The packages this host needs, as `root` and with or without `redis`. */
-export function packagesFor(root: boolean, redis: boolean): HostPackage[] {
-  return HOST_PACKAGES.filter((p) => p.only === undefined || (p.only === 'root' ? root : redis));
+/** The packages this host needs, as `root` and with or without what the tests need. */
+export function packagesFor(root: boolean, tests: boolean): HostPackage[] {
+  return HOST_PACKAGES.filter((p) => p.only === undefined || (p.only === 'root' ? root : tests));
 }
 
 /** Where a package's program is, or undefined when it is missing. */

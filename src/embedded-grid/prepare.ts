@@ -5,8 +5,11 @@ import type { LivePorts } from './displays.js';
 import { fenceBrowsers, writeChromiumPolicy, writeFirefoxPolicy, type PortRange } from './fence.js';
 import type { FenceSetting } from './fence-report.js';
 import { RecentLines, type Launch } from './launch.js';
-import { PROXY_PORTS, startBrowserProxy, type BrowserProxy, type BrowserProxyOptions } from './proxy.js';
+import type { InstanceNotice } from './neighbours.js';
+import { startBrowserProxy, type BrowserProxy, type BrowserProxyOptions } from './proxy.js';
+import type { NameOptions } from './proxy-names.js';
 import { assertSystemDependencies, findJar } from './requirements.js';
+import type { BrowserSandbox } from './sandbox.js';
 
 const GRID_USERNAME = 'selenium-flow';
 const LOG_LINES_KEPT = 40;
@@ -24,34 +27,59 @@ export function gridUrls(
  * Everything a Grid start needs before its first process: the jar, java, a fresh password
  * and, when this server runs as root, the unprivileged account and the firewall table.
  */
+export interface LaunchOptions {
+  loopbackPorts: readonly PortRange[];
+  livePorts?: readonly LivePorts[];
+  /** offer Firefox where this host runs it (default true) */
+  firefox?: boolean;
+  fence?: FenceSetting;
+  /** each browser's sandbox, where one can run (sandbox.ts) */
+  sandbox?: BrowserSandbox;
+  /** how the browsers' proxy resolves names (proxy-names.ts) */
+  names?: NameOptions;
+  /** what this instance says of itself to the others on this host (neighbours.ts): the proxy's port */
+  notice: InstanceNotice;
+}
+
 export async function prepareLaunch(
   port: number,
-  loopbackPorts: readonly PortRange[],
-  livePorts: readonly LivePorts[] = [],
-  withFirefox = true,
-  fence: FenceSetting = 'proxy',
+  {
+    loopbackPorts,
+    livePorts = [],
+    firefox: withFirefox = true,
+    fence = 'proxy',
+    sandbox,
+    names,
+    notice,
+  }: LaunchOptions,
 ): Promise<Launch & { proxy: BrowserProxy | undefined }> {
   const jarPath = findJar();
   const isRoot = process.getuid?.() === 0;
   const java = await assertSystemDependencies(jarPath, isRoot);
-  const account = isRoot ? await gridAccount() : undefined;
+  let account = isRoot ? await gridAccount() : undefined;
   const firefox = withFirefox
     ? await firefoxSupport()
     : { geckodriver: undefined, firefoxMissing: 'This Grid was started without Firefox.' };
-  if (isRoot) {
+  // Without a sandbox to give each browser its policies, root still blocks file:// machine-wide.
+  if (isRoot && sandbox === undefined) {
     await writeChromiumPolicy();
     if (firefox.geckodriver !== undefined) {
       await writeFirefoxPolicy();
     }
   }
   const proxy =
-    fence === 'off' ? undefined : await startProxy(loopbackPorts, isRoot ? { ports: PROXY_PORTS, owner: account } : {});
+    fence === 'off' ? undefined : await startProxy(loopbackPorts, { ...(isRoot ? { owner: account } : {}), names });
   const vncPorts = livePorts.flatMap((p) => [p.rfb, p.websocket]);
-  // The browsers' group may open the proxies' ports: every connection a page makes goes through one.
-  const open = proxy ? [...loopbackPorts, PROXY_PORTS] : loopbackPorts;
+  // The browsers' group may open their own proxy's port: every connection a page makes goes through it.
+  const open = proxy ? [...loopbackPorts, { from: proxy.port, to: proxy.port }] : loopbackPorts;
   let firewallTable: string | undefined;
   try {
-    firewallTable = account ? await fenceBrowsers(port, account, open, vncPorts) : undefined;
+    await notice.add({ ports: proxy ? [proxy.port] : [] });
+    if (account) {
+      const fenced = await fenceBrowsers(port, account, open, vncPorts);
+      firewallTable = fenced.table;
+      account = { ...account, browsers: fenced.browsers };
+    }
   } catch (error) {
     await proxy?.stop();
     throw error;
@@ -68,6 +96,8 @@ export async function prepareLaunch(
     credentials: { username: GRID_USERNAME, password: randomBytes(24).toString('base64url') },
     log: new RecentLines(LOG_LINES_KEPT),
     ...firefox,
+    sandbox,
+    notice,
   };
 }
 

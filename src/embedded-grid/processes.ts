@@ -90,6 +90,8 @@ export function superviseCommand(
     env: { PATH: '/usr/bin:/bin' },
   });
   launch.log.follow(child);
+  // Every process of the Grid descends from a supervisor: another instance's fence refuses their ports.
+  void launch.notice.add({ roots: [child.pid] });
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {

@@ -1,14 +1,14 @@
-import { lookup } from 'node:dns/promises';
-import { request, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect, isIP, type Socket } from 'node:net';
+import { request, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { PORT_CLOSED, proxyPageTitle } from '../grid/proxy-page.js';
-import type { PortRange } from './fence.js';
-import { refusal } from './host-addresses.js';
+import { ADDRESS_CLOSED, PORT_CLOSED, proxyPageTitle } from '../grid/proxy-page.js';
+import { destination, isHostAddress } from './host-addresses.js';
+import type { NameResolver } from './proxy-names.js';
 
 /**
- * What the browsers' proxy (proxy.ts) does with one request: resolve the destination itself,
- * refuse what the fence closes, connect to the very address it checked, and stream the bytes.
+ * What the browsers' proxy (proxy.ts) does with one request: read the destination one way,
+ * resolve it itself, refuse what the fence closes, connect to the very address it checked, and
+ * stream the bytes.
  */
 const CONNECT_TIMEOUT_MS = 30_000;
 const HOP_BY_HOP = new Set([
@@ -33,35 +33,66 @@ const REASONS: Record<string, string> = {
   EINVAL: 'ERR_ADDRESS_UNREACHABLE',
 };
 
-const LOCALHOST_NAME = /^(?:[^.]+\.)*localhost\.?$/i;
+/**
+ * What every request is judged by: what the fence closes, the resolver that keeps each browser's
+ * lookups apart, and who asks. The embedded Grid's proxy (proxy.ts) and the fence of a Grid this
+ * server did not start (grid-fence.ts) differ only here.
+ */
+export interface Fence {
+  /** why the browsers may not open `address`:`port` (asked for by `name`, when by a name), or undefined */
+  refusal(address: string, port: number, name: string | undefined): string | undefined;
+  /** what opens what `refusal` closes, said after its reason */
+  remedy: string;
+  /** BROWSER_LOOPBACK_PORTS as a person writes it, for a refusal page's title */
+  openPorts: string;
+  names: NameResolver;
+  /** why a port of this host that `refusal` leaves open is closed all the same: a selenium-flow instance holds it (listeners.ts) */
+  instances(port: number): Promise<string | undefined>;
+  /** which browser asks, by the socket it came on: the key its lookups are counted under */
+  clientOf(socket: Socket): string;
+}
 
-type Opened = { socket: Socket } | { status: 403 | 502; reason: string; sentence: string };
+type Opened = { socket: Socket } | { status: 403 | 429 | 502; reason: string; sentence: string };
 
-/** Resolves `host`, refuses what the fence closes, and connects to the first address left that answers. */
-async function open(host: string, port: number, allowed: readonly PortRange[], openPorts: string): Promise<Opened> {
-  const bare = host.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (isIP(bare) !== 0) {
-    addresses = [bare];
-  } else if (LOCALHOST_NAME.test(bare)) {
-    // Both browsers resolve every *.localhost name to loopback themselves (RFC 6761) and the
-    // system resolver may not: answer as they would, and the fence then judges loopback.
-    addresses = ['127.0.0.1', '::1'];
-  } else {
-    try {
-      addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
-    } catch {
-      return { status: 502, reason: 'ERR_NAME_NOT_RESOLVED', sentence: 'No such host name.' };
-    }
-  }
-  const open = addresses.filter((a) => refusal(a, port, allowed) === undefined);
-  if (open.length === 0) {
-    const why = refusal(addresses[0] ?? bare, port, allowed) ?? 'closed';
+/** Opens `host`:`port` for the browser whose own proxy address is `browser`, or says why not. */
+async function open(host: string, port: number, fence: Fence, browser: string): Promise<Opened> {
+  const read = destination(host);
+  if ('unreadable' in read) {
     return {
       status: 403,
-      reason: PORT_CLOSED,
-      sentence: `Refused by selenium-flow's fence: ${why}. Only the ports in BROWSER_LOOPBACK_PORTS (now: ${openPorts}) of the host that runs the browsers are open to them.`,
+      reason: 'ERR_ADDRESS_INVALID',
+      sentence: `Refused by selenium-flow's fence: ${read.unreadable}.`,
     };
+  }
+  let addresses: string[];
+  if ('addresses' in read) {
+    addresses = read.addresses;
+  } else {
+    const resolved = await fence.names.resolve(read.name, browser);
+    if ('failed' in resolved) {
+      return lookupFailed(resolved.failed, fence.names.perBrowser);
+    }
+    addresses = resolved.addresses;
+  }
+  const name = 'name' in read ? read.name : undefined;
+  let open = addresses.filter((a) => fence.refusal(a, port, name) === undefined);
+  if (open.length === 0) {
+    const first = addresses[0] ?? '';
+    const why = fence.refusal(first, port, name) ?? 'closed';
+    return {
+      status: 403,
+      reason: isHostAddress(first) ? PORT_CLOSED : ADDRESS_CLOSED,
+      sentence: `Refused by selenium-flow's fence: ${why}. ${fence.remedy}`,
+    };
+  }
+  if (open.some(isHostAddress)) {
+    const held = await fence.instances(port);
+    if (held !== undefined) {
+      open = open.filter((a) => !isHostAddress(a));
+      if (open.length === 0) {
+        return { status: 403, reason: PORT_CLOSED, sentence: `Refused by selenium-flow's fence: ${held}.` };
+      }
+    }
   }
   let code = 'ECONNREFUSED';
   for (const address of open) {
@@ -76,6 +107,25 @@ async function open(host: string, port: number, allowed: readonly PortRange[], o
     reason: REASONS[code] ?? 'ERR_CONNECTION_FAILED',
     sentence: `The connection failed (${code}).`,
   };
+}
+
+function lookupFailed(failed: 'busy' | 'not-found' | 'unanswered', perBrowser: number): Opened {
+  switch (failed) {
+    case 'busy':
+      return {
+        status: 429,
+        reason: 'ERR_NAME_RESOLUTION_FAILED',
+        sentence: `Refused by selenium-flow's fence: this browser already waits on ${perBrowser} name lookups through its proxy, the most one browser may (the others keep their own); retry when some have answered.`,
+      };
+    case 'not-found':
+      return { status: 502, reason: 'ERR_NAME_NOT_RESOLVED', sentence: 'No such host name.' };
+    case 'unanswered':
+      return {
+        status: 502,
+        reason: 'ERR_NAME_RESOLUTION_FAILED',
+        sentence: 'The host name could not be looked up: no DNS server answered for it in time; retry later.',
+      };
+  }
 }
 
 function connectTo(address: string, port: number): Promise<{ socket: Socket } | { code: string }> {
@@ -93,31 +143,25 @@ function connectTo(address: string, port: number): Promise<{ socket: Socket } | 
   });
 }
 
-/** host and port of a CONNECT request's target (`example.com:443`, `[::1]:80`). */
+/** host and port of a CONNECT request's target (`example.com:443`, `[::1]:80`); the host is read by `destination`. */
 function authority(target: string): { host: string; port: number } | undefined {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(target);
+  const match = /^(\[[^\]]*\]|[^:[\]]+):(\d{1,5})$/.exec(target);
   const port = Number(match?.[2]);
   return match && port > 0 && port < 65_536 ? { host: match[1] ?? '', port } : undefined;
 }
 
-export async function tunnel(
-  req: IncomingMessage,
-  client: Duplex,
-  head: Buffer,
-  allowed: readonly PortRange[],
-  openPorts: string,
-): Promise<void> {
+export async function tunnel(req: IncomingMessage, client: Duplex, head: Buffer, fence: Fence): Promise<void> {
   client.on('error', () => client.destroy());
   const target = authority(req.url ?? '');
   if (!target) {
     client.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     return;
   }
-  const opened = await open(target.host, target.port, allowed, openPorts);
+  const opened = await open(target.host, target.port, fence, fence.clientOf(req.socket));
   if (!('socket' in opened)) {
     const body = `${opened.sentence}\n`;
     client.end(
-      `HTTP/1.1 ${opened.status} ${opened.status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${opened.status} ${STATUS_CODES[opened.status] ?? ''}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
     return;
   }
@@ -168,12 +212,8 @@ function endToEnd(raw: string[]): string[] {
   return kept;
 }
 
-export async function forward(
-  req: IncomingMessage,
-  res: ServerResponse,
-  allowed: readonly PortRange[],
-  openPorts: string,
-): Promise<void> {
+export async function forward(req: IncomingMessage, res: ServerResponse, fence: Fence): Promise<void> {
+  const openPorts = fence.openPorts;
   let url: URL;
   try {
     url = new URL(req.url ?? '');
@@ -186,7 +226,7 @@ export async function forward(
     return;
   }
   const port = Number(url.port || 80);
-  const opened = await open(url.hostname, port, allowed, openPorts);
+  const opened = await open(url.hostname, port, fence, fence.clientOf(req.socket));
   if (!('socket' in opened)) {
     // A navigation shows why (navigate reads the title back); a page's own fetch fails as it
     // would without a proxy, rather than resolving with an answer that came from here.
@@ -206,9 +246,23 @@ export async function forward(
     setHost: false,
   });
   upstream.on('response', (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
-    answer.pipe(res);
     answer.on('error', () => res.destroy());
+    try {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+    } catch {
+      // A site may answer a status line Node parses but will not send on (a code below 100, a
+      // control character in its reason): thrown here, it would stop the whole server.
+      socket.destroy();
+      // writeHead kept the reason it refused, and would refuse it again for the page.
+      res.statusMessage = '';
+      if (isNavigation(req)) {
+        page(res, 502, 'ERR_INVALID_HTTP_RESPONSE', 'The site answered a status line no browser takes.', openPorts);
+      } else {
+        res.destroy();
+      }
+      return;
+    }
+    answer.pipe(res);
   });
   // The site cut the connection: the browser sees its own connection cut too, as without a proxy.
   upstream.on('error', () => {

@@ -1,32 +1,49 @@
-import { watch } from 'node:fs';
-import { chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdtemp, readdir, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Duplex } from 'node:stream';
 import type { PortRange } from './fence.js';
-import { describePorts } from './host-addresses.js';
-import { forward, tunnel } from './proxy-forward.js';
+import { describePorts, refusal } from './host-addresses.js';
+import { instanceRefusal } from './listeners.js';
+import type { Fence } from './proxy-forward.js';
+import { NameResolver, type NameOptions } from './proxy-names.js';
+import {
+  ANSWERS,
+  answer,
+  browserAddress,
+  isAlive,
+  MAX_PID,
+  PID,
+  registrationDirs,
+  removeRegistrations,
+  REQUESTS,
+} from './proxy-registrations.js';
+import { closeAll, ConnectionGate, CONNECTIONS_PER_BROWSER, fenceHttp, listen } from './proxy-server.js';
+
+export { CONNECTIONS_PER_BROWSER } from './proxy-server.js';
 
 /**
  * The forward proxy every browser of the embedded Grid must use (their wrappers force it, see
  * browser-wrappers.ts). It is the fence that needs no root: it resolves each destination itself,
  * refuses any address of this host (and the cloud metadata service) unless BROWSER_LOOPBACK_PORTS
- * opens the port, and connects to the very address it checked, so a name rebound between the
+ * opens the port and no selenium-flow instance holds it (listeners.ts), and connects to the very address it checked, so a name rebound between the
  * check and the connection changes nothing (proxy-forward.ts). Bytes are streamed both ways;
  * nothing is buffered or parsed past the request line and headers.
  *
  * Each browser has an address of its own (127.x.y.z, from its wrapper's pid; same port), so the
- * proxy can tell browsers apart and cap each one: a hostile page that opens connections until
- * refused exhausts its own browser's share, never the others'.
+ * proxy can tell browsers apart and cap each one: a hostile page that opens connections, or
+ * waits on name lookups, until refused exhausts its own browser's share, never the others'.
  *
  * Hand-written (node:http and node:net): the npm proxies (proxy, proxy-chain) resolve and connect
  * inside themselves, with no hook between the lookup and the connect.
  */
 export interface BrowserProxy {
   port: number;
-  /** where a browser's wrapper asks for its address: it writes a file named by its pid, and waits for `<pid>.ready` */
+  /**
+   * where a browser's wrapper asks for its address: it writes `requests/<pid>` (REQUESTS, the
+   * wrappers' own directory) and waits for `answers/<pid>.ready` (ANSWERS, the proxy's alone)
+   */
   clientsDir: string;
   /** the browsers holding an address of their own now */
   browsers(): number;
@@ -34,46 +51,75 @@ export interface BrowserProxy {
 }
 
 export interface BrowserProxyOptions {
-  /** the range to listen in (as root, PROXY_PORTS); without it, any free loopback port */
-  ports?: PortRange;
   /** the account whose wrappers write registrations (the Grid's, when the server runs as root) */
   owner?: { uid: number; gid: number };
   /** connections one browser may hold at once (CONNECTIONS_PER_BROWSER) */
   perBrowser?: number;
+  /** how names are resolved: DNS servers, hosts file, lookups per browser (proxy-names.ts) */
+  names?: NameOptions;
 }
 
-/**
- * Connections one browser may hold through the proxy at once. Chromium itself holds at most 32
- * to a proxy for pages and subresources, plus its websockets: 128 leaves a busy app room, and
- * 32 browsers at the cap fill MAX_CONNECTIONS, the whole proxy's.
- */
-export const CONNECTIONS_PER_BROWSER = 128;
-const MAX_CONNECTIONS = 4_096;
-const HEADERS_TIMEOUT_MS = 30_000;
 /** How often addresses of browsers that have ended are given back (and missed registrations found). */
 const SWEEP_MS = 2_000;
 
-/**
- * A browser's own address: 127.0.0.0/8 is all this host's on Linux, and a pid (below 2^22) is
- * unique among live processes, so no two live browsers share one and none is 127.0.0.1.
- * BROWSER_ADDRESS_SH computes the same in the wrapper, from `$sf_pid`.
- */
-export function browserAddress(pid: number): string {
-  return `127.${(pid >> 16) + 1}.${(pid >> 8) & 255}.${pid & 255}`;
+/** What the browsers' proxy lets through: the open loopback ports, names as the host resolves them. */
+function browsersFence(allowed: readonly PortRange[], options: BrowserProxyOptions): Fence {
+  const openPorts = describePorts(allowed);
+  return {
+    refusal: (address, port) => refusal(address, port, allowed),
+    remedy: `Only the ports in BROWSER_LOOPBACK_PORTS (now: ${openPorts}) of the host that runs the browsers are open to them.`,
+    openPorts,
+    names: new NameResolver(options.names),
+    instances: instanceRefusal,
+    // Which browser asks: the address of its own it reached the proxy at.
+    clientOf: (socket) => socket.localAddress ?? '',
+  };
 }
-export const BROWSER_ADDRESS_SH =
-  'sf_addr="127.$(( (sf_pid >> 16) + 1 )).$(( (sf_pid >> 8) & 255 )).$(( sf_pid & 255 ))"';
-const PID = /^[1-9][0-9]{0,6}$/;
-const MAX_PID = 2 ** 22;
 
-/**
- * Where a root Grid's proxy listens: one fixed range, opened in every Grid's nftables table. The
- * tables of all Grids on a host apply to all their browsers (one browser group), so a proxy on a
- * random port would be closed to its own browsers by any other Grid's table. 20100-20131: the
- * range the tables of earlier versions already open wherever their tests ran (the fixture sites'),
- * so a Grid of this version works beside one of those; the proxy takes a free port in it.
- */
-export const PROXY_PORTS: PortRange = { from: 20100, to: 20131 };
+/** The directory browsers register in, and the shared address the proxy listens on (its port is every browser's). */
+async function openRegistrations(
+  server: Server,
+  owner: BrowserProxyOptions['owner'],
+): Promise<{ clientsDir: string; requests: string; answers: string; port: number }> {
+  const clientsDir = await mkdtemp(join(tmpdir(), 'selenium-flow-proxy-'));
+  try {
+    await registrationDirs(clientsDir, owner);
+    const port = await listen(server, 0);
+    return { clientsDir, requests: join(clientsDir, REQUESTS), answers: join(clientsDir, ANSWERS), port };
+  } catch (error) {
+    await removeRegistrations(clientsDir);
+    throw error;
+  }
+}
+
+/** Refusals (and answers) whose process ended without a browser of its own. */
+async function endedAnswers(answers: string, browsers: ReadonlyMap<number, unknown>): Promise<number[]> {
+  const answered = await readdir(answers).catch(() => []);
+  const ended = answered
+    .map((n) => Number(/^(\d+)\.(?:ready|failed)$/.exec(n)?.[1]))
+    .filter((pid) => pid > 0 && !browsers.has(pid) && !isAlive(pid));
+  return [...new Set(ended)];
+}
+
+/** Each new registration file, as inotify tells it (a sweep finds any it missed). */
+function watchRegistrations(requests: string, register: (name: string) => Promise<void>): FSWatcher {
+  const watcher = watch(requests, (_event, name) => {
+    if (name !== null) {
+      void register(name);
+    }
+  });
+  watcher.on('error', () => undefined);
+  return watcher;
+}
+
+/** A browser's registration and its answers, gone once its process is. */
+async function forgetRegistration(requests: string, answers: string, pid: number): Promise<void> {
+  await Promise.all(
+    [join(requests, String(pid)), join(answers, `${pid}.ready`), join(answers, `${pid}.failed`)].map((path) =>
+      unlink(path).catch(() => undefined),
+    ),
+  );
+}
 
 /** One address the proxy listens on: the shared 127.0.0.1, or one browser's own. */
 interface Listener {
@@ -85,58 +131,19 @@ export async function startBrowserProxy(
   allowed: readonly PortRange[],
   options: BrowserProxyOptions = {},
 ): Promise<BrowserProxy> {
-  const openPorts = describePorts(allowed);
-  const perBrowser = options.perBrowser ?? CONNECTIONS_PER_BROWSER;
-  let total = 0;
-  const http = createHttpServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0 }, (req, res) => {
-    void forward(req, res, allowed, openPorts);
-  });
-  http.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
-    void tunnel(req, client, head, allowed, openPorts);
-  });
-  // WebSockets come as CONNECT tunnels from both browsers; an Upgrade sent to the proxy itself is not one.
-  http.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
-    socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-  });
+  const gate = new ConnectionGate(
+    fenceHttp(browsersFence(allowed, options)),
+    options.perBrowser ?? CONNECTIONS_PER_BROWSER,
+  );
   const listener = (): Listener => {
     const sockets = new Set<Socket>();
-    const server = createServer((socket) => {
-      socket.on('error', () => socket.destroy());
-      if (sockets.size >= perBrowser || total >= MAX_CONNECTIONS) {
-        refuse(socket, sockets.size >= perBrowser ? perBrowser : undefined);
-        return;
-      }
-      sockets.add(socket);
-      total += 1;
-      socket.once('close', () => {
-        sockets.delete(socket);
-        total -= 1;
-      });
-      http.emit('connection', socket);
-    });
-    return { server, sockets };
+    return { server: createServer((socket) => gate.admit(socket, sockets)), sockets };
   };
-  const clientsDir = await mkdtemp(join(tmpdir(), 'selenium-flow-proxy-'));
   const shared = listener();
-  let port: number;
-  try {
-    if (options.owner) {
-      await chown(clientsDir, options.owner.uid, options.owner.gid);
-    }
-    port = options.ports ? await listenInRange(shared.server, options.ports) : await listen(shared.server, 0);
-  } catch (error) {
-    await rm(clientsDir, { recursive: true, force: true });
-    throw error;
-  }
+  const { clientsDir, requests, answers, port } = await openRegistrations(shared.server, options.owner);
   let stopped = false;
   const browsers = new Map<number, Listener & { listening: Promise<void> }>();
-  const close = async (l: Listener) => {
-    const closed = new Promise<void>((resolve) => l.server.close(() => resolve()));
-    for (const socket of l.sockets) {
-      socket.destroy();
-    }
-    await closed;
-  };
+  const close = (l: Listener) => closeAll(l.server, l.sockets);
   // A registration: listen on the browser's own address, then say so (the wrapper waits for it).
   // Both inotify events of one new file may come: the second waits on the first's listen.
   const register = async (name: string) => {
@@ -145,7 +152,13 @@ export async function startBrowserProxy(
       return;
     }
     let own = browsers.get(pid);
+    if (!own && !isAlive(pid)) {
+      await unlink(join(requests, name)).catch(() => undefined);
+      return;
+    }
     if (!own) {
+      // An answer left by an ended process of the same pid would end this wrapper's wait.
+      await unlink(join(answers, `${pid}.failed`)).catch(() => undefined);
       const fresh = listener();
       own = { ...fresh, listening: listen(fresh.server, port, browserAddress(pid)).then(() => undefined) };
       browsers.set(pid, own);
@@ -155,10 +168,10 @@ export async function startBrowserProxy(
     } catch (error) {
       browsers.delete(pid);
       const why = error instanceof Error ? error.message : String(error);
-      await writeFile(join(clientsDir, `${pid}.failed`), `${why}\n`).catch(() => undefined);
+      await answer(join(answers, `${pid}.failed`), `${why}\n`);
       return;
     }
-    await writeFile(join(clientsDir, `${pid}.ready`), '').catch(() => undefined);
+    await answer(join(answers, `${pid}.ready`), '');
   };
   // A browser that ended gives its address back; its connections end with it.
   const sweep = async () => {
@@ -166,18 +179,15 @@ export async function startBrowserProxy(
       if (!isAlive(pid)) {
         browsers.delete(pid);
         await close(own);
-        await Promise.all(['', '.ready'].map((suffix) => rm(join(clientsDir, `${pid}${suffix}`), { force: true })));
+        await forget(pid);
       }
     }
-    const names = await readdir(clientsDir).catch(() => []);
-    await Promise.all(names.filter((n) => PID.test(n) && !browsers.has(Number(n))).map(register));
+    const asked = await readdir(requests).catch(() => []);
+    await Promise.all(asked.filter((n) => PID.test(n) && !browsers.has(Number(n))).map(register));
+    await Promise.all((await endedAnswers(answers, browsers)).map(forget));
   };
-  const watcher = watch(clientsDir, (_event, name) => {
-    if (name !== null) {
-      void register(name);
-    }
-  });
-  watcher.on('error', () => undefined);
+  const forget = (pid: number) => forgetRegistration(requests, answers, pid);
+  const watcher = watchRegistrations(requests, register);
   const timer = setInterval(() => void sweep(), SWEEP_MS);
   timer.unref();
   return {
@@ -190,60 +200,7 @@ export async function startBrowserProxy(
       watcher.close();
       await Promise.all([shared, ...browsers.values()].map(close));
       browsers.clear();
-      await rm(clientsDir, { recursive: true, force: true });
+      await removeRegistrations(clientsDir);
     },
   };
-}
-
-/** Whether a process runs: signal 0 checks without sending (EPERM: it runs, as another user). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
-}
-
-/**
- * Over a cap: an answer the browser shows (a navigation) or fails on (a CONNECT, a fetch), said
- * before any request is read; what the browser sent is read and dropped, so the close is clean.
- */
-function refuse(socket: Socket, perBrowser: number | undefined): void {
-  const sentence =
-    perBrowser === undefined
-      ? `Refused by selenium-flow's fence: its proxy holds ${MAX_CONNECTIONS} connections for all browsers, the most it may; retry when some have closed.`
-      : `Refused by selenium-flow's fence: this browser already holds ${perBrowser} connections through its proxy, the most one browser may (the others keep their own); close some and retry.`;
-  const body = `${sentence}\n`;
-  socket.resume();
-  socket.end(
-    `HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
-async function listenInRange(server: Server, range: PortRange): Promise<number> {
-  const size = range.to - range.from + 1;
-  // A random first port: Grids starting at once try different ones.
-  const first = Math.floor(Math.random() * size);
-  for (let i = 0; i < size; i += 1) {
-    try {
-      return await listen(server, range.from + ((first + i) % size));
-    } catch (error) {
-      if (!(error instanceof Error && 'code' in error && error.code === 'EADDRINUSE')) {
-        throw error;
-      }
-    }
-  }
-  throw new Error(`every port from ${range.from} to ${range.to} is taken`);
-}
-
-function listen(server: Server, port: number, host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address();
-      resolve(typeof address === 'object' && address !== null ? address.port : 0);
-    });
-  });
 }

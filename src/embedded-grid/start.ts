@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { BrowserKind } from '../grid/capabilities.js';
+import { BROWSER_KINDS, type BrowserKind } from '../grid/capabilities.js';
 import { nodeBrowsers } from './browser-wrappers.js';
 import { gridToml, routerToml } from './config.js';
 import { missingLiveViewTools, type LiveView } from './displays.js';
@@ -10,7 +10,10 @@ import { livePortPair, startLiveView } from './live-views.js';
 import { CHROMEDRIVER } from './paths.js';
 import { gridUrls, prepareLaunch } from './prepare.js';
 import { freePort, superviseJava, type SupervisedProcess } from './processes.js';
+import { InstanceNotice } from './neighbours.js';
+import type { NameOptions } from './proxy-names.js';
 import { untilGridReady } from './readiness.js';
+import { browserSandbox } from './sandbox.js';
 
 export type { PortRange } from './fence.js';
 
@@ -31,6 +34,8 @@ export interface EmbeddedGrid {
   browsers: BrowserKind[];
   /** Why it offers no Firefox (what to install), for a person to read. */
   firefoxMissing?: string;
+  /** What this instance says of itself to the others on this host (neighbours.ts): add the server's port. */
+  notice: InstanceNotice;
   stop(): Promise<void>;
 }
 
@@ -50,6 +55,12 @@ export interface EmbeddedGridOptions {
   firefox?: boolean;
   /** 'off' runs the browsers with no proxy (BROWSER_FENCE=off: a page can run programs as you). Default 'proxy'. */
   fence?: FenceSetting;
+  /** How the browsers' proxy resolves names; default the hosts file and /etc/resolv.conf's servers (tests bring their own DNS). */
+  names?: NameOptions;
+  /** the server's own files (tokens, secrets, data, config): no browser's sandbox shows them */
+  hidden?: readonly string[];
+  /** what this instance says of itself to the others on this host; default a notice of the Grid's own, withdrawn at its stop */
+  notice?: InstanceNotice;
 }
 
 /** What a started Grid answers, in both layouts: the facts its launch decided, and how to reach and stop it. */
@@ -61,26 +72,73 @@ export function started(
   const { liveViewMissing, ...reached } = grid;
   return {
     ...reached,
+    notice: launch.notice,
     isolated: launch.account !== undefined,
     fence: fenceReport(launch, options.loopbackPorts ?? []),
     ...(liveViewMissing === undefined ? {} : { liveViewMissing }),
     ...(launch.geckodriver === undefined
       ? { browsers: ['chrome'], firefoxMissing: launch.firefoxMissing }
-      : { browsers: ['chrome', 'firefox'] }),
+      : { browsers: [...BROWSER_KINDS] }),
   };
+}
+
+/** The notice a Grid opened for itself goes with it; one it was handed stays its owner's. */
+export async function withdrawOwn(options: { notice?: InstanceNotice }, notice: InstanceNotice): Promise<void> {
+  if (options.notice === undefined) {
+    await notice.withdraw();
+  }
+}
+
+/**
+ * Why this host offers no watchable slot, for a person to read: a display tool is missing, or no
+ * sandbox can lock the browser's window (then a person in Control would hold the machine: its
+ * file dialogs, internal pages and settings). Undefined when it can offer them.
+ */
+export async function liveViewMissing(unsandboxed: string | undefined): Promise<string | undefined> {
+  return (
+    (await missingLiveViewTools()) ??
+    (unsandboxed === undefined
+      ? undefined
+      : `This Grid offers no watchable browser: a person in Control would reach this machine through the browser's own window (its file dialogs, internal pages, settings), and no sandbox can lock it here: ${unsandboxed}. Fix that and restart to watch and take control.`)
+  );
 }
 
 /** What one watchable slot shows: its browser, and the binaries its display starts. */
 type LiveKind = { browser: LiveView['browser']; binary: string; driver: string };
 
 export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Promise<EmbeddedGrid> {
+  try {
+    return await startGridOnce(options);
+  } catch (error) {
+    // A port is free only when asked: another program may take it before the Grid binds it.
+    if (options.port !== undefined || !(error instanceof Error) || !error.message.includes('BindException')) {
+      throw error;
+    }
+    return startGridOnce(options);
+  }
+}
+
+async function startGridOnce(options: EmbeddedGridOptions): Promise<EmbeddedGrid> {
   const port = options.port ?? (await freePort());
-  const missing = (options.liveViews ?? 0) > 0 ? await missingLiveViewTools() : undefined;
+  const { sandbox, missing: unsandboxed } = await browserSandbox(options.hidden ?? []);
+  const missing = (options.liveViews ?? 0) > 0 ? await liveViewMissing(unsandboxed) : undefined;
   const liveCount = missing === undefined ? (options.liveViews ?? 0) : 0;
   // Ports for a Firefox display beside each Chromium one, fenced before it is known whether this host runs Firefox.
   const perView = options.firefox === false ? 1 : 2;
   const livePorts = await Promise.all(Array.from({ length: liveCount * perView }, async () => livePortPair()));
-  const launch = await prepareLaunch(port, options.loopbackPorts ?? [], livePorts, options.firefox, options.fence);
+  const notice = options.notice ?? (await InstanceNotice.open());
+  const launch = await prepareLaunch(port, {
+    loopbackPorts: options.loopbackPorts ?? [],
+    livePorts,
+    firefox: options.firefox,
+    fence: options.fence,
+    sandbox,
+    names: options.names,
+    notice,
+  }).catch(async (error: unknown) => {
+    await withdrawOwn(options, notice);
+    throw error;
+  });
   const { url, address } = gridUrls(port, launch.credentials);
   let supervised: SupervisedProcess | undefined;
   const displays: { stop(): Promise<void> }[] = [];
@@ -88,6 +146,7 @@ export async function startEmbeddedGrid(options: EmbeddedGridOptions = {}): Prom
     await supervised?.stop();
     await Promise.all(displays.map((d) => d.stop()));
     await launch.proxy?.stop();
+    await withdrawOwn(options, notice);
   };
   try {
     const workDir = await gridWorkDir('grid', launch.account);

@@ -1,4 +1,6 @@
-export type BrowserKind = 'chrome' | 'firefox';
+/** The browsers selenium-flow drives, as open_session, DEFAULT_BROWSER and the answers spell them. */
+export const BROWSER_KINDS = ['chrome', 'firefox'] as const;
+export type BrowserKind = (typeof BROWSER_KINDS)[number];
 
 /**
  * The custom capability that steers a browser to a watchable slot (true) or away from one
@@ -6,6 +8,45 @@ export type BrowserKind = 'chrome' | 'firefox';
  * compared only when the stereotype names them), so it is safe to send to every Grid.
  */
 export const LIVE_VIEW_CAPABILITY = 'selenium-flow:liveView';
+
+/**
+ * The Grid's managed downloads: a node started with them on names this in every slot's
+ * stereotype and in each session it starts; a stock node (the Grid's own default) does not.
+ */
+export const MANAGED_DOWNLOADS = 'se:downloadsEnabled';
+
+/** Whether a browser has managed downloads, by the capabilities its session answered. */
+export function hasManagedDownloads(capabilities: Record<string, unknown> | undefined): boolean {
+  return capabilities?.[MANAGED_DOWNLOADS] === true;
+}
+
+/**
+ * Where a browser's WebDriver BiDi is, by the capabilities its session answered: its own
+ * websocket (`webSocketUrl`, Firefox's), else its DevTools endpoint (`se:cdp`, Chromium's, which
+ * a BiDi mapper in this process speaks BiDi over); undefined when the Grid announced neither
+ * (a node with BiDi and CDP proxying off).
+ */
+export function bidiRouteOf(
+  capabilities: Record<string, unknown>,
+): { announced: string; via: 'webSocketUrl' | 'cdp' } | undefined {
+  const { webSocketUrl, browserName } = capabilities;
+  const devtools = capabilities['se:cdp'];
+  if (typeof webSocketUrl === 'string' && webSocketUrl !== '') {
+    return { announced: webSocketUrl, via: 'webSocketUrl' };
+  }
+  // Firefox's DevTools endpoint, where a Grid announces one, is not Chromium's protocol.
+  if (typeof devtools === 'string' && devtools !== '' && browserName !== 'firefox') {
+    return { announced: devtools, via: 'cdp' };
+  }
+  return undefined;
+}
+
+/**
+ * A slot's stereotype says its browser's window is locked (`true`): the browser runs in a sandbox
+ * with selenium-flow's policies, so a person at its window reaches the page and not the machine.
+ * Only such a slot is watchable (docs/security.md); the embedded Grid marks its sandboxed slots.
+ */
+export const LOCKED_WINDOW_CAPABILITY = 'selenium-flow:lockedWindow';
 
 export interface WindowSize {
   width: number;
@@ -24,6 +65,49 @@ const CHROME_ARGS = [
 ];
 
 /**
+ * What sends a browser's every connection through the fence at `proxy` (host:port), the server's
+ * own for a Grid it did not start: loopback too (Chromium otherwise bypasses any proxy for it,
+ * Firefox unless told to hijack it), WebRTC only through the proxy (a page's STUN otherwise
+ * reaches any UDP port), no QUIC or HTTP/3 (UDP), no DNS of the browser's own. The same settings
+ * the embedded Grid's wrappers force (embedded-grid/browser-wrappers.ts); here they come from
+ * the capabilities alone, which no agent or page sets.
+ */
+function chromiumThroughFence(proxy: string): string[] {
+  return [
+    `--proxy-server=http://${proxy}`,
+    '--proxy-bypass-list=<-loopback>',
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--disable-quic',
+  ];
+}
+
+function firefoxThroughFence(proxy: string): Record<string, string | number | boolean> {
+  const at = proxy.lastIndexOf(':');
+  const host = proxy.slice(0, at).replace(/^\[|\]$/g, '');
+  const port = Number(proxy.slice(at + 1));
+  return {
+    'network.proxy.type': 1,
+    'network.proxy.http': host,
+    'network.proxy.http_port': port,
+    'network.proxy.ssl': host,
+    'network.proxy.ssl_port': port,
+    'network.proxy.share_proxy_settings': false,
+    'network.proxy.socks': '',
+    'network.proxy.socks_port': 0,
+    'network.proxy.no_proxies_on': '',
+    'network.proxy.allow_hijacking_localhost': true,
+    'network.proxy.failover_direct': false,
+    'network.proxy.autoconfig_url': '',
+    'media.peerconnection.ice.proxy_only': true,
+    'media.peerconnection.ice.proxy_only_if_behind_proxy': true,
+    'network.http.http3.enable': false,
+    'network.webtransport.enabled': false,
+    'network.trr.mode': 5,
+    'network.dns.disablePrefetch': true,
+  };
+}
+
+/**
  * The capabilities every new browser gets. Nobody answers a browser prompt, so none may be
  * raised: password-save bubbles, leak checks, download prompts and notification prompts are
  * off. Page dialogs are the exception a caller must see: "ignore" keeps the next command
@@ -31,15 +115,18 @@ const CHROME_ARGS = [
  *
  * `headed` only where the slot it lands on has a display a person watches (grid/offers.ts): a
  * headless browser draws nothing there, and a headed one on a node without a display does not start.
+ * `downloads` only where a slot offers managed downloads. `proxy`: the fence every connection goes through.
  */
 export function browserCapabilities(
   kind: BrowserKind,
   window: WindowSize,
-  options: { sandbox?: boolean; headed?: boolean; bidiAtCreation?: boolean } = {},
+  options: { sandbox?: boolean; headed?: boolean; bidiAtCreation?: boolean; downloads?: boolean; proxy?: string } = {},
 ): Record<string, unknown> {
   const headed = options.headed === true;
   const common = {
-    'se:downloadsEnabled': true,
+    // Asked only where a slot offers them (grid/offers.ts): a Grid matches no stock slot to it and
+    // queues the request until it gives up.
+    ...(options.downloads === true ? { [MANAGED_DOWNLOADS]: true } : {}),
     unhandledPromptBehavior: 'ignore',
   };
   if (kind === 'firefox') {
@@ -58,6 +145,7 @@ export function browserCapabilities(
           'browser.download.folderList': 2,
           'browser.download.always_ask_before_handling_new_types': false,
           'permissions.default.desktop-notification': 2,
+          ...(options.proxy === undefined ? {} : firefoxThroughFence(options.proxy)),
         },
       },
     };
@@ -65,7 +153,7 @@ export function browserCapabilities(
   return {
     ...common,
     // Asked here, chromedriver starts its BiDi mapper in every new browser, ~200 ms of each open;
-    // unasked, the mapper runs in the server when first wanted (live/bidi-over-cdp.ts). Replicas
+    // unasked, the mapper runs in the server when first wanted (live/monitor/bidi-over-cdp.ts). Replicas
     // ask: a body captured through one is read through another, from the one BiDi session.
     ...(options.bidiAtCreation === true ? { webSocketUrl: true } : {}),
     browserName: 'chrome',
@@ -79,6 +167,7 @@ export function browserCapabilities(
         `--window-size=${window.width},${window.height}`,
         // Left to itself, Chromium opens 10 px into the screen; the live view shows the window from the corner.
         ...(headed ? ['--window-position=0,0'] : []),
+        ...(options.proxy === undefined ? [] : chromiumThroughFence(options.proxy)),
       ],
       prefs: {
         credentials_enable_service: false,

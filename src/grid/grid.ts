@@ -1,15 +1,23 @@
-import { Agent } from 'node:http';
+import type { Agent } from 'node:http';
 import type { Session, WebDriver } from 'selenium-webdriver';
 import type { Executor } from 'selenium-webdriver/http/index.js';
 import { selenium, seleniumHttp } from '../browser/webdriver.js';
 import { FIREFOX_FULL_SCREENSHOT } from '../browser/commands.js';
 import { BadRequest, GridUnavailable } from '../errors.js';
 import { countBrowser, type SlotCount } from '../ops/metrics.js';
-import { gridFetch } from './fetch.js';
+import { gridAgent, gridRequest } from './fetch.js';
 import { fetchGridStatus, readGridStatus, slotCapacity } from './status.js';
 import { GridOffers, type Offers } from './offers.js';
-import { browserCapabilities, LIVE_VIEW_CAPABILITY, type BrowserKind, type WindowSize } from './capabilities.js';
+import {
+  bidiRouteOf,
+  browserCapabilities,
+  LIVE_VIEW_CAPABILITY,
+  MANAGED_DOWNLOADS,
+  type BrowserKind,
+  type WindowSize,
+} from './capabilities.js';
 import { browserNotStarted, translateGridError } from './failures.js';
+import { newSession } from './new-session.js';
 import { sessionRunning } from './session-lookup.js';
 
 /** Where the Grid's URL and its credentials are handled; re-exported for the callers that came before. */
@@ -23,7 +31,10 @@ export interface OpenedBrowser {
   capabilities: Record<string, unknown>;
 }
 
-/** A browser's BiDi: its own websocket, or its DevTools endpoint with a mapper in this process (live/bidi-over-cdp.ts). */
+/**
+ * A browser's BiDi: its own websocket, or its DevTools endpoint with a mapper in this process
+ * (live/monitor/bidi-over-cdp.ts).
+ */
 export interface BidiEndpoint {
   url: string;
   via: 'webSocketUrl' | 'cdp';
@@ -40,7 +51,7 @@ const KEPT_CAPABILITIES = [
   'browserVersion',
   'platformName',
   'webSocketUrl',
-  'se:downloadsEnabled',
+  MANAGED_DOWNLOADS,
   'se:cdp',
   'se:vnc',
 ];
@@ -57,41 +68,37 @@ export class Grid {
   /** The Grid's base URL, with its credentials as userinfo when it has some: never print it. */
   readonly url: string;
   private client: Executor | undefined;
-  private readonly sandbox: boolean;
-  private readonly timeouts: SessionTimeouts | undefined;
-  private readonly liveView: LiveViewChoice;
-  private readonly bidiAtCreation: boolean;
+  /** The keep-alive connections every request of a browser's goes over (grid/fetch.ts). */
+  private readonly agent: Agent;
   /** What the slots offer, from /status read behind the calls (grid/offers.ts). */
   readonly offers: GridOffers;
 
   /**
    * `sandbox: false` asks Chromium to run without its sandbox (`--no-sandbox`), for nodes that
    * cannot start it. `bidiAtCreation`: every Chromium asks `webSocketUrl` (capabilities.ts).
+   * `proxy`: the fence (host:port) every browser's connections go through (capabilities.ts).
    */
   constructor(
     url: string,
-    options: {
+    private readonly options: {
       sandbox?: boolean;
       timeouts?: SessionTimeouts;
       liveView?: LiveViewChoice;
       bidiAtCreation?: boolean;
+      proxy?: string;
     } = {},
   ) {
     this.url = url.replace(/\/+$/, '');
-    this.sandbox = options.sandbox ?? true;
-    this.timeouts = options.timeouts;
-    this.liveView = options.liveView ?? 'off';
-    this.bidiAtCreation = options.bidiAtCreation ?? false;
-    this.offers = new GridOffers(() => fetchGridStatus(this.url));
+    this.agent = gridAgent(this.url);
+    this.offers = new GridOffers(() => fetchGridStatus(this.url, this.agent));
   }
 
   /** Made at the first browser, not at boot: selenium-webdriver loads with it (browser/webdriver.ts). */
   private get executor(): Executor {
     if (!this.client) {
       const { Executor, HttpClient } = seleniumHttp();
-      // One keep-alive agent for every browser: a fresh TCP connection per command costs more
-      // than the command itself on a local Grid. The client sends the URL's userinfo as Basic auth.
-      const executor = new Executor(new HttpClient(this.url, new Agent({ keepAlive: true, maxSockets: 64 })));
+      // The client sends the URL's userinfo as Basic auth.
+      const executor = new Executor(new HttpClient(this.url, this.agent));
       executor.defineCommand('sendDevToolsCommand', 'POST', '/session/:sessionId/goog/cdp/execute');
       executor.defineCommand(FIREFOX_FULL_SCREENSHOT, 'GET', '/session/:sessionId/moz/screenshot/full');
       this.client = executor;
@@ -112,13 +119,16 @@ export class Grid {
     window: WindowSize,
     offers: Offers | undefined,
   ): Record<string, unknown> {
-    const timeouts = this.timeouts && { script: this.timeouts.scriptMs, pageLoad: this.timeouts.pageLoadMs };
+    const given = this.options.timeouts;
+    const timeouts = given && { script: given.scriptMs, pageLoad: given.pageLoadMs };
     const steer = this.liveViewAsked(kind, offers);
     return {
       ...browserCapabilities(kind, window, {
-        sandbox: this.sandbox,
+        sandbox: this.options.sandbox ?? true,
         headed: headedOn(kind, offers, steer),
-        bidiAtCreation: this.bidiAtCreation,
+        bidiAtCreation: this.options.bidiAtCreation === true,
+        downloads: offers?.downloads.has(kind) === true,
+        proxy: this.options.proxy,
       }),
       ...(timeouts ? { timeouts } : {}),
       ...steer,
@@ -127,19 +137,19 @@ export class Grid {
 
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
     const offers = await this.checkOffers(kind);
-    const { Capabilities, WebDriver } = selenium();
     const asked = this.sessionCapabilities(kind, window, offers);
-    const caps = new Capabilities(asked);
     let session: Session;
     try {
-      // The new session's answer, or the Grid's refusal, arrives with the session (createSession
-      // answers at once, a driver whose session is still a promise).
-      session = await WebDriver.createSession(this.executor, caps).getSession();
+      session = await newSession(this.executor, asked);
     } catch (err) {
       this.offers.changed();
       throw browserNotStarted(err, kind, offers?.browsers) ?? translateGridError(err, true);
     }
-    this.offers.changed(asked[LIVE_VIEW_CAPABILITY] === true ? kind : undefined);
+    this.offers.changed({
+      kind,
+      watchable: asked[LIVE_VIEW_CAPABILITY] === true,
+      downloads: asked[MANAGED_DOWNLOADS] === true,
+    });
     countBrowser('opened');
     const answered = session.getCapabilities();
     const kept: Record<string, unknown> = {};
@@ -149,6 +159,7 @@ export class Grid {
         kept[key] = value;
       }
     }
+    this.offers.learned(kind, bidiRouteOf(kept) !== undefined);
     return { gridId: session.getId(), kind, version: String(answered.get('browserVersion') ?? ''), capabilities: kept };
   }
 
@@ -179,10 +190,17 @@ export class Grid {
    * ordinary work never waits for the one display. Other Grids get nothing extra.
    */
   private liveViewAsked(kind: BrowserKind, offers: Offers | undefined): Record<string, boolean> {
+    // Unread offers (a fresh process whose first /status read failed, as under load): with the
+    // live view off, a request that said nothing could land on a watchable slot and run headed
+    // (no print, slow screenshots). Saying false is safe anywhere: a Grid whose slots do not
+    // name the capability does not compare it.
+    if (!offers && this.options.liveView === 'off') {
+      return { [LIVE_VIEW_CAPABILITY]: false };
+    }
     if (!offers?.steered.has(kind)) {
       return {};
     }
-    return { [LIVE_VIEW_CAPABILITY]: this.liveView === 'prefer' && offers.watchableFree.has(kind) };
+    return { [LIVE_VIEW_CAPABILITY]: this.options.liveView === 'prefer' && offers.watchableFree.has(kind) };
   }
 
   /** The browser names the Grid's nodes that are up offer (their slots' stereotypes), read now. */
@@ -190,10 +208,10 @@ export class Grid {
     return (await this.offers.refresh()).browsers;
   }
 
-  /** Whether any slot of the Grid can be watched (advertises se:vncEnabled), read now. */
-  async hasLiveView(): Promise<boolean> {
+  /** Whether some slot can be watched ('yes'), only has VNC without a locked window ('unlocked'), or neither. */
+  async liveViewOffered(): Promise<'yes' | 'unlocked' | 'no'> {
     const offers = await this.offers.refresh();
-    return offers.watchable.size > 0;
+    return offers.watchable.size > 0 ? 'yes' : offers.unlocked.size > 0 ? 'unlocked' : 'no';
   }
 
   attach(gridId: string, capabilities: Record<string, unknown>): WebDriver {
@@ -202,22 +220,13 @@ export class Grid {
   }
 
   /**
-   * Where a browser's WebDriver BiDi is: the websocket its session announced (`webSocketUrl`:
-   * Firefox's), else its DevTools endpoint (`se:cdp`: Chromium's, which a BiDi mapper in this
-   * process speaks BiDi over). Either on this Grid's own address and credentials, since a Grid
-   * behind a proxy announces the address it sees itself at. Undefined when it announced neither.
+   * Where a browser's WebDriver BiDi is (capabilities.ts), on this Grid's own address and
+   * credentials, since a Grid behind a proxy announces the address it sees itself at.
+   * Undefined when its session announced neither.
    */
   bidiAddress(capabilities: Record<string, unknown>): BidiEndpoint | undefined {
-    const { webSocketUrl, browserName } = capabilities;
-    const devtools = capabilities['se:cdp'];
-    if (typeof webSocketUrl === 'string' && webSocketUrl !== '') {
-      return { url: this.websocketHere(webSocketUrl), via: 'webSocketUrl' };
-    }
-    // Firefox's DevTools endpoint, where a Grid announces one, is not Chromium's protocol.
-    if (typeof devtools === 'string' && devtools !== '' && browserName !== 'firefox') {
-      return { url: this.websocketHere(devtools), via: 'cdp' };
-    }
-    return undefined;
+    const route = bidiRouteOf(capabilities);
+    return route && { url: this.websocketHere(route.announced), via: route.via };
   }
 
   private websocketHere(announced: string): string {
@@ -228,11 +237,12 @@ export class Grid {
   }
 
   async end(gridId: string): Promise<void> {
-    const response = await gridFetch(`${this.url}/session/${encodeURIComponent(gridId)}`, { method: 'DELETE' });
-    if (!response.ok && response.status !== 404) {
-      throw new GridUnavailable(`The Grid refused to end the browser (HTTP ${response.status}); try again.`);
+    const { status } = await gridRequest(`${this.url}/session/${encodeURIComponent(gridId)}`, 'DELETE', this.agent);
+    const ok = status >= 200 && status < 300;
+    if (!ok && status !== 404) {
+      throw new GridUnavailable(`The Grid refused to end the browser (HTTP ${status}); try again.`);
     }
-    if (response.ok) {
+    if (ok) {
       countBrowser('ended');
       this.offers.changed();
     }
@@ -240,7 +250,7 @@ export class Grid {
 
   /** Free and used browser slots of the nodes that are up, from /status (which touches no session). */
   async slotCount(): Promise<SlotCount | undefined> {
-    const status = await readGridStatus(this.url);
+    const status = await readGridStatus(this.url, this.agent);
     if (!status.reachable) {
       return undefined;
     }
@@ -260,8 +270,8 @@ export class Grid {
 
   /** A cheap liveness probe; it also resets the node's idle timer. */
   async isAlive(gridId: string): Promise<boolean> {
-    const response = await gridFetch(`${this.url}/session/${encodeURIComponent(gridId)}/window`, { method: 'GET' });
-    return response.ok;
+    const { status } = await gridRequest(`${this.url}/session/${encodeURIComponent(gridId)}/window`, 'GET', this.agent);
+    return status >= 200 && status < 300;
   }
 
   /**
@@ -271,7 +281,7 @@ export class Grid {
    */
   async isReachable(): Promise<boolean> {
     try {
-      await fetchGridStatus(this.url);
+      await fetchGridStatus(this.url, this.agent);
       return true;
     } catch {
       return false;

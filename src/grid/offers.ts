@@ -1,4 +1,4 @@
-import { LIVE_VIEW_CAPABILITY } from './capabilities.js';
+import { bidiRouteOf, LIVE_VIEW_CAPABILITY, LOCKED_WINDOW_CAPABILITY, MANAGED_DOWNLOADS } from './capabilities.js';
 import type { GridStatusAnswer } from './status.js';
 
 /**
@@ -10,8 +10,10 @@ export interface Offers {
   browsers: Set<string>;
   /** the browsers some slot of which names the live-view capability (ours: an embedded Grid's) */
   steered: Set<string>;
-  /** the browsers some slot of which advertises VNC (se:vncEnabled) */
+  /** the browsers some slot of which advertises VNC (se:vncEnabled) and locks its window (LOCKED_WINDOW_CAPABILITY) */
   watchable: Set<string>;
+  /** the browsers some slot of which advertises VNC without locking its window: never watched */
+  unlocked: Set<string>;
   /** the steered browsers with a watchable slot free now */
   watchableFree: Set<string>;
   /**
@@ -21,10 +23,38 @@ export interface Offers {
   headed: Set<string>;
   /** the browsers some slot of which shares its node's one display with other sessions */
   sharedScreen: Set<string>;
+  /**
+   * The browsers a request asks managed downloads for: every slot offers them (the request
+   * matches any), or a slot that offers them is free now (it goes there rather than where none
+   * are). Asked where no slot offers them, the Grid would queue the request until it gave up.
+   */
+  downloads: Set<string>;
+  /** per browser, what its slots offer, for doctor and /info */
+  slots: Map<string, SlotFeatures>;
+}
+
+/** What the slots of one browser offer, counted from the stereotypes of the nodes that are up. */
+export interface SlotFeatures {
+  slots: number;
+  /** slots whose stereotype says se:downloadsEnabled (the node runs with managed downloads on) */
+  managedDownloads: number;
+  /** slots whose stereotype says se:vncEnabled and locks the browser's window: a person can watch those */
+  vnc: number;
+  /** slots with VNC that do not lock the browser's window: never watched */
+  vncUnlocked: number;
+  /**
+   * true when a browser of this kind running on the Grid now announced a BiDi route
+   * (webSocketUrl, or the Grid's DevTools proxy): a stereotype does not say, only a session does
+   */
+  bidiSeen: boolean;
 }
 
 type WireNode = NonNullable<GridStatusAnswer['nodes']>[number];
 type WireSlot = NonNullable<WireNode['slots']>[number];
+
+function locksWindow(slot: WireSlot): boolean {
+  return slot.stereotype?.[LOCKED_WINDOW_CAPABILITY] === true;
+}
 
 /** A node's slots that advertise VNC, by the display they show (a node without a local address has one). */
 function screenOf(slot: WireSlot): string | undefined {
@@ -54,16 +84,27 @@ function isUp(node: WireNode): boolean {
   return node.availability === undefined || node.availability === 'UP';
 }
 
+/** A slot without a session, on a node not already running as many as it may. */
+function isFree(node: WireNode, slot: WireSlot): boolean {
+  const slots = node.slots ?? [];
+  const busy = slots.filter((s) => s.session).length;
+  return !slot.session && busy < (node.maxSessions ?? slots.length);
+}
+
 export function offersOf(status: GridStatusAnswer): Offers {
   const offers: Offers = {
     browsers: new Set(),
     steered: new Set(),
     watchable: new Set(),
+    unlocked: new Set(),
     watchableFree: new Set(),
     headed: new Set(),
     sharedScreen: new Set(),
+    downloads: new Set(),
+    slots: new Map(),
   };
   const headless = new Set<string>();
+  const downloadsFree = new Set<string>();
   for (const node of (status.nodes ?? []).filter(isUp)) {
     for (const slot of node.slots ?? []) {
       const name = slot.stereotype?.browserName;
@@ -71,6 +112,24 @@ export function offersOf(status: GridStatusAnswer): Offers {
         continue;
       }
       offers.browsers.add(name);
+      const counted = offers.slots.get(name) ?? {
+        slots: 0,
+        managedDownloads: 0,
+        vnc: 0,
+        vncUnlocked: 0,
+        bidiSeen: false,
+      };
+      offers.slots.set(name, counted);
+      counted.slots += 1;
+      if (slot.stereotype?.[MANAGED_DOWNLOADS] === true) {
+        counted.managedDownloads += 1;
+        if (isFree(node, slot)) {
+          downloadsFree.add(name);
+        }
+      }
+      if (slot.session?.capabilities && bidiRouteOf(slot.session.capabilities)) {
+        counted.bidiSeen = true;
+      }
       const live = slot.stereotype?.[LIVE_VIEW_CAPABILITY];
       if (typeof live === 'boolean') {
         offers.steered.add(name);
@@ -82,7 +141,13 @@ export function offersOf(status: GridStatusAnswer): Offers {
         headless.add(name);
         continue;
       }
-      offers.watchable.add(name);
+      if (locksWindow(slot)) {
+        offers.watchable.add(name);
+        counted.vnc += 1;
+      } else {
+        offers.unlocked.add(name);
+        counted.vncUnlocked += 1;
+      }
       if (ownScreen(node, slot)) {
         offers.headed.add(name);
       } else {
@@ -95,7 +160,26 @@ export function offersOf(status: GridStatusAnswer): Offers {
   for (const name of [...headless, ...offers.sharedScreen]) {
     offers.headed.delete(name);
   }
+  for (const [name, counted] of offers.slots) {
+    if (counted.managedDownloads === counted.slots || downloadsFree.has(name)) {
+      offers.downloads.add(name);
+    }
+  }
   return offers;
+}
+
+/** What the Grid offers one browser (GridOffers.features): counts of its slots, and BiDi as learned. */
+export interface BrowserFeatures {
+  /** the slots of the nodes that are up that offer this browser */
+  slots: number;
+  /** of them, those with managed downloads (se:downloadsEnabled in the stereotype) */
+  managedDownloads: number;
+  /** of them, those a person can watch (se:vncEnabled, and a locked window) */
+  vnc: number;
+  /** of them, those with VNC that do not lock the browser's window (never watched) */
+  vncUnlocked: number;
+  /** whether its browsers announce a BiDi route (webSocketUrl, or se:cdp for Chromium); null: none has run yet */
+  bidi: boolean | null;
 }
 
 /** How long one reading answers opens before it is read again (behind the answer, never in front of it). */
@@ -110,6 +194,8 @@ const FRESH_MS = 2_000;
 export class GridOffers {
   private last: { offers: Offers; at: number } | undefined;
   private reading: Promise<Offers> | undefined;
+  /** Per browser, whether the last one this process opened announced a BiDi route: what ours get. */
+  private readonly bidi = new Map<string, boolean>();
 
   constructor(
     private readonly read: () => Promise<GridStatusAnswer>,
@@ -129,6 +215,32 @@ export class GridOffers {
     return last.offers;
   }
 
+  /**
+   * What the Grid offers each browser, read now: managed downloads and VNC from its slots'
+   * stereotypes; BiDi from a browser's answer (a stereotype does not say): the last one this
+   * process opened, else one running on the Grid now, else unknown.
+   */
+  async features(): Promise<Map<string, BrowserFeatures>> {
+    const offers = await this.refresh();
+    const features = new Map<string, BrowserFeatures>();
+    for (const [name, counted] of [...offers.slots].sort(([a], [b]) => a.localeCompare(b))) {
+      const { slots, managedDownloads, vnc, vncUnlocked, bidiSeen } = counted;
+      features.set(name, {
+        slots,
+        managedDownloads,
+        vnc,
+        vncUnlocked,
+        bidi: this.bidi.get(name) ?? (bidiSeen ? true : null),
+      });
+    }
+    return features;
+  }
+
+  /** A browser of `kind` opened, and its session announced a BiDi route or not. */
+  learned(kind: string, bidi: boolean): void {
+    this.bidi.set(kind, bidi);
+  }
+
   /** Reads /status now; concurrent callers share one read. */
   refresh(): Promise<Offers> {
     this.reading ??= this.read()
@@ -145,31 +257,41 @@ export class GridOffers {
 
   /**
    * A slot was taken or freed: the next get answers from the last reading and reads again behind
-   * it. A watchable slot just taken (`watchableTaken`) is no longer free in that reading either,
-   * so the next browser is not sent to queue for it.
+   * it. A browser just opened on a watchable slot (`taken.watchable`), or on one of the few with
+   * managed downloads (`taken.downloads`), took what may have been the last such slot free, so
+   * the next browser is not sent to queue for one until the Grid is read again.
    */
-  changed(watchableTaken?: string): void {
-    if (this.last) {
-      this.last.at = -Infinity;
-      if (watchableTaken !== undefined) {
-        this.last.offers.watchableFree.delete(watchableTaken);
-      }
+  changed(taken?: { kind: string; watchable?: boolean; downloads?: boolean }): void {
+    const offers = this.last?.offers;
+    if (!this.last || !offers) {
+      return;
+    }
+    this.last.at = -Infinity;
+    if (taken?.watchable === true) {
+      offers.watchableFree.delete(taken.kind);
+    }
+    const counted = offers.slots.get(taken?.kind ?? '');
+    if (taken?.downloads === true && counted && counted.managedDownloads < counted.slots) {
+      offers.downloads.delete(taken.kind);
     }
   }
 }
 
 /**
- * How many browsers at once the node of this browser runs on the one display it shows, when it
- * shares that display (a VNC screen shows them all, one on top of another); undefined when the
- * browser has a screen of its own, or the Grid does not list it.
+ * The slot running this browser, as a person watching it cares: `sharedBy`, how many browsers at
+ * once its node shows on the one display it has, when it shares it (a VNC screen shows them all,
+ * one on top of another); `locked`, whether it locks the browser's window. Undefined when the Grid
+ * does not list the browser.
  */
-export function screenSharedBy(status: GridStatusAnswer, gridId: string): number | undefined {
+export function watchedSlot(
+  status: GridStatusAnswer,
+  gridId: string,
+): { sharedBy: number | undefined; locked: boolean } | undefined {
   for (const node of status.nodes ?? []) {
     const slot = (node.slots ?? []).find((s) => s.session?.sessionId === gridId);
     if (slot) {
-      return screenOf(slot) !== undefined && !ownScreen(node, slot)
-        ? (node.maxSessions ?? node.slots?.length)
-        : undefined;
+      const shared = screenOf(slot) !== undefined && !ownScreen(node, slot);
+      return { sharedBy: shared ? (node.maxSessions ?? node.slots?.length) : undefined, locked: locksWindow(slot) };
     }
   }
   return undefined;

@@ -1,6 +1,7 @@
+import type { Agent } from 'node:http';
 import { z } from 'zod';
 import { GridUnavailable } from '../errors.js';
-import { gridFetch } from './fetch.js';
+import { gridRequest } from './fetch.js';
 
 /**
  * A field of the Grid's answer that is not what we expect reads as absent: Grids of other
@@ -24,6 +25,8 @@ const WireSlot = z.object({
 
 const WireNode = z.object({
   id: lenient(z.string()),
+  /** where the node listens, as it told the Grid (the fence keeps browsers off it) */
+  uri: lenient(z.string()),
   availability: lenient(z.string()),
   version: lenient(z.string()),
   maxSessions: lenient(z.number()),
@@ -46,11 +49,11 @@ export type GridStatusSlot = z.infer<typeof WireSlot>;
 /**
  * One GET /status, parsed: the only reader of the Grid's status JSON. It touches no session, so
  * reading it never keeps a browser from idling out. Throws GridUnavailable when the Grid does not
- * answer, or answers something that is not a status (a proxy's error page).
+ * answer, or answers something that is not a status (a proxy's error page). `agent`: the
+ * connections to read it on (the Grid's own, grid/fetch.ts).
  */
-export async function fetchGridStatus(gridUrl: string): Promise<GridStatusAnswer> {
-  const response = await gridFetch(`${gridUrl}/status`, { method: 'GET' });
-  const parsed = WireStatus.safeParse(await response.json().catch(() => undefined));
+export async function fetchGridStatus(gridUrl: string, agent?: Agent): Promise<GridStatusAnswer> {
+  const parsed = WireStatus.safeParse((await gridRequest(`${gridUrl}/status`, 'GET', agent)).json);
   if (!parsed.success) {
     throw new GridUnavailable(
       'The Grid did not answer its status in JSON; check that GRID_URL points at the Grid itself, then retry.',
@@ -103,10 +106,10 @@ const MAX_SLOTS_PER_NODE = 64;
  * reading it never keeps a browser from idling out, unlike asking a session itself). Node
  * addresses are left out: no page may learn where the Grid or its nodes listen.
  */
-export async function readGridStatus(gridUrl: string): Promise<GridStatusReading> {
+export async function readGridStatus(gridUrl: string, agent?: Agent): Promise<GridStatusReading> {
   let value: GridStatusAnswer;
   try {
-    value = await fetchGridStatus(gridUrl);
+    value = await fetchGridStatus(gridUrl, agent);
   } catch {
     return { reachable: false, ready: false, message: null, nodes: [] };
   }

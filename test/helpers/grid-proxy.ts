@@ -7,6 +7,8 @@ export interface GridProxy {
   created: string[];
   /** "METHOD /path" of every request passed on, in order */
   requests: string[];
+  /** the Authorization header of every request that carried one (what the server sends the Grid) */
+  authorizations: string[];
   /** hold each new-session answer this long before passing it on (a Grid whose queue is waiting) */
   holdNewSessionsMs: number;
   /** paths answered as a Grid without that command answers (404 "unknown command"), never passed on */
@@ -27,12 +29,16 @@ export async function startGridProxy(gridUrl: string): Promise<GridProxy> {
     url: '',
     created: [],
     requests: [],
+    authorizations: [],
     holdNewSessionsMs: 0,
     unknownCommands: [],
     close: async () => undefined,
   };
   const server: Server = createServer((incoming, outgoing) => {
     proxy.requests.push(`${incoming.method ?? ''} ${incoming.url ?? ''}`);
+    if (incoming.headers.authorization !== undefined) {
+      proxy.authorizations.push(incoming.headers.authorization);
+    }
     const path = incoming.url ?? '';
     if (proxy.unknownCommands.some((command) => command.test(path))) {
       incoming.resume();

@@ -255,6 +255,9 @@ describe('a hostile page against network capture', () => {
         await expect
           .poll(async () => (await send('GET', '/workspace/network')).body.capturing, { timeout: 10_000 })
           .toBe(false);
+        expect((await send('GET', '/workspace/network')).body.stopped).toMatch(
+          /^Capture stopped at \d\d:\d\d UTC: a DevTools message from the page was larger than the server takes/,
+        );
         return flooded;
       });
       expect((await send('POST', '/browser/navigate', { url: `${site}/table.html` })).status).toBe(200);

@@ -1,12 +1,26 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import type { BrowserKind } from '../../src/grid/capabilities.js';
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  fromBrowserIdentity,
+  METADATA_SPELLINGS,
+  rawRequests,
+  RAW_SPELLINGS,
+  URL_SPELLINGS,
+} from '../helpers/host-spellings.js';
 import { rest } from '../helpers/server.js';
+import {
+  ensureUnprivilegedUser,
+  serveAsUnprivileged,
+  UNPRIVILEGED_USER,
+  unprivilegedHome,
+  type UnprivilegedServer,
+} from '../helpers/unprivileged.js';
 
 // selenium-flow as people run it: `npm start` or `stdio` as themselves, not root. Then there is no
 // second OS user and no nftables table: the browsers' proxy is the whole fence. This file runs the
@@ -14,41 +28,22 @@ import { rest } from '../helpers/server.js';
 // an allowed loopback port, on both browsers: the real chain that ran code as the server's user
 // (scan for chromedriver's port, POST a session whose binary is python3) must write no marker.
 
-const USER = 'sf-unprivileged';
+const USER = UNPRIVILEGED_USER;
 const siteUrl = inject('siteUrl');
 const sitePort = Number(new URL(siteUrl).port);
 let home: string;
 let markerDir: string;
-let server: ChildProcess;
+let served: UnprivilegedServer;
 let base: string;
-let banner = '';
 /** a secret leashed to the fixture site's origin, which the server (the user) may read */
 const CANARY = `canary-${randomBytes(8).toString('hex')}`;
 
-function ensureUser(): { uid: number; gid: number } {
-  try {
-    execFileSync('getent', ['passwd', USER]);
-  } catch {
-    execFileSync('useradd', [
-      '--system',
-      '--no-create-home',
-      '--home-dir',
-      '/nonexistent',
-      '--shell',
-      '/usr/sbin/nologin',
-      USER,
-    ]);
-  }
-  const [, , uid, gid] = execFileSync('getent', ['passwd', USER]).toString().trim().split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 beforeAll(async () => {
-  const { uid, gid } = ensureUser();
-  home = await mkdtemp(join(tmpdir(), 'sf-unprivileged-'));
+  const { uid, gid } = ensureUnprivilegedUser();
+  home = await unprivilegedHome();
   markerDir = join(home, 'markers');
   await mkdir(markerDir);
-  await Promise.all([chown(home, uid, gid), chown(markerDir, uid, gid)]);
+  await chown(markerDir, uid, gid);
   const secret = join(home, 'secrets', 'canary');
   await mkdir(secret, { recursive: true });
   await writeFile(join(secret, 'password'), CANARY);
@@ -62,59 +57,17 @@ beforeAll(async () => {
     await chown(path, uid, gid);
     await chmod(path, mode);
   }
-  // node --import tsx as the user: one process, whose children (the Grid) are the user's too.
-  server = spawn(
-    'setpriv',
-    [
-      '--reuid',
-      USER,
-      '--regid',
-      USER,
-      '--init-groups',
-      '--',
-      process.execPath,
-      '--import',
-      'tsx',
-      'src/cli.ts',
-      'serve',
-    ],
-    {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: home,
-        LOG_LEVEL: 'warn',
-        SE_OFFLINE: 'true',
-        PORT: '0',
-        FLOW_DATA_DIR: join(home, 'data'),
-        EMBEDDED_LIVE_VIEWS: '0',
-        BROWSER_LOOPBACK_PORTS: String(sitePort),
-        SECRETS_DIRS: join(home, 'secrets'),
-        SECRETS_KUBERNETES: 'off',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  server.stdout?.on('data', (chunk: Buffer) => (banner += chunk.toString()));
-  server.stderr?.on('data', (chunk: Buffer) => (banner += chunk.toString()));
-  base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not serve within 90 s:\n${banner}`)), 90_000);
-    server.stdout?.on('data', () => {
-      const match = /MCP:\s+(http:\/\/[^/\s]+)\/mcp/.exec(banner);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    server.once('exit', () => reject(new Error(`the server exited before serving:\n${banner}`)));
+  served = await serveAsUnprivileged(home, {
+    FLOW_DATA_DIR: join(home, 'data'),
+    EMBEDDED_LIVE_VIEWS: '0',
+    BROWSER_LOOPBACK_PORTS: String(sitePort),
+    SECRETS_DIRS: join(home, 'secrets'),
   });
+  base = served.base;
 }, 120_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await served?.stop();
   await rm(home, { recursive: true, force: true });
 });
 
@@ -133,13 +86,39 @@ function portsOf(pattern: RegExp): number[] {
   });
 }
 
+/** The first group of `pattern` in the user's processes' command lines. */
+function portsOfText(pattern: RegExp): string[] {
+  const lines = execFileSync('ps', ['-u', USER, '-o', 'args=']).toString().split('\n');
+  return lines.flatMap((line) => {
+    const found = pattern.exec(line)?.[1];
+    return found ? [found] : [];
+  });
+}
+
+/** The driver's port of the user's browser (chromedriver's or geckodriver's). */
+function driverPortOf(browser: BrowserKind): number {
+  const [port] = portsOf(browser === 'chrome' ? /chromedriver --port=(\d+)/ : /geckodriver --port[= ](\d+)/);
+  return port ?? 0;
+}
+
+/** Firefox's address at the proxy, from the user.js its wrapper wrote into the profile. */
+async function firefoxProxy(): Promise<string[]> {
+  const [profile] = portsOfText(/firefox-esr .*-profile (\S+)/);
+  const prefs = await readFile(join(profile ?? '', 'user.js'), 'utf8');
+  // The last line of a pref wins, as in Firefox: the wrapper's come last.
+  const last = (pattern: RegExp) => [...prefs.matchAll(pattern)].at(-1)?.[1];
+  const host = last(/user_pref\("network\.proxy\.http", "([^"]+)"\)/g);
+  const port = last(/user_pref\("network\.proxy\.http_port", (\d+)\)/g);
+  return host && port ? [`${host}:${port}`] : [];
+}
+
 /** Python code with no space, quote or `=` (chromedriver drops arguments with those): writes `file`. */
 function payload(file: string): string {
   const code = Buffer.from(`open(${JSON.stringify(file)},"w").write("ran")`);
   return `-cexec(bytes((${[...code].join(',')})).decode())`;
 }
 
-function newSession(browser: 'chrome' | 'firefox', file: string): string {
+function newSession(browser: BrowserKind, file: string): string {
   const options =
     browser === 'chrome'
       ? { 'goog:chromeOptions': { binary: '/usr/bin/python3', args: [payload(file)] } }
@@ -151,7 +130,8 @@ async function listener(): Promise<{ port: number; connections: () => number; cl
   let count = 0;
   const control: Server = createServer((_request, response) => response.end('control'));
   control.on('connection', () => (count += 1));
-  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+  // Every address of this host (dual stack): a spelling of any of them that got through would count.
+  await new Promise<void>((resolve) => control.listen(0, '::', resolve));
   return {
     port: (control.address() as { port: number }).port,
     connections: () => count,
@@ -192,8 +172,8 @@ async function attack(workspace: string, targets: object[], udpPort: number): Pr
 
 describe.each(['chrome', 'firefox'] as const)('the embedded Grid run as an ordinary user, %s', (browser) => {
   it('says which fence is in force: the banner and /ready', async () => {
-    expect(banner).toContain(`Fence:    proxy (host ports closed but ${sitePort})`);
-    expect(banner).toContain(`embedded Grid's browsers fenced: proxy (host ports closed but ${sitePort})`);
+    expect(served.output()).toContain(`Fence:    proxy (host ports closed but ${sitePort})`);
+    expect(served.output()).toContain(`embedded Grid's browsers fenced: proxy (host ports closed but ${sitePort})`);
     const ready = await rest(base, '/ready');
     expect(ready.body).toMatchObject({ status: 'ok', fence: `proxy (host ports closed but ${sitePort})` });
   });
@@ -232,7 +212,12 @@ describe.each(['chrome', 'firefox'] as const)('the embedded Grid run as an ordin
         { name: 'the server, websocket', kind: 'ws', url: `ws://127.0.0.1:${serverPort}/mcp` },
         { name: 'an unallowed listener', kind: 'fetch', url: `http://127.0.0.1:${tcp.port}/` },
         { name: 'the same as 0.0.0.0', kind: 'fetch', url: `http://0.0.0.0:${tcp.port}/` },
-        { name: 'the same v4-mapped', kind: 'fetch', url: `http://[::ffff:127.0.0.1]:${tcp.port}/` },
+        ...URL_SPELLINGS.map((host) => ({
+          name: `the same as ${host}`,
+          kind: 'fetch',
+          url: `http://${host}:${tcp.port}/`,
+        })),
+        { name: 'the same by websocket as [0::ffff:7f00:1]', kind: 'ws', url: `ws://[0::ffff:7f00:1]:${tcp.port}/` },
       ];
       let outcomes: Outcome[];
       try {
@@ -265,6 +250,27 @@ describe.each(['chrome', 'firefox'] as const)('the embedded Grid run as an ordin
       await rest(base, '/browser/end-browser', {}, ws);
     },
   );
+
+  it('the proxy refuses the host under every spelling to a raw request with the browser’s identity', async () => {
+    const ws = { 'X-Workspace': `raw-${browser}` };
+    expect((await rest(base, '/browser/open-session', { browser }, ws)).status).toBe(200);
+    const tcp = await listener();
+    try {
+      // The browser's own address at the proxy: Chromium's command line, or the prefs Firefox's wrapper wrote.
+      const [proxy] =
+        browser === 'chrome' ? portsOfText(/--proxy-server=http:\/\/(127\.\d+\.\d+\.\d+:\d+)/) : await firefoxProxy();
+      expect(proxy).toMatch(/^127\.\d+\.\d+\.\d+:\d+$/);
+      const requests = rawRequests(RAW_SPELLINGS, [tcp.port, driverPortOf(browser)]);
+      const metadata = METADATA_SPELLINGS.map((host) => `CONNECT ${host}:80 HTTP/1.1\r\n\r\n`);
+      const answers = await fromBrowserIdentity({ user: USER, group: USER }, proxy ?? '', [...requests, ...metadata]);
+      expect(requests.filter((_r, i) => !/^HTTP\/1\.1 40[03] /.test(answers[i] ?? ''))).toEqual([]);
+      expect(answers.slice(requests.length).filter((a) => !/^HTTP\/1\.1 403 [\s\S]*metadata/.test(a))).toEqual([]);
+      expect(tcp.connections()).toBe(0);
+    } finally {
+      await tcp.close();
+      await rest(base, '/browser/end-browser', {}, ws);
+    }
+  });
 
   it('a frame from another origin that hooks its own functions gets no secret', { timeout: 60_000 }, async () => {
     const ws = { 'X-Workspace': `secret-${browser}` };

@@ -3,7 +3,6 @@ import { readdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { rest } from '../helpers/server.js';
 
 // `selenium-flow serve` without GRID_URL starts its own Grid. Killed with SIGKILL, it runs no
@@ -64,14 +63,13 @@ describe('the embedded Grid', () => {
   it('never outlives its server, even one killed with SIGKILL', { timeout: 90_000 }, async () => {
     // node --import tsx: one process, so SIGKILL reaches the server itself (npx would leave it running).
     const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0'], {
-      // Every Grid's fence applies to every browser of the shared browser group: this one must leave
-      // the fixture sites open, or the shared test Grid's browsers lose them while it runs.
+      // No fixture port open: its firewall keys on its own browser group, so the shared test Grid's
+      // browsers keep theirs while it runs.
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: process.env.HOME ?? '/root',
         LOG_LEVEL: 'warn',
         SE_OFFLINE: 'true',
-        BROWSER_LOOPBACK_PORTS: `${FIXTURE_PORTS.from}-${FIXTURE_PORTS.to}`,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

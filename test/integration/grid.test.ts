@@ -1,6 +1,6 @@
 import { Builder, By, type WebDriver } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { browserCapabilities } from '../../src/grid/capabilities.js';
+import { browserCapabilities, LIVE_VIEW_CAPABILITY } from '../../src/grid/capabilities.js';
 
 describe('the embedded Grid', () => {
   const siteUrl = inject('siteUrl');
@@ -9,7 +9,11 @@ describe('the embedded Grid', () => {
   beforeAll(async () => {
     driver = await new Builder()
       .usingServer(inject('gridUrl'))
-      .withCapabilities(browserCapabilities('chrome', { width: 1280, height: 900 }))
+      .withCapabilities({
+        ...browserCapabilities('chrome', { width: 1280, height: 900 }),
+        // A headless slot: the one watchable slot would run it headed.
+        [LIVE_VIEW_CAPABILITY]: false,
+      })
       .build();
   });
 

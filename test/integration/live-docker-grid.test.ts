@@ -27,7 +27,9 @@ beforeAll(async () => {
   const browsers = firefox ? (['chrome', 'firefox'] as const) : (['chrome'] as const);
   // docker-selenium's own default VNC password; the server answers it in the tunnel.
   grid = await startHubAndNodes({
-    dockerSelenium: { browsers, vncPassword: DOCKER_SELENIUM_VNC_PASSWORD },
+    // Nodes whose operator runs the browsers in selenium-flow's sandbox and says so (a stock image
+    // does not: its browsers are never watched, grid-offers.test.ts).
+    dockerSelenium: { browsers, vncPassword: DOCKER_SELENIUM_VNC_PASSWORD, lockedWindow: true },
     loopbackPorts: [FIXTURE_PORTS],
   });
   running = await startServer(

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import WebSocket from 'ws';
-import { LIVE_VIEW_CAPABILITY } from '../../src/grid/capabilities.js';
+import { LIVE_VIEW_CAPABILITY, LOCKED_WINDOW_CAPABILITY } from '../../src/grid/capabilities.js';
 import { Grid, gridFetch } from '../../src/grid/grid.js';
 
 const gridUrl = inject('gridUrl');
@@ -42,7 +42,10 @@ describe('the shared Grid: four headless slots and one watchable, of each browse
     // each on a display of its own: one VNC server shows one screen
     const addresses = slots.map((s) => s.stereotype['se:vncLocalAddress']).filter(Boolean);
     expect(new Set(addresses).size).toBe(2);
-    expect(await new Grid(gridUrl).hasLiveView()).toBe(true);
+    // each in a sandbox that locks its window (sandbox.ts): only such a slot is watched
+    const watchable = slots.filter((s) => s.stereotype['se:vncEnabled'] === true);
+    expect(watchable.every((s) => s.stereotype[LOCKED_WINDOW_CAPABILITY] === true)).toBe(true);
+    expect(await new Grid(gridUrl).liveViewOffered()).toBe('yes');
   });
 
   it('opens a watchable browser when one is free, and its VNC greets through the Grid', async () => {

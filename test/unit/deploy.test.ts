@@ -44,6 +44,17 @@ interface Service {
   environment?: Record<string, string>;
   volumes?: string[];
   depends_on?: unknown;
+  networks?: string[] | Record<string, { aliases?: string[] } | null>;
+}
+
+/** The networks a Compose service is on (none listed: the default one), with its aliases on each. */
+function networksOf(service: Service | undefined): Map<string, string[]> {
+  const listed = service?.networks ?? ['default'];
+  return new Map(
+    Array.isArray(listed)
+      ? listed.map((name) => [name, []])
+      : Object.entries(listed).map(([name, options]) => [name, options?.aliases ?? []]),
+  );
 }
 
 describe('docker-compose.yaml', () => {
@@ -103,6 +114,31 @@ describe('docker-compose.yaml', () => {
       expect(replica?.environment?.MCP_AUTH_TOKEN).toMatch(/^\$\{MCP_AUTH_TOKEN/);
     }
     expect(replicas[0]?.environment).toEqual(replicas[1]?.environment);
+  });
+
+  it("sends every browser through the replicas' fence, on a network with no other way out", () => {
+    const networks =
+      (parse(read('docker-compose.yaml'), { merge: true }) as { networks?: Record<string, { internal?: boolean }> })
+        .networks ?? {};
+    // The node's only network is internal: nothing leaves it but through a replica's fence.
+    const node = networksOf(services.chrome);
+    expect([...node.keys()]).toEqual(['browsers']);
+    expect(networks.browsers?.internal).toBe(true);
+    for (const replica of ['selenium-flow-a', 'selenium-flow-b']) {
+      const address = services[replica]?.environment?.FENCE_ADDRESS ?? '';
+      const [alias, port] = address.split(':');
+      expect(Number(port), replica).toBeGreaterThan(0);
+      expect(networksOf(services[replica]).get('browsers'), replica).toContain(alias);
+      // The fence must reach the internet: a replica is on a network that is not internal.
+      expect(
+        [...networksOf(services[replica]).keys()].some((n) => networks[n]?.internal !== true),
+        replica,
+      ).toBe(true);
+    }
+    // Redis and nginx share no network with the nodes.
+    for (const other of ['redis', 'proxy']) {
+      expect(networksOf(services[other]).has('browsers'), other).toBe(false);
+    }
   });
 
   it('puts a proxy in front of both replicas, without buffering streamed MCP answers', () => {
@@ -178,11 +214,19 @@ interface K8sEnv {
   value?: string;
   valueFrom?: { secretKeyRef?: { name: string; key: string } };
 }
+interface PolicyRule {
+  to?: { podSelector?: { matchLabels?: Record<string, string> }; ipBlock?: unknown; namespaceSelector?: unknown }[];
+  from?: { podSelector?: { matchLabels?: Record<string, string> } }[];
+  ports?: { protocol?: string; port: number }[];
+}
 interface K8sObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string };
   spec?: {
+    podSelector?: { matchLabels?: Record<string, string> };
+    egress?: PolicyRule[];
+    ingress?: PolicyRule[];
     replicas?: number;
     accessModes?: string[];
     template?: {
@@ -224,6 +268,7 @@ describe('deploy/kubernetes (the Kustomize base)', () => {
       ['Service', 'selenium-hub'],
       ['Deployment', 'selenium-node-chrome'],
       ['NetworkPolicy', 'selenium-node-isolation'],
+      ['NetworkPolicy', 'selenium-flow-fence'],
     ]) {
       expect(find(kind!, name!), `${kind} ${name}`).toBeDefined();
     }
@@ -320,6 +365,28 @@ describe('deploy/kubernetes (the Kustomize base)', () => {
     } else {
       expect(deployment?.spec?.replicas).toBe(1);
     }
+  });
+
+  it("sends the nodes' browsers through the fence: FENCE_ADDRESS is the Service's fence port, the nodes' only way out", () => {
+    const fence = container?.ports?.find((p) => p.name === 'fence');
+    const service = find('Service', 'selenium-flow')?.spec?.ports?.find((p) => p.targetPort === 'fence');
+    expect(fence?.containerPort).toBeGreaterThan(0);
+    expect(container?.env?.find((e) => e.name === 'FENCE_ADDRESS')?.value).toBe(`selenium-flow:${service?.port}`);
+    const nodes = find('NetworkPolicy', 'selenium-node-isolation')?.spec;
+    const labels = (rule: PolicyRule) => rule.to?.map((t) => t.podSelector?.matchLabels?.['app.kubernetes.io/name']);
+    // No ipBlock: the internet too is reached through the fence, never directly.
+    expect(nodes?.egress?.flatMap((rule) => rule.to ?? []).filter((to) => to.ipBlock !== undefined)).toEqual([]);
+    const toServer = nodes?.egress?.find((rule) => labels(rule)?.includes('selenium-flow'));
+    expect(toServer?.ports).toEqual([{ protocol: 'TCP', port: fence?.containerPort }]);
+    const toHub = nodes?.egress?.find((rule) => labels(rule)?.includes('selenium-hub'));
+    expect(toHub?.ports?.map((p) => p.port)).toEqual([4442, 4443]);
+    // The fence's port answers the nodes alone; the HTTP port is the server's own business.
+    const open = find('NetworkPolicy', 'selenium-flow-fence')?.spec;
+    expect(open?.podSelector?.matchLabels).toEqual({ 'app.kubernetes.io/name': 'selenium-flow' });
+    const fenceRule = open?.ingress?.find((rule) => rule.ports?.some((p) => p.port === fence?.containerPort));
+    expect(fenceRule?.from?.map((f) => f.podSelector?.matchLabels?.['app.kubernetes.io/name'])).toEqual([
+      'selenium-node',
+    ]);
   });
 
   it('deploys the Grid as docs/security.md says: credentials, a registration secret, no token, one browser per watchable node', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { browserCapabilities } from '../../src/grid/capabilities.js';
-import { GridOffers, offersOf, screenSharedBy } from '../../src/grid/offers.js';
+import { GridOffers, offersOf, watchedSlot } from '../../src/grid/offers.js';
 import { sharedScreen } from '../../src/live/service.js';
 import type { GridStatusAnswer } from '../../src/grid/status.js';
 
@@ -19,16 +19,25 @@ function node(maxSessions: number, stereotype: Record<string, unknown>, slots = 
   };
 }
 const VNC = { 'se:vncEnabled': true, 'se:noVncPort': 7900 };
+/** A VNC slot whose node runs its browsers in selenium-flow's sandbox, and says so. */
+const LOCKED = { ...VNC, 'selenium-flow:lockedWindow': true };
 const status = (...nodes: Node[]): GridStatusAnswer => ({ ready: true, nodes });
 
 describe('what a Grid offers for watching', () => {
   it('runs a browser headed where every slot of it is a one-session node with VNC', () => {
     const offers = offersOf(
-      status(node(1, { browserName: 'chrome', ...VNC }), node(1, { browserName: 'firefox', ...VNC })),
+      status(node(1, { browserName: 'chrome', ...LOCKED }), node(1, { browserName: 'firefox', ...LOCKED })),
     );
     expect([...offers.headed].sort()).toEqual(['chrome', 'firefox']);
     expect(offers.sharedScreen.size).toBe(0);
     expect([...offers.watchable].sort()).toEqual(['chrome', 'firefox']);
+  });
+
+  it('never offers for watching a VNC slot that does not lock its window (a stock docker-selenium node)', () => {
+    const offers = offersOf(status(node(1, { browserName: 'chrome', ...VNC })));
+    expect(offers.headed.has('chrome')).toBe(true);
+    expect(offers.watchable.size).toBe(0);
+    expect(offers.unlocked.has('chrome')).toBe(true);
   });
 
   it('keeps headless where no display is advertised', () => {
@@ -38,7 +47,7 @@ describe('what a Grid offers for watching', () => {
   });
 
   it('calls a display that several sessions of one node share a shared screen, and keeps it headless', () => {
-    const offers = offersOf(status(node(4, { browserName: 'chrome', ...VNC })));
+    const offers = offersOf(status(node(4, { browserName: 'chrome', ...LOCKED })));
     expect(offers.headed.has('chrome')).toBe(false);
     expect(offers.sharedScreen.has('chrome')).toBe(true);
     expect(offers.watchable.has('chrome')).toBe(true);
@@ -154,7 +163,7 @@ describe('a watchable slot just taken', () => {
     };
     const offers = new GridOffers(async () => status(watchable), 60_000);
     expect((await offers.get()).watchableFree.has('chrome')).toBe(true);
-    offers.changed('chrome');
+    offers.changed({ kind: 'chrome', watchable: true });
     expect((await offers.get()).watchableFree.has('chrome')).toBe(false);
   });
 });
@@ -166,7 +175,7 @@ describe('a browser on a shared display', () => {
   });
   it('is named with how many browsers its node shows on one screen, and the sentence says the fix', () => {
     const status_ = status(running(node(4, { browserName: 'chrome', ...VNC }), 'shared-1'));
-    expect(screenSharedBy(status_, 'shared-1')).toBe(4);
+    expect(watchedSlot(status_, 'shared-1')?.sharedBy).toBe(4);
     expect(sharedScreen(4)).toMatch(/up to 4 browsers on one display.*SE_NODE_MAX_SESSIONS=1/);
   });
   it('is not a browser on a one-session node, a headless slot, or one the Grid does not list', () => {
@@ -174,8 +183,88 @@ describe('a browser on a shared display', () => {
       running(node(1, { browserName: 'chrome', ...VNC }), 'own-1'),
       running(node(4, { browserName: 'chrome' }), 'headless-1'),
     );
-    expect(screenSharedBy(status_, 'own-1')).toBeUndefined();
-    expect(screenSharedBy(status_, 'headless-1')).toBeUndefined();
-    expect(screenSharedBy(status_, 'gone')).toBeUndefined();
+    expect(watchedSlot(status_, 'own-1')?.sharedBy).toBeUndefined();
+    expect(watchedSlot(status_, 'headless-1')?.sharedBy).toBeUndefined();
+    expect(watchedSlot(status_, 'gone')).toBeUndefined();
+  });
+});
+
+describe('managed downloads', () => {
+  const DOWNLOADS = { 'se:downloadsEnabled': true };
+  // A node as `standalone` starts it by default: its stereotypes say nothing of downloads.
+  const stock = node(4, { browserName: 'chrome' });
+
+  it('asks for them nowhere on a stock Grid, so the request matches its slots', () => {
+    const offers = offersOf(status(stock));
+    expect(offers.downloads.size).toBe(0);
+    expect(offers.slots.get('chrome')).toEqual({
+      slots: 4,
+      managedDownloads: 0,
+      vnc: 0,
+      vncUnlocked: 0,
+      bidiSeen: false,
+    });
+    expect(browserCapabilities('chrome', { width: 800, height: 600 })).not.toHaveProperty('se:downloadsEnabled');
+    expect(browserCapabilities('firefox', { width: 800, height: 600 })).not.toHaveProperty('se:downloadsEnabled');
+    expect(browserCapabilities('chrome', { width: 800, height: 600 }, { downloads: true })).toMatchObject({
+      'se:downloadsEnabled': true,
+    });
+  });
+
+  it('asks for them where every slot offers them, busy or not', () => {
+    const full = node(1, { browserName: 'chrome', ...DOWNLOADS });
+    const busy = { ...full, slots: (full.slots ?? []).map((slot) => ({ ...slot, session: { sessionId: 'x' } })) };
+    expect(offersOf(status(busy)).downloads.has('chrome')).toBe(true);
+  });
+
+  it('on a Grid where only some slots offer them, asks while one of those is free, then not', async () => {
+    const some = node(1, { browserName: 'chrome', ...DOWNLOADS });
+    const mixed = status(some, stock);
+    expect(offersOf(mixed).downloads.has('chrome')).toBe(true);
+    expect(offersOf(mixed).slots.get('chrome')).toMatchObject({ slots: 5, managedDownloads: 1 });
+    // A node at its maxSessions has no free slot, whatever its other slots say.
+    const taken: Node = {
+      ...some,
+      maxSessions: 1,
+      slots: [...(some.slots ?? []), { stereotype: { browserName: 'firefox', ...DOWNLOADS }, session: null }].map(
+        (slot, i) => (i === 0 ? { ...slot, session: { sessionId: 'x' } } : slot),
+      ),
+    };
+    expect(offersOf(status(taken, stock)).downloads.has('chrome')).toBe(false);
+    // The slot a browser was just sent to is not offered again before the Grid is read again.
+    const cached = new GridOffers(async () => mixed, 60_000);
+    expect((await cached.get()).downloads.has('chrome')).toBe(true);
+    cached.changed({ kind: 'chrome', downloads: true });
+    expect((await cached.get()).downloads.has('chrome')).toBe(false);
+  });
+
+  it('counts VNC slots, watched only where the window is locked, and BiDi only as a running browser announced it', () => {
+    const running: Node = {
+      ...node(2, { browserName: 'chrome', ...VNC }),
+      slots: [
+        {
+          stereotype: { browserName: 'chrome', ...VNC },
+          session: { sessionId: 'a', capabilities: { browserName: 'chrome', 'se:cdp': 'ws://grid/session/a/se/cdp' } },
+        },
+        { stereotype: { browserName: 'chrome' }, session: null },
+      ],
+    };
+    expect(offersOf(status(running)).slots.get('chrome')).toEqual({
+      slots: 2,
+      managedDownloads: 0,
+      vnc: 0,
+      vncUnlocked: 1,
+      bidiSeen: true,
+    });
+    const firefoxCdp: Node = {
+      ...node(1, { browserName: 'firefox' }),
+      slots: [
+        {
+          stereotype: { browserName: 'firefox' },
+          session: { sessionId: 'b', capabilities: { browserName: 'firefox', 'se:cdp': 'ws://grid/session/b/se/cdp' } },
+        },
+      ],
+    };
+    expect(offersOf(status(firefoxCdp)).slots.get('firefox')?.bidiSeen).toBe(false);
   });
 });

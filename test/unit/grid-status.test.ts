@@ -24,6 +24,7 @@ const STATUS = {
             lastStarted: '1970-01-01T00:00:00Z',
             session: null,
             stereotype: { browserName: 'chrome', platformName: 'linux', 'se:vncEnabled': true },
+            // a VNC slot without selenium-flow:lockedWindow: offered, but never watched
           },
           {
             id: { hostId: 'node-a', id: 's2' },
@@ -73,7 +74,7 @@ describe("the Grid's /status, read through one schema", () => {
     const grid = new Grid(url);
     expect(await grid.slotCount()).toEqual({ free: 1, used: 1 });
     expect([...(await grid.offeredBrowsers())]).toEqual(['chrome']);
-    expect(await grid.hasLiveView()).toBe(true);
+    expect(await grid.liveViewOffered()).toBe('unlocked');
     expect(await grid.isReachable()).toBe(true);
   });
 
@@ -96,7 +97,7 @@ describe("the Grid's /status, read through one schema", () => {
       answer = body;
       expect(await readGridStatus(url)).toEqual({ reachable: false, ready: false, message: null, nodes: [] });
       expect(await new Grid(url).isReachable()).toBe(false);
-      await expect(new Grid(url).hasLiveView()).rejects.toThrow(/did not answer its status/);
+      await expect(new Grid(url).liveViewOffered()).rejects.toThrow(/did not answer its status/);
     }
   });
 });
