@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 // Types only: the SDK's server helpers want an McpServer (this server is the low-level Server)
 // and would make the package and its peers a runtime dependency for three string facts.
 import type { McpUiResourceMeta, McpUiToolMeta } from '@modelcontextprotocol/ext-apps';
@@ -7,7 +5,8 @@ import type { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext
 import { CAPABILITIES } from '../capabilities/index.js';
 import { isAppButton, type Capability } from '../capabilities/capability.js';
 import { NotFound } from '../errors.js';
-import { PACKAGE_ROOT } from '../package.js';
+import { UI_ARCHIVE } from '../package.js';
+import { readUi } from '../ui-archive.js';
 import type { ResourceDefinition } from './resources.js';
 import type { ListedTool } from './tools.js';
 import type { Caller } from '../workspace/caller.js';
@@ -16,9 +15,6 @@ import type { Caller } from '../workspace/caller.js';
 export const UI_EXTENSION: typeof EXTENSION_ID = 'io.modelcontextprotocol/ui';
 /** What a UI resource is served as; a host renders nothing else as an app. */
 export const APP_MIME_TYPE: typeof RESOURCE_MIME_TYPE = 'text/html;profile=mcp-app';
-
-/** `vite build` (npm run build:ui) writes ui/apps/<name>/ here as one self-contained document each. */
-export const APPS_DIR = join(PACKAGE_ROOT, 'dist', 'apps');
 
 export interface AppDefinition {
   name: string;
@@ -56,13 +52,16 @@ export function appUri(name: string): string {
   return `ui://selenium-flow/${name}`;
 }
 
-/** The app's document as vite built it; a source checkout that has not built says how to. */
+/**
+ * The app's document as vite built it (ui/apps/<name>/, one self-contained document each); a
+ * source checkout that has not built says how to.
+ */
 export async function appHtml(name: string): Promise<string> {
-  try {
-    return await readFile(join(APPS_DIR, `${name}.html`), 'utf8');
-  } catch {
+  const html = readUi(UI_ARCHIVE)?.get(`apps/${name}.html`);
+  if (!html) {
     throw new NotFound(`The ${name} app is not built in this install; run \`npm run build\` (it builds ui/apps/).`);
   }
+  return html.toString('utf8');
 }
 
 /** The apps as resources: listed only to a client that renders them, readable by any. */
@@ -87,16 +86,19 @@ type ClientCapabilities = { extensions?: Record<string, unknown> } | undefined;
 
 /**
  * Whether this client renders apps: it named the extension in its initialize (stdio, or any
- * connection the SDK remembers) or in this request's own capabilities (2026-07-28 carries them
- * on every request). A 2025-11-25 client over stateless HTTP said it in an initialize no later
- * request's server saw, so it is answered as a client without apps.
+ * connection the SDK remembers; over HTTP, its session remembers: `announced`) or in this
+ * request's own capabilities (2026-07-28 carries them on every request).
  */
 export function announcesApps(
   connection: ClientCapabilities,
   request: { mcpReq: { envelope?: Record<string, unknown> } },
+  announced: readonly string[] = [],
 ): boolean {
   const declared = request.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities'] as ClientCapabilities;
-  return [connection, declared].some((c) => c?.extensions !== undefined && Object.hasOwn(c.extensions, UI_EXTENSION));
+  return (
+    announced.includes(UI_EXTENSION) ||
+    [connection, declared].some((c) => c?.extensions !== undefined && Object.hasOwn(c.extensions, UI_EXTENSION))
+  );
 }
 
 function toolMeta(capability: Capability): McpUiToolMeta | undefined {
@@ -109,20 +111,32 @@ function toolMeta(capability: Capability): McpUiToolMeta | undefined {
 
 export type AppTool = ListedTool & { _meta?: { ui: McpUiToolMeta } };
 
+/** What a client's rendering of tools depends on: whether it renders apps, and whether its app may take Control. */
+export interface AppClient {
+  apps: boolean;
+  /** its app may take Control (control-policy.ts): only then are the Control buttons listed */
+  control: boolean;
+}
+
 /**
- * tools/list as a client that renders apps reads it: each row's app named in its _meta. A client
- * without apps reads the list as it was before the apps, without the rows that need one.
+ * tools/list with each listed row's app named in its _meta. Every client reads it: a host may
+ * render apps without announcing the extension (VS Code, microsoft/vscode#291432; the ext-apps
+ * basic-host), and one that renders none ignores `_meta.ui` (the extension says so). What a
+ * client without apps does not list are the rows that need one: watch and the live app's buttons.
  */
-export function toolsFor(tools: ListedTool[], apps: boolean): AppTool[] {
-  if (!apps) {
-    const hidden = new Set(CAPABILITIES.filter(needsApps).map((c) => c.name));
-    return tools.filter((t) => !hidden.has(t.name));
-  }
+export function toolsFor(tools: ListedTool[], client: AppClient): AppTool[] {
+  const hidden = new Set(CAPABILITIES.filter((c) => !listedTo(c, client)).map((c) => c.name));
+  const shown = tools.filter((t) => !hidden.has(t.name));
   const metas = new Map(CAPABILITIES.map((c) => [c.name, toolMeta(c)]));
-  return tools.map((t) => {
+  return shown.map((t) => {
     const ui = metas.get(t.name);
     return ui ? { ...t, _meta: { ui } } : t;
   });
+}
+
+/** Whether a client lists, and so may call, a row: one that needs apps only if it renders them, a Control button only if its app may take Control. */
+export function listedTo(capability: Capability, client: AppClient): boolean {
+  return (!needsApps(capability) || client.apps) && (capability.app?.control !== true || client.control);
 }
 
 /**

@@ -1,13 +1,10 @@
 import type { ServerEvent } from '@modelcontextprotocol/server';
 import type { ServerResponse } from 'node:http';
-import { BadRequest, TooManyRequests } from '../errors.js';
+import { BadRequest } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import type { WorkspaceEventBus } from './list-changed.js';
+import type { StreamSlots } from './stream-slots.js';
 
-/** Streams one caller (a token's principal in one workspace) may hold open: a client needs one, a few tabs a few. */
-export const LEGACY_STREAMS_PER_CALLER = 4;
-/** Streams one process holds at most, as many as the SDK allows listen streams. */
-export const LEGACY_STREAMS_MAX = 1024;
 /**
  * A stream is ended after this long and the client opens another (the 2025-11-25 client
  * reconnects a GET stream the server ends, handing back its Last-Event-ID): a client that
@@ -19,12 +16,6 @@ const KEEPALIVE_MS = 15_000;
 /** How long the client waits before it reconnects an ended stream. */
 const RETRY_MS = 1_000;
 
-export interface LegacyStreamLimits {
-  perCaller: number;
-  max: number;
-  lifetimeMs: number;
-}
-
 /** The notification a 2025-11-25 client reads for each bus event (the rest concern no client of ours). */
 const NOTIFICATIONS: Partial<Record<ServerEvent['kind'], string>> = {
   tools_list_changed: 'notifications/tools/list_changed',
@@ -33,35 +24,29 @@ const NOTIFICATIONS: Partial<Record<ServerEvent['kind'], string>> = {
 
 /**
  * The 2025-11-25 way to hear the server unasked: a GET on the MCP endpoint opens an event stream
- * (Streamable HTTP). That era's HTTP is served statelessly here (no Mcp-Session-Id), so the
- * stream belongs to the caller the request names, like a `subscriptions/listen` stream, and
- * hears the same bus: its workspace's flow changes and the shared library's, never a neighbour's.
+ * (Streamable HTTP). Each request has its own server here, so the stream belongs to the caller the
+ * request names (its workspace, or its session's: http/mcp-sessions.ts), like a
+ * `subscriptions/listen` stream, and hears the same bus: its workspace's flow changes and the
+ * shared library's, never a neighbour's.
  */
 export class LegacyStreams {
-  private readonly open = new Map<string, Set<() => void>>();
-  private count = 0;
+  private readonly open = new Set<() => void>();
 
   constructor(
     private readonly bus: WorkspaceEventBus,
-    private readonly limits: LegacyStreamLimits = {
-      perCaller: LEGACY_STREAMS_PER_CALLER,
-      max: LEGACY_STREAMS_MAX,
-      lifetimeMs: LEGACY_STREAM_LIFETIME_MS,
-    },
+    /** shared with the 2026-07-28 listen streams: a caller's and a token's share cover both eras */
+    private readonly slots: StreamSlots,
+    private readonly lifetimeMs = LEGACY_STREAM_LIFETIME_MS,
   ) {}
 
-  /** A refusal (4xx) while nothing is written yet; then the caller's slot is held until `serve`'s stream ends. */
-  admit(caller: Caller, accept: string | undefined): void {
+  /** A refusal (4xx) while nothing is written yet; else the caller's place, held until `serve`'s stream ends. */
+  admit(caller: Caller, accept: string | undefined): () => void {
     if (!accept?.includes('text/event-stream')) {
       throw new BadRequest(
         'GET /mcp opens an event stream of server notifications; send Accept: text/event-stream (or POST JSON-RPC messages).',
       );
     }
-    if ((this.open.get(keyOf(caller))?.size ?? 0) >= this.limits.perCaller || this.count >= this.limits.max) {
-      throw new TooManyRequests(
-        `This caller already holds ${this.limits.perCaller} notification streams (GET /mcp), or the server its limit; close one before opening another.`,
-      );
-    }
+    return this.slots.take(caller);
   }
 
   /**
@@ -69,11 +54,7 @@ export class LegacyStreams {
    * that reconnects with a Last-Event-ID older than a change that concerns it hears that change
    * at once: a notice missed between two streams would leave its tool list stale.
    */
-  serve(caller: Caller, lastEventId: string | undefined, response: ServerResponse): void {
-    const key = keyOf(caller);
-    const mine = this.open.get(key) ?? new Set<() => void>();
-    this.open.set(key, mine);
-    this.count += 1;
+  serve(caller: Caller, lastEventId: string | undefined, response: ServerResponse, release: () => void): void {
     response.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache, no-transform',
@@ -101,34 +82,25 @@ export class LegacyStreams {
       }),
     );
     const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
-    const lifetime = setTimeout(() => end(), this.limits.lifetimeMs);
+    const lifetime = setTimeout(() => end(), this.lifetimeMs);
     const end = () => {
-      if (!mine.delete(end)) {
+      if (!this.open.delete(end)) {
         return;
       }
-      this.count -= 1;
-      if (mine.size === 0) {
-        this.open.delete(key);
-      }
+      release();
       unsubscribe();
       clearInterval(keepalive);
       clearTimeout(lifetime);
       response.end();
     };
-    mine.add(end);
+    this.open.add(end);
     response.on('close', end);
   }
 
   /** Ends every stream (the server is closing): an open stream would hold the close, and clients reconnect. */
   endAll(): void {
-    for (const ends of [...this.open.values()]) {
-      for (const end of [...ends]) {
-        end();
-      }
+    for (const end of [...this.open]) {
+      end();
     }
   }
-}
-
-function keyOf(caller: Caller): string {
-  return `${caller.owner ?? ''}\n${caller.key ?? ''}`;
 }

@@ -14,6 +14,8 @@ import { settle, type RunTool } from './tasks.js';
 export const LEGACY_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const STOPPING_TASK =
+  'This replica of selenium-flow is stopping; call tasks/result again, and another replica (or this one, restarted) waits on: the task is kept.';
 
 /** Whether this 2025-11-25 tools/call asked to run as a task (its `task` param). */
 export function asksForTask(params: { task?: unknown }): boolean {
@@ -67,9 +69,24 @@ export function serveLegacyTasks(server: Server, deps: CallDeps, caller: Caller,
       if (task.status !== 'working') {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${task.status}: it has no result.`);
       }
+      // A replica that stops answers the wait: the task is in the shared store, and waits on elsewhere.
+      const stopping = deps.control?.stopping;
+      if (stopping?.aborted) {
+        throw new ProtocolError(ProtocolErrorCode.InternalError, STOPPING_TASK);
+      }
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, TASK_POLL_MS);
-        signal.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('cancelled'))), { once: true });
+        // Each poll takes its listeners off again: a wait of hours must not pile one up per second.
+        const settle = (cancelled: boolean) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', cancel);
+          stopping?.removeEventListener('abort', wake);
+          return cancelled ? reject(new Error('cancelled')) : resolve();
+        };
+        const cancel = () => settle(true);
+        const wake = () => settle(false);
+        const timer = setTimeout(wake, TASK_POLL_MS);
+        signal.addEventListener('abort', cancel, { once: true });
+        stopping?.addEventListener('abort', wake, { once: true });
       });
     }
   });

@@ -11,8 +11,10 @@ import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
 import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 import { LEGACY_TASKS_CAPABILITY, asksForTask, serveLegacyTasks, startLegacyTask } from './legacy-tasks.js';
-import { announcesApps, needsApps, toolsFor } from './apps.js';
+import { announcesApps, listedTo, toolsFor, type AppClient } from './apps.js';
+import { controlRefusal } from '../live/control-policy.js';
 import { TASKS_EXTENSION, declaresTasks, serveControlTasks, startControlTask } from './tasks.js';
+import { DefaultJsonSchemaValidator } from './sdk-shims.js';
 
 export interface McpOptions {
   version: string;
@@ -27,8 +29,12 @@ export interface McpOptions {
   connection?: boolean;
   /** the protocol era this instance serves (the SDK says, per HTTP request; stdio: the connection's) */
   era?: 'legacy' | 'modern';
+  /** the extensions this client announced at initialize, kept by its HTTP session (2025-11-25) */
+  announced?: readonly string[];
   /** why this server has no Grid (a stdio start that could not run one): each call that needs a browser answers it */
   noGrid?: string;
+  /** after each tools/list answer: a client that has its tools has started (ops/warm-up.ts) */
+  onToolsListed?: () => void;
 }
 
 const NO_FLOW_TOOLS: FlowToolOptions = { enabled: false, max: 0 };
@@ -53,16 +59,9 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   const server = new Server(
     { name: 'selenium-flow', version: options.version },
     {
-      capabilities: {
-        tools: listChanged ? { listChanged: true } : {},
-        resources: {},
-        completions: {},
-        // await_control answers as a task to a client that declares the extension (tasks.ts)
-        ...(deps.control?.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
-        // and to a 2025-11-25 client as that era's experimental tasks (legacy-tasks.ts)
-        ...(deps.control?.tasks && options.era === 'legacy' ? { tasks: LEGACY_TASKS_CAPABILITY } : {}),
-      },
+      capabilities: capabilitiesOf(deps, options, listChanged),
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator: new DefaultJsonSchemaValidator(),
     },
   );
   if (listChanged && options.connection) {
@@ -73,26 +72,19 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     });
     server.onclose = () => stop?.();
   }
-  /** One tool call through the call path, answered as a tool result (a refusal is isError, not a protocol error). */
-  const runTool = async (capability: Capability, args: unknown, as: Caller, asStep?: { progress?: StepProgress }) => {
-    if (options.noGrid !== undefined && capability.attach !== 'none') {
-      return errorResult(options.noGrid);
-    }
-    try {
-      return toolResult(capability, await callTool(deps, capability, args, as, asStep));
-    } catch (err) {
-      const { status, body } = errorBody(err);
-      if (status === 500) {
-        options.log(err);
-      }
-      return errorResult(body.error.message);
-    }
-  };
-  const apps = (ctx: Parameters<typeof announcesApps>[1]) => announcesApps(server.getClientCapabilities(), ctx);
+  const runTool = toolRunner(deps, options);
+  const apps = (ctx: Parameters<typeof announcesApps>[1]) =>
+    announcesApps(server.getClientCapabilities(), ctx, options.announced);
+  // A host's app that may take Control (control-policy.ts) sees the Control buttons; no other client lists or calls them.
+  const by = deps.control?.viewer?.controlBy;
+  const control =
+    by !== undefined && controlRefusal(by, { via: 'app', hostHeld: caller.hostHeld === true }) === undefined;
+  const client = (ctx: Parameters<typeof announcesApps>[1]): AppClient => ({ apps: apps(ctx), control });
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     const flows = await flowToolsFor(deps, caller, flowTools);
+    options.onToolsListed?.();
     return {
-      tools: [...toolsFor(options.tools, apps(ctx)), ...flows.tools],
+      tools: [...toolsFor(options.tools, client(ctx)), ...flows.tools],
       ...(listChanged ? { _meta: { [FLOW_TOOLS_META]: flows.meta } } : {}),
     };
   });
@@ -100,7 +92,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
     const args = request.params.arguments ?? {};
     const flowCall = await flowToolCall(deps, caller, flowTools, request.params.name, args);
     const capability = flowCall ? runFlowTool : capabilityNamed(request.params.name);
-    const listed = (c: Capability) => options.tools.some((t) => t.name === c.name) && (!needsApps(c) || apps(ctx));
+    const listed = (c: Capability) => options.tools.some((t) => t.name === c.name) && listedTo(c, client(ctx));
     if (!capability || (!flowCall && !listed(capability))) {
       // A protocol error, not a tool result: no call was made, and the model cannot fix it by changing arguments.
       throw new ProtocolError(
@@ -136,6 +128,48 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   } else {
     serveControlTasks(server, deps, caller, runTool);
   }
+  serveResources(server, deps, caller, options, apps);
+  return server;
+}
+
+function capabilitiesOf(deps: CallDeps, options: McpOptions, listChanged: boolean) {
+  return {
+    tools: listChanged ? { listChanged: true } : {},
+    resources: {},
+    completions: {},
+    // await_control answers as a task to a client that declares the extension (tasks.ts)
+    ...(deps.control?.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    // and to a 2025-11-25 client as that era's experimental tasks (legacy-tasks.ts)
+    ...(deps.control?.tasks && options.era === 'legacy' ? { tasks: LEGACY_TASKS_CAPABILITY } : {}),
+  };
+}
+
+/** One tool call through the call path, answered as a tool result (a refusal is isError, not a protocol error). */
+function toolRunner(deps: CallDeps, options: McpOptions) {
+  return async (capability: Capability, args: unknown, as: Caller, asStep?: { progress?: StepProgress }) => {
+    if (options.noGrid !== undefined && capability.attach !== 'none') {
+      return errorResult(options.noGrid);
+    }
+    try {
+      return toolResult(capability, await callTool(deps, capability, args, as, asStep));
+    } catch (err) {
+      const { status, body } = errorBody(err);
+      if (status === 500) {
+        options.log(err);
+      }
+      return errorResult(body.error.message);
+    }
+  };
+}
+
+/** The resources (workspace files, the skill, apps' pages) and completion of their names. */
+function serveResources(
+  server: Server,
+  deps: CallDeps,
+  caller: Caller,
+  options: McpOptions,
+  apps: (ctx: Parameters<typeof announcesApps>[1]) => boolean,
+): void {
   server.setRequestHandler('resources/list', (_request, ctx) => ({ resources: listResources(apps(ctx)) }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates() }));
   server.setRequestHandler('resources/read', async (request) => {
@@ -153,7 +187,6 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
         : [];
     return { completion: { values, total: values.length, hasMore: false } };
   });
-  return server;
 }
 
 /** Each flow step, as a progress notification, when the client sent a progressToken. */

@@ -60,7 +60,11 @@ export async function startControlTask(
  */
 const TASK_ROW = CAPABILITIES.find((capability) => capability.answersAsTaskWhileHeld);
 
-/** tasks/get and tasks/cancel for await_control's tasks (the SDK lets a server own these two on 2026-07-28). */
+/**
+ * tasks/get, tasks/update and tasks/cancel for await_control's tasks (the SDK lets a server own
+ * these on 2026-07-28). All three answer -32021 to a client that did not declare the extension
+ * (SEP-2575's missing capability), never -32601: the methods exist, that client may not use them.
+ */
 export function serveControlTasks(server: Server, deps: CallDeps, caller: Caller, runTool: RunTool): void {
   const params = z.object({ taskId: z.string() });
   const found = async (taskId: string, ctx: RequestContext): Promise<ControlTask> => {
@@ -80,6 +84,14 @@ export function serveControlTasks(server: Server, deps: CallDeps, caller: Caller
   server.setRequestHandler('tasks/get', { params }, async ({ taskId }, ctx) => {
     const task = await found(taskId, ctx);
     return { resultType: 'complete', ...(await current(deps, task, caller, runTool)) };
+  });
+  // An await_control task never asks its client for input (its one input is the person's hand-back).
+  server.setRequestHandler('tasks/update', { params }, async ({ taskId }, ctx) => {
+    await found(taskId, ctx);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'This task asks for no input; poll it with tasks/get until the person hands back.',
+    );
   });
   server.setRequestHandler('tasks/cancel', { params }, async ({ taskId }, ctx) => {
     const task = await found(taskId, ctx);

@@ -2,11 +2,12 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEGACY_STREAMS_PER_CALLER } from '../../src/mcp/legacy-stream.js';
+import { STREAMS_PER_CALLER } from '../../src/limits.js';
+import { poll } from '../../src/poll.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'list-changed-admin-token';
@@ -143,7 +144,7 @@ describe('a 2025-11-25 client over Streamable HTTP', () => {
     const url = `${running.url}/mcp?workspace=lc-limit`;
     const held: AbortController[] = [];
     try {
-      for (let i = 0; i < LEGACY_STREAMS_PER_CALLER; i += 1) {
+      for (let i = 0; i < STREAMS_PER_CALLER; i += 1) {
         const abort = new AbortController();
         held.push(abort);
         const response = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
@@ -171,5 +172,166 @@ describe('a 2025-11-25 client over Streamable HTTP', () => {
     expect(((await plain.json()) as { error: { message: string } }).error.message).toMatch(/text\/event-stream/);
     const foreign = await fetch(url, { headers: { accept: 'text/event-stream', origin: 'https://evil.example' } });
     expect(foreign.status).toBe(403);
+  });
+});
+
+/** One SSE event stream, read event by event: each as its id and its data's JSON-RPC method, if any. */
+function eventsOf(response: Response) {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  return async (): Promise<{ id?: string; method?: string }> => {
+    for (;;) {
+      const end = buffered.indexOf('\n\n');
+      if (end >= 0) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        if (block.startsWith(':')) {
+          continue;
+        }
+        const field = (name: string) => [...block.matchAll(/^(\w+): ?(.*)$/gm)].find((m) => m[1] === name)?.[2];
+        const data = field('data');
+        return { id: field('id'), method: data ? (JSON.parse(data) as { method?: string }).method : undefined };
+      }
+      const { value, done } = await reader.read();
+      if (done) {
+        throw new Error('the stream ended');
+      }
+      buffered += value;
+    }
+  };
+}
+
+describe('a 2025-11-25 GET stream resumed with Last-Event-ID', () => {
+  it('hears at once the change it missed while away, and nothing when it missed none', async () => {
+    const url = `${running.url}/mcp?workspace=lc-resume`;
+    const initialized = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'resume', version: '1' } },
+      }),
+    });
+    await initialized.body?.cancel();
+    const session = { 'mcp-session-id': initialized.headers.get('mcp-session-id') ?? '' };
+    const listen = async (lastEventId?: string) => {
+      const abort = new AbortController();
+      const response = await fetch(url, {
+        headers: { accept: 'text/event-stream', ...session, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        signal: abort.signal,
+      });
+      expect(response.status).toBe(200);
+      const next = eventsOf(response);
+      const priming = await next();
+      return { next, id: priming.id ?? '', close: () => abort.abort() };
+    };
+
+    const first = await listen();
+    first.close();
+    // Away: the workspace's flow tools change, and nobody is listening.
+    expect(await save('lc-resume', 'missed')).toBe(200);
+    const resumed = await listen(first.id);
+    expect(await resumed.next()).toMatchObject({ method: 'notifications/tools/list_changed' });
+    resumed.close();
+
+    // Resumed from an id after the change: nothing is replayed, and the next change is heard once.
+    const current = await listen(resumed.id);
+    expect(await save('lc-resume', 'heard')).toBe(200);
+    const heard = await current.next();
+    expect(heard).toMatchObject({ method: 'notifications/tools/list_changed' });
+    expect(heard.id).not.toBe(resumed.id);
+    current.close();
+  });
+});
+
+describe('notification streams per token', () => {
+  const ALICE = 'alice-stream-token-0123456789';
+  const BOB = 'bob-stream-token-0123456789ab';
+  const SHARE = 3;
+  let dir: string;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'stream-tokens-'));
+    await writeFile(
+      join(dir, 'tokens.yaml'),
+      `tokens:\n  - name: alice\n    token: ${ALICE}\n    workspaces: ["a-*"]\n  - name: bob\n    token: ${BOB}\n    workspaces: ["b-*"]\n`,
+    );
+    // With flows on: the tools list can change, so a listen stream stays open (without, it ends at once).
+    server = await startServer({
+      TOKENS_FILE: join(dir, 'tokens.yaml'),
+      STREAMS_PER_TOKEN: String(SHARE),
+      FLOW_DATA_DIR: join(dir, 'data'),
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const open = (token: string, workspace: string, signal?: AbortSignal) =>
+    fetch(`${server.url}/mcp?workspace=${workspace}`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+      signal,
+    });
+
+  async function listening(token: string, workspace: string) {
+    const client = new ModernClient(
+      { name: 'modern-listener', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const url = new URL(`${server.url}/mcp?workspace=${workspace}`);
+    await client.connect(new ModernTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    return client;
+  }
+
+  it('lets one token hold its share across workspaces and both eras, and another token still opens', async () => {
+    const held: AbortController[] = [];
+    const modern = await listening(ALICE, 'a-modern');
+    try {
+      // One listen stream (2026-07-28) and two GET streams (2025-11-25), each in a workspace of its own.
+      const subscription = await modern.listen({ toolsListChanged: true });
+      for (const workspace of ['a-1', 'a-2']) {
+        const abort = new AbortController();
+        held.push(abort);
+        expect((await open(ALICE, workspace, abort.signal)).status).toBe(200);
+      }
+      // Alice's share is full: a workspace she has not streamed from yet is refused too, saying why.
+      const refused = await open(ALICE, 'a-3');
+      expect(refused.status).toBe(429);
+      const said = ((await refused.json()) as { error: { message: string } }).error.message;
+      expect(said).toMatch(/This token already holds 3 notification streams.*STREAMS_PER_TOKEN/);
+      const overMcp = await listening(ALICE, 'a-4');
+      try {
+        await expect(overMcp.listen({ toolsListChanged: true })).rejects.toThrow(/STREAMS_PER_TOKEN/);
+      } finally {
+        await overMcp.close();
+      }
+      // Bob's streams are his own.
+      const bobs = new AbortController();
+      held.push(bobs);
+      expect((await open(BOB, 'b-1', bobs.signal)).status).toBe(200);
+      // A stream Alice closes gives its place back.
+      held.shift()?.abort();
+      await subscription.close();
+      const again = new AbortController();
+      held.push(again);
+      const reopened = await poll(
+        async () => {
+          const response = await open(ALICE, 'a-3', again.signal);
+          return response.status === 200 ? response : undefined;
+        },
+        5_000,
+        100,
+      );
+      expect(reopened?.status).toBe(200);
+    } finally {
+      for (const abort of held) {
+        abort.abort();
+      }
+      await modern.close();
+    }
   });
 });

@@ -26,7 +26,10 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('an official MCP client
       const opened = await mcp.call('open_session');
       expect(opened.isError).toBe(false);
       // A named workspace remembers its browser: no handle, and never the Grid's id.
-      expect(opened.structured).toMatchObject({ url: expect.any(String) as string });
+      expect(opened.structured).toMatchObject({
+        browser: expect.any(String) as string,
+        version: expect.any(String) as string,
+      });
       expect(opened.structured).not.toHaveProperty('session_id');
       const went = await mcp.call('navigate', { url: `${inject('siteUrl')}/table.html` });
       expect(went.structured).toMatchObject({ title: 'Data table' });

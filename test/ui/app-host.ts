@@ -1,6 +1,8 @@
 import { createServer, type Server as NodeServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AppBridge, getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { McpUiResourceCsp } from '@modelcontextprotocol/ext-apps';
 import type { Frame, Page } from 'playwright-core';
@@ -8,39 +10,66 @@ import { APP_MIME_TYPE, UI_EXTENSION } from '../../src/mcp/apps.js';
 import type { PageBrowser } from './browser.js';
 
 /**
- * A host for MCP Apps as a client that renders them is one: a real MCP client (2026-07-28, naming
- * the UI extension) on a real selenium-flow server; a page in Chromium that iframes the app's
- * document from another origin, sandboxed, under the CSP its `_meta.ui.csp` asks for; and the
- * SDK's AppBridge between them, which forwards the app's tool calls and resource reads through
- * that client (the caller's own credential; the app holds none). The bridge runs here, in Node,
- * and the page relays its postMessages: the app sees exactly what a host's window sends it.
+ * A host for MCP Apps as a client that renders them is one: a real MCP client on a real
+ * selenium-flow server (2026-07-28 naming the UI extension; or, as the hosts people use and the
+ * ext-apps basic-host are, SDK 1.x over HTTP at 2025-11-25, announcing the extension or not); a
+ * page in Chromium that iframes the app's document from another origin, sandboxed, under the CSP
+ * its `_meta.ui.csp` asks for; and the SDK's AppBridge between them, which hands the app's tool
+ * calls and resource reads to that client (the caller's own credential; the app holds none). The
+ * bridge runs here, in Node, and the page relays its postMessages: the app sees exactly what a
+ * host's window sends it.
  */
 
 /** The app's window.parent as the bridge sees it: each message posted by, or to, the iframe. */
 type Message = Parameters<NonNullable<StreamableHTTPClientTransport['onmessage']>>[0];
 
+type Listed = { name: string; _meta?: Record<string, unknown> };
+type CallResult = Awaited<ReturnType<Client['callTool']>>;
+type ReadResult = Awaited<ReturnType<Client['readResource']>>;
+
+/** What a host asks of its MCP client, whichever SDK it is built on: both have these three. */
+export interface HostClient {
+  listTools(): Promise<{ tools: Listed[] }>;
+  readResource(params: { uri: string }): Promise<ReadResult>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<CallResult>;
+}
+
 export interface McpAppClient {
-  client: Client;
+  client: HostClient;
   close(): Promise<void>;
 }
 
-/** A client that announces the UI extension, as Claude, ChatGPT, VS Code and Goose do. */
-export async function connectAppClient(
-  base: string,
-  options: { workspace?: string; headers?: Record<string, string> } = {},
-): Promise<McpAppClient> {
+export interface HostOptions {
+  workspace?: string;
+  headers?: Record<string, string>;
+  /** the SDK and protocol era: 2026-07-28 (SDK v2, pinned), or SDK 1.x's 2025-11-25 over HTTP */
+  era?: '2025-11-25' | '2026-07-28';
+  /** whether it announces the UI extension at initialize (basic-host and VS Code render apps without) */
+  announces?: boolean;
+}
+
+/** A client that announces the UI extension, as Claude, ChatGPT and Goose do; or, told so, one that does not. */
+export async function connectAppClient(base: string, options: HostOptions = {}): Promise<McpAppClient> {
   const url = new URL(`${base}/mcp`);
   if (options.workspace) {
     url.searchParams.set('workspace', options.workspace);
   }
+  const requestInit = { headers: options.headers ?? {} };
+  const capabilities =
+    options.announces === false
+      ? { elicitation: {} }
+      : { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } };
+  if (options.era === '2025-11-25') {
+    const legacy = new LegacyClient({ name: 'test-app-host', version: '1.0.0' }, { capabilities });
+    await legacy.connect(new LegacyTransport(url, { requestInit }));
+    // SDK 1.x answers the same wire shapes; its TypeScript types are its own.
+    return { client: legacy as unknown as HostClient, close: () => legacy.close() };
+  }
   const client = new Client(
     { name: 'test-app-host', version: '1.0.0' },
-    {
-      capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } },
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
-    },
+    { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: options.headers ?? {} } }));
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
   return { client, close: () => client.close() };
 }
 
@@ -136,8 +165,9 @@ export async function renderApp(
   const calls: RenderedApp['calls'] = [];
   const downloads: unknown[] = [];
 
+  // No client for the bridge to forward through by itself: the host hands each request over (below).
   const bridge = new AppBridge(
-    client,
+    null,
     { name: 'test-app-host', version: '1.0.0' },
     { serverTools: {}, serverResources: {}, openLinks: {}, downloadFile: {} },
     { hostContext: { theme: 'light', displayMode: 'inline', platform: 'web' } },
@@ -174,6 +204,7 @@ export async function renderApp(
     calls.push({ name: params.name, arguments: params.arguments });
     return await client.callTool(params);
   };
+  bridge.onreadresource = async (params) => await client.readResource(params);
   await page.evaluate(
     (src) => (window as unknown as { __open(s: string): void }).__open(src),
     `http://localhost:${port}/app`,

@@ -4,24 +4,49 @@ import { APP_MIME_TYPE, APPS, appUri, needsApps, toolsFor } from '../../src/mcp/
 import { listResources, RESOURCE_DEFINITIONS } from '../../src/mcp/resources.js';
 import { listedTools } from '../../src/mcp/tools.js';
 
+const NO_APPS = { apps: false, control: false };
+const APPS_WITH_CONTROL = { apps: true, control: true };
+
 describe('MCP Apps', () => {
-  it('leave tools/list and resources/list as they were for a client without the extension', () => {
+  it('cost a client without the extension at most 200 B of tools/list, and list it nothing that needs an app', () => {
     const tools = listedTools(true);
-    // …but for the rows that need an app: the live app's buttons, and watch, whose answer is the app.
+    // The rows that need an app are left out: the live app's buttons, and watch, whose answer is the app.
     const rowsBefore = tools.filter((t) => !needsApps(CAPABILITIES.find((c) => c.name === t.name)!));
-    expect(JSON.stringify(toolsFor(tools, false))).toBe(JSON.stringify(rowsBefore));
-    const withoutApps = toolsFor(tools, false).map((t) => t.name);
-    expect(withoutApps).toContain('workspace_files');
+    const withoutApps = toolsFor(tools, NO_APPS);
+    expect(withoutApps.map((t) => t.name)).toEqual(rowsBefore.map((t) => t.name));
+    // A host may render without announcing (VS Code, basic-host): the rows a model calls name their app.
+    expect(withoutApps.find((t) => t.name === 'workspace_files')?._meta).toEqual({
+      ui: { resourceUri: appUri('files') },
+    });
+    const extra =
+      Buffer.byteLength(JSON.stringify({ tools: withoutApps })) -
+      Buffer.byteLength(JSON.stringify({ tools: rowsBefore }));
+    expect(extra).toBeGreaterThan(0);
+    expect(extra).toBeLessThanOrEqual(200);
     for (const name of ['watch', 'live_ticket', 'take_control', 'hand_back']) {
-      expect(withoutApps, name).not.toContain(name);
-      expect(toolsFor(tools, true).map((t) => t.name)).toContain(name);
+      expect(
+        withoutApps.map((t) => t.name),
+        name,
+      ).not.toContain(name);
+      expect(toolsFor(tools, APPS_WITH_CONTROL).map((t) => t.name)).toContain(name);
     }
     expect(listResources(false).some((r) => r.uri.startsWith('ui://'))).toBe(false);
     expect(listResources(false)).toEqual(listResources(true).filter((r) => !r.uri.startsWith('ui://')));
   });
 
-  it('name each row’s app in its _meta for a client that renders apps, and only there', () => {
-    const withApps = toolsFor(listedTools(true), true);
+  it('list the Control buttons only to a client whose app may take Control (CONTROL_BY, a host-held token)', () => {
+    const watching = toolsFor(listedTools(true), { apps: true, control: false }).map((t) => t.name);
+    expect(watching).toContain('watch');
+    expect(watching).toContain('live_ticket');
+    expect(watching).not.toContain('take_control');
+    expect(watching).not.toContain('hand_back');
+    expect(toolsFor(listedTools(true), { apps: false, control: true }).map((t) => t.name)).not.toContain(
+      'take_control',
+    );
+  });
+
+  it('name each row’s app in its _meta for a client that renders apps', () => {
+    const withApps = toolsFor(listedTools(true), APPS_WITH_CONTROL);
     const named = withApps.filter((t) => t._meta).map((t) => [t.name, t._meta?.ui.resourceUri]);
     expect(named).toContainEqual(['workspace_files', appUri('files')]);
     for (const [name, uri] of named) {

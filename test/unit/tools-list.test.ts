@@ -17,7 +17,7 @@ describe('tools/list', () => {
     // Every row counts, so a tool added anywhere is held to the same budget.
     expect(all.map((t) => t.name)).toEqual(CAPABILITIES.map((c) => c.name));
     // …as a client without apps reads it: the most a model of any client is shown.
-    const tools = toolsFor(all, false);
+    const tools = toolsFor(all, { apps: false, control: false });
     const bytes = Buffer.byteLength(JSON.stringify({ tools }));
     const heaviest = tools
       .map((t) => `${t.name} ${Buffer.byteLength(JSON.stringify(t))} B`)
