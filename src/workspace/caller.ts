@@ -1,5 +1,6 @@
 import { checkWorkspaceName, STDIO_WORKSPACE } from './names.js';
 import { checkWorkspaceAllowed, type Principal } from './tokens.js';
+import { mcpSessionDigest } from './mcp-sessions.js';
 
 /**
  * Who is calling. `key` is the store key of a saved workspace; a caller without one is
@@ -18,6 +19,8 @@ export interface Caller {
   requestId?: string;
   /** this server's origin as the caller addressed it (its Host passed the guard): where an app reaches back */
   origin?: string;
+  /** its token is one an MCP host holds for a person (Principal.hostHeld): its live app may take Control */
+  hostHeld?: true;
 }
 
 const STDIO_KEY = 'stdio';
@@ -46,26 +49,29 @@ export function workspaceOfKey(key: string): string | undefined {
 export interface CallerSources {
   header?: string | string[];
   query?: string | null;
-  mcpSessionId?: string | string[];
   /** who the bearer token says is asking; a workspace it may not use is a 403 */
   principal?: Principal;
 }
 
 export function resolveCaller(sources: CallerSources): Caller {
   const owner = sources.principal?.id;
+  const held = sources.principal?.hostHeld ? { hostHeld: true as const } : {};
   const named = first(sources.header) ?? sources.query ?? undefined;
   if (named !== undefined) {
     const name = checkWorkspaceName(named);
     checkWorkspaceAllowed(sources.principal, name);
-    return { ...callerOfWorkspace(name), owner };
+    return { ...callerOfWorkspace(name), owner, ...held };
   }
-  const mcpSession = first(sources.mcpSessionId);
-  if (mcpSession) {
-    // The client sends this id: scoped by token, so no token reaches another's by sending it.
-    const scope = sources.principal?.workspaces ? `${owner}:` : '';
-    return { key: `mcp:${scope}${mcpSession}`, owner };
-  }
-  return { owner };
+  return { owner, ...held };
+}
+
+/**
+ * The caller of a request in an MCP session (an id this server issued, and the request's token
+ * opened): a workspace of its own for the session, unless the request names one. The key is the
+ * id's digest, so a store dump or the admin page shows no id a client could resume.
+ */
+export function sessionCaller(caller: Caller, sessionId: string): Caller {
+  return caller.workspace !== undefined ? caller : { ...caller, key: `mcp:${mcpSessionDigest(sessionId)}` };
 }
 
 function first(value: string | string[] | undefined): string | undefined {

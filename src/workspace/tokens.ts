@@ -14,6 +14,17 @@ export interface Principal {
   id: string;
   /** globs of the workspaces it may name; undefined: any */
   workspaces?: string[];
+  /**
+   * an MCP host holds this token for a person, and no agent sees it (TOKENS_FILE `control: true`):
+   * the host's live app may take Control with it where CONTROL_BY=apps
+   */
+  hostHeld?: true;
+  /** who it is in a refusal ("This sign-in (subject …)"); default: its TOKENS_FILE entry */
+  label?: string;
+  /** why it may name no workspace at all, when `workspaces` is empty */
+  noWorkspace?: string;
+  /** an operator's access token (OAUTH_ADMIN_SCOPE) without the agents' scope: a person's, as the admin page's sign-in is */
+  person?: true;
 }
 
 export const MAIN_PRINCIPAL: Principal = { id: 'main' };
@@ -23,6 +34,7 @@ interface Entry {
   name: string;
   digest: Buffer;
   workspaces: string[];
+  control: boolean;
 }
 
 const LIMITS = { entries: 1000, globs: 100, fileBytes: 1024 * 1024 };
@@ -52,6 +64,11 @@ export class TokenBook {
     return this.main === undefined && this.entries.length === 0;
   }
 
+  /** Whether agents may hold this token: it is MCP_AUTH_TOKEN or one of TOKENS_FILE. */
+  isAgentToken(token: string): boolean {
+    return !this.open && this.principalOf(token) !== undefined;
+  }
+
   /** The principal a bearer token stands for; undefined for a missing or unknown one. */
   principalOf(token: string | undefined): Principal | undefined {
     if (this.open) {
@@ -71,7 +88,9 @@ export class TokenBook {
         found = entry;
       }
     }
-    return found && { id: `token:${found.name}`, workspaces: found.workspaces };
+    return (
+      found && { id: `token:${found.name}`, workspaces: found.workspaces, ...(found.control ? { hostHeld: true } : {}) }
+    );
   }
 }
 
@@ -79,8 +98,11 @@ export class TokenBook {
 export function checkWorkspaceAllowed(principal: Principal | undefined, workspace: string): void {
   const globs = principal?.workspaces;
   if (globs && !globs.some((glob) => globMatches(glob, workspace))) {
+    const who = principal.label ?? `This token (${principal.id} in TOKENS_FILE)`;
     throw new Forbidden(
-      `This token (${principal.id} in TOKENS_FILE) may not use workspace "${workspace}"; it may use workspaces matching ${globs.join(', ')}: name one of those.`,
+      globs.length === 0
+        ? `${who} may use no workspace: ${principal.noWorkspace ?? 'its entry lists none'}.`
+        : `${who} may not use workspace "${workspace}"; it may use workspaces matching ${globs.join(', ')}: name one of those.`,
     );
   }
 }
@@ -94,8 +116,16 @@ function digestOf(token: string): Buffer {
  * number and name, or the YAML line), never quoting a token.
  */
 export function readTokensFile(path: string): Entry[] {
-  const fail = (where: string, rule: string) =>
+  const fail: Fail = (where, rule) =>
     new ConfigError(`TOKENS_FILE (--tokens-file) ${path}: ${where}${rule}; fix the file and start again.`);
+  const seen = { names: new Set<string>(), digests: new Set<string>() };
+  return entriesIn(path, fail).map((raw, index) => entryOf(raw, `entry ${index + 1}`, seen, fail));
+}
+
+type Fail = (where: string, rule: string) => ConfigError;
+
+/** The file's list of entries, each not yet read. */
+function entriesIn(path: string, fail: Fail): unknown[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -125,56 +155,67 @@ export function readTokensFile(path: string): Entry[] {
       `must be an object with "tokens": a list of 1 to ${LIMITS.entries} entries {name, token or sha256, workspaces}`,
     );
   }
-  const names = new Set<string>();
-  const digests = new Set<string>();
-  return list.map((raw: unknown, index): Entry => {
-    const at = `entry ${index + 1}`;
-    if (!isRecord(raw)) {
-      throw fail(`${at}: `, 'must be an object {name, token or sha256, workspaces}');
-    }
-    const unknown = Object.keys(raw).filter((k) => !['name', 'token', 'sha256', 'workspaces'].includes(k));
-    if (unknown.length > 0) {
-      throw fail(
-        `${at}: `,
-        `unknown field ${JSON.stringify(unknown[0]?.slice(0, 40))} (the fields are name, token, sha256, workspaces)`,
-      );
-    }
-    const { name, token, sha256, workspaces } = raw;
-    if (typeof name !== 'string' || !NAME.test(name)) {
-      throw fail(`${at}: `, 'name must be 1-64 letters, digits, ".", "_" or "-" (it labels the token in messages)');
-    }
-    const where = `${at} (${name}): `;
-    if (names.has(name)) {
-      throw fail(where, 'another entry has the same name');
-    }
-    names.add(name);
-    if ((token === undefined) === (sha256 === undefined)) {
-      throw fail(where, 'needs exactly one of token (the token itself) or sha256 (its SHA-256, 64 hex digits)');
-    }
-    if (token !== undefined && (typeof token !== 'string' || token.length < 16)) {
-      throw fail(where, 'token must be a string of at least 16 characters');
-    }
-    if (sha256 !== undefined && (typeof sha256 !== 'string' || !SHA256.test(sha256.toLowerCase()))) {
-      throw fail(where, 'sha256 must be 64 hex digits (sha256sum of the token, without a newline)');
-    }
-    const digest = typeof token === 'string' ? digestOf(token) : Buffer.from(String(sha256).toLowerCase(), 'hex');
-    if (digests.has(digest.toString('hex'))) {
-      throw fail(where, 'holds the same token as an earlier entry');
-    }
-    digests.add(digest.toString('hex'));
-    if (
-      !Array.isArray(workspaces) ||
-      workspaces.length === 0 ||
-      workspaces.length > LIMITS.globs ||
-      !workspaces.every((w): w is string => typeof w === 'string' && GLOB.test(w))
-    ) {
-      throw fail(
-        where,
-        `workspaces must list 1 to ${LIMITS.globs} workspace names or globs (letters, digits, ".", "_", "-", and * for any run)`,
-      );
-    }
-    return { name, digest, workspaces };
-  });
+  return list;
+}
+
+/** One entry, checked against the rules and against the entries before it (`seen`). */
+function entryOf(
+  raw: unknown,
+  at: string,
+  { names, digests }: { names: Set<string>; digests: Set<string> },
+  fail: Fail,
+): Entry {
+  if (!isRecord(raw)) {
+    throw fail(`${at}: `, 'must be an object {name, token or sha256, workspaces}');
+  }
+  const unknown = Object.keys(raw).filter((k) => !['name', 'token', 'sha256', 'workspaces', 'control'].includes(k));
+  if (unknown.length > 0) {
+    throw fail(
+      `${at}: `,
+      `unknown field ${JSON.stringify(unknown[0]?.slice(0, 40))} (the fields are name, token, sha256, workspaces, control)`,
+    );
+  }
+  const { name, token, sha256, workspaces, control = false } = raw;
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw fail(`${at}: `, 'name must be 1-64 letters, digits, ".", "_" or "-" (it labels the token in messages)');
+  }
+  const where = `${at} (${name}): `;
+  if (names.has(name)) {
+    throw fail(where, 'another entry has the same name');
+  }
+  names.add(name);
+  if ((token === undefined) === (sha256 === undefined)) {
+    throw fail(where, 'needs exactly one of token (the token itself) or sha256 (its SHA-256, 64 hex digits)');
+  }
+  if (token !== undefined && (typeof token !== 'string' || token.length < 16)) {
+    throw fail(where, 'token must be a string of at least 16 characters');
+  }
+  if (sha256 !== undefined && (typeof sha256 !== 'string' || !SHA256.test(sha256.toLowerCase()))) {
+    throw fail(where, 'sha256 must be 64 hex digits (sha256sum of the token, without a newline)');
+  }
+  const digest = typeof token === 'string' ? digestOf(token) : Buffer.from(String(sha256).toLowerCase(), 'hex');
+  if (digests.has(digest.toString('hex'))) {
+    throw fail(where, 'holds the same token as an earlier entry');
+  }
+  digests.add(digest.toString('hex'));
+  if (
+    !Array.isArray(workspaces) ||
+    workspaces.length === 0 ||
+    workspaces.length > LIMITS.globs ||
+    !workspaces.every((w): w is string => typeof w === 'string' && GLOB.test(w))
+  ) {
+    throw fail(
+      where,
+      `workspaces must list 1 to ${LIMITS.globs} workspace names or globs (letters, digits, ".", "_", "-", and * for any run)`,
+    );
+  }
+  if (typeof control !== 'boolean') {
+    throw fail(
+      where,
+      'control must be true or false (true: an MCP host holds this token for a person, see CONTROL_BY)',
+    );
+  }
+  return { name, digest, workspaces, control };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

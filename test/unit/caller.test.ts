@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPABILITIES } from '../../src/capabilities/index.js';
+import { REST_CAPABILITIES } from '../../src/capabilities/index.js';
 import { loadConfig } from '../../src/config.js';
 import { PLAIN_ROUTES } from '../../src/http/plain-routes.js';
 import { createServer, type HttpServer } from '../../src/server.js';
@@ -14,7 +14,7 @@ let server: HttpServer;
 
 /** Every route that answers a bearer token: the tools, the agent's plain routes and /mcp. */
 const BEARER_ROUTES = [
-  ...CAPABILITIES.map((c) => ({ method: c.http.method, path: c.http.path })),
+  ...REST_CAPABILITIES.map((c) => ({ method: c.http.method, path: c.http.path })),
   ...PLAIN_ROUTES.filter((r) => r.access === 'bearer').map((r) => ({ method: r.method, path: r.path })),
   { method: 'POST' as const, path: '/mcp' },
 ].map(({ method, path }) => ({ method, url: path.replace(/\{\w+\}/g, 'x') }));
@@ -33,7 +33,7 @@ const ask = (route: (typeof BEARER_ROUTES)[number], headers: Record<string, stri
 
 describe('the caller of a request', () => {
   it('is decided on every bearer route before its handler runs: the token first, then the workspace', async () => {
-    expect(BEARER_ROUTES.length).toBeGreaterThan(CAPABILITIES.length);
+    expect(BEARER_ROUTES.length).toBeGreaterThan(REST_CAPABILITIES.length);
     for (const route of BEARER_ROUTES) {
       const name = `${route.method} ${route.url}`;
       const untokened = await ask(route, { 'x-workspace': '../etc' });

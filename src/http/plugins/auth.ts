@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import type { AdminLink } from '../../admin/link.js';
 import { Forbidden, Unauthorized } from '../../errors.js';
+import type { Audience, ResourceServer } from '../../oauth/resource-server.js';
 import type { Principal, TokenBook } from '../../workspace/tokens.js';
 import type { RequestGuard } from '../guard.js';
 import { global } from './global.js';
@@ -17,6 +18,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** who the bearer token says is asking (set for bearer routes) */
     principal?: Principal;
+    /** on an admin route: its credential is a person's, held by no agent (what Control asks, docs/security.md) */
+    adminIsPerson?: boolean;
+    /** with OAUTH_ISSUER, on bearer and admin routes: what a 401 or 403 names in WWW-Authenticate */
+    oauthChallenge?: OAuthChallenge;
   }
   interface FastifyContextConfig {
     access?: Access;
@@ -35,6 +40,14 @@ export interface AuthOptions {
   adminToken?: string;
   /** with no token at all: the banner's one-time link, and the admin session it was exchanged for */
   adminLink?: AdminLink;
+  /** OAUTH_ISSUER: access tokens, beside the static ones unless STATIC_TOKENS=off (then `tokens` holds none) */
+  oauth?: ResourceServer;
+}
+
+/** RFC 6750 §3 and RFC 9728 §5.1: where a client finds the issuer, and the scope the route needs. */
+export interface OAuthChallenge {
+  resourceMetadata: string;
+  scope: string;
 }
 
 /** What an admin call without the link's session is told, on a server without a token. */
@@ -48,41 +61,88 @@ export const ADMIN_SESSION_REMEDY =
  */
 export const auth = global<AuthOptions>(async (app, options) => {
   app.decorateRequest('principal', undefined);
+  app.decorateRequest('adminIsPerson', undefined);
+  app.decorateRequest('oauthChallenge', undefined);
   app.addHook('onRequest', async (request) => {
     const { access = 'bearer', anyHost = false } = request.routeOptions.config;
     options.guard.check(request, anyHost);
-    if (access === 'admin') {
-      checkAdmin(request, options);
-    } else if (access === 'bearer') {
+    if (access !== 'admin' && access !== 'bearer') {
       // A signed link carries its own proof (an HMAC with an expiry), checked by its route.
-      const principal = options.tokens.principalOf(bearerOf(request));
-      if (!principal) {
-        throw new Unauthorized(
-          'Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN, or a token of TOKENS_FILE>.',
-        );
-      }
-      request.principal = principal;
+      return;
+    }
+    const audience: Audience = access === 'admin' ? 'admin' : 'agent';
+    if (options.oauth) {
+      request.oauthChallenge = { resourceMetadata: options.oauth.metadataUrl, scope: options.oauth.scopes[audience] };
+    }
+    if (audience === 'admin') {
+      request.adminIsPerson = await checkAdmin(request, options);
+    } else {
+      request.principal = await bearerPrincipal(request, options);
     }
   });
 });
 
-function checkAdmin(request: FastifyRequest, options: AuthOptions): void {
-  const adminToken = options.adminToken ?? options.authToken;
-  if (adminToken) {
-    const given = Buffer.from(bearerOf(request) ?? '');
-    const expected = Buffer.from(adminToken);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new Unauthorized('Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
+async function bearerPrincipal(request: FastifyRequest, options: AuthOptions): Promise<Principal> {
+  const token = bearerOf(request);
+  const { tokens, oauth } = options;
+  if (!oauth) {
+    const principal = tokens.principalOf(token);
+    if (!principal) {
+      throw new Unauthorized(
+        'Missing or wrong bearer token; send Authorization: Bearer <MCP_AUTH_TOKEN, or a token of TOKENS_FILE>.',
+      );
     }
+    return principal;
+  }
+  // With an issuer the server is never open: no static token configured means OAuth only.
+  const principal = tokens.open ? undefined : tokens.principalOf(token);
+  if (principal) {
+    return principal;
+  }
+  if (!token) {
+    throw oauth.missing('agent', !tokens.open);
+  }
+  return oauth.principalOf(token, 'agent', !tokens.open);
+}
+
+/**
+ * Checks the admin credential, and answers whether it is a person's: the one-time link's session
+ * (printed to the terminal), an ADMIN_TOKEN that is none of the agents' tokens, or an access token
+ * with the operators' scope and not the agents' (the admin page asks for that one alone). The
+ * bearer token standing in for an unset ADMIN_TOKEN is an agent's too.
+ */
+async function checkAdmin(request: FastifyRequest, options: AuthOptions): Promise<boolean> {
+  const adminToken = options.adminToken ?? options.authToken;
+  const token = bearerOf(request);
+  if (adminToken && token !== undefined && sameToken(token, adminToken)) {
+    return options.adminToken !== undefined && !options.tokens.isAgentToken(options.adminToken);
+  }
+  const { oauth } = options;
+  if (oauth) {
+    if (!token) {
+      throw oauth.missing('admin', adminToken !== undefined);
+    }
+    // A wrong static admin token and a bad access token read the same: the issuer's sentence.
+    const principal = await oauth.principalOf(token, 'admin', adminToken !== undefined);
+    return principal.person === true;
+  } else if (adminToken) {
+    throw new Unauthorized('Missing or wrong admin token; send Authorization: Bearer <ADMIN_TOKEN>.');
   } else if (options.adminLink) {
-    if (!options.adminLink.accepts(bearerOf(request))) {
+    if (!options.adminLink.accepts(token)) {
       throw new Unauthorized(ADMIN_SESSION_REMEDY);
     }
+    return true;
   } else {
     throw new Forbidden(
       'The admin API is closed because no admin token is set; set ADMIN_TOKEN (or MCP_AUTH_TOKEN, which it defaults to) and send it as Authorization: Bearer <token>.',
     );
   }
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function bearerOf(request: FastifyRequest): string | undefined {

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolveCaller, type Caller } from '../../workspace/caller.js';
+import { ANONYMOUS } from '../../workspace/tokens.js';
 import { global } from './global.js';
 import { queryOf } from '../routes.js';
 
@@ -9,19 +10,24 @@ declare module 'fastify' {
     caller?: Caller;
   }
   interface FastifyContextConfig {
-    /** the MCP endpoint: `?workspace=` and `Mcp-Session-Id` name the caller too, not only X-Workspace */
+    /** the MCP endpoint: `?workspace=` names the caller too, not only X-Workspace (its session: mcp-route.ts) */
     mcp?: boolean;
   }
 }
 
 /**
- * The one place a request's caller is decided: X-Workspace (on /mcp also `?workspace=` and
- * Mcp-Session-Id), under what its bearer token allows. It runs after the token check, so a bad
+ * The one place a request's caller is decided: X-Workspace (on /mcp also `?workspace=`, and an
+ * MCP session once the route has checked it), under what its bearer token allows. It runs after the token check, so a bad
  * or forbidden workspace is a 4xx before a handler, or the MCP SDK, takes the request. Admin
  * and signed routes address a workspace by their path instead, and a route nobody matched (a
  * 404) has no caller to decide.
  */
-export const caller = global(async (app) => {
+export interface CallerOptions {
+  /** WORKSPACES_PER_TOKEN: refuses (409) a token's new workspace name past its quota */
+  admit?: (owner: string, workspace: string) => Promise<void>;
+}
+
+export const caller = global<CallerOptions>(async (app, options) => {
   app.decorateRequest('caller', undefined);
   app.addHook('onRequest', async (request, reply) => {
     const { access = 'bearer', mcp = false } = request.routeOptions.config;
@@ -32,9 +38,11 @@ export const caller = global(async (app) => {
     const resolved = resolveCaller({
       header: request.headers['x-workspace'],
       query: typeof query === 'string' ? query : null,
-      mcpSessionId: mcp ? request.headers['mcp-session-id'] : undefined,
       principal: request.principal,
     });
+    if (resolved.workspace !== undefined) {
+      await options.admit?.(resolved.owner ?? ANONYMOUS.id, resolved.workspace);
+    }
     request.caller = {
       ...resolved,
       abandoned: abandonment(reply),
