@@ -33,11 +33,20 @@ export const fileEntry = z.object({
     .describe('the flow run step that made it (a screenshot, a print, a kept download); absent: made by hand'),
 });
 
+/** A browser whose Grid offers no managed downloads: its downloads say so rather than list nothing. */
+const downloadsOff = z
+  .string()
+  .optional()
+  .describe(
+    'downloads only: the browser lives but its Grid offers no managed downloads; the sentence says how to turn them on',
+  );
+
 export const folderSummary = z.object({
   name: folder,
   uri: z.string(),
   count: z.number(),
   browser: z.boolean().optional().describe('downloads only: whether the browser lives (downloads end with it)'),
+  downloads_off: downloadsOff,
 });
 
 /** `workspace://files` and its two folders. */
@@ -49,6 +58,7 @@ export const fileListing = z.object({
   files: z.array(fileEntry).describe('newest first, at most 100 (count says how many there are)'),
   folders: z.array(folderSummary).optional().describe('Files only: its two folders'),
   browser: z.boolean().optional().describe('downloads: whether the browser lives (downloads end with it)'),
+  downloads_off: downloadsOff,
 });
 
 export const keepResult = z.object({
@@ -65,6 +75,7 @@ export const workspaceSections = z.object({
   workspace: z.string(),
   browser: z.boolean().describe('whether the browser lives (so Clear downloads can work)'),
   downloads: z.array(fileEntry).describe('newest first'),
+  downloads_off: downloadsOff,
   screenshots: z.array(fileEntry).describe('newest first'),
   files: z.array(fileEntry).describe('newest first'),
 });

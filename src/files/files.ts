@@ -14,12 +14,13 @@ import {
 import { workspaceOrStdio } from '../workspace/names.js';
 import type { Cleared, FileDeleted, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
 import { DiskFiles, type DiskSection, type StoredFile } from './store.js';
-import { BrowserDownloads, type DownloadsSource } from './browser-downloads.js';
+import { BrowserDownloads, type DownloadsSource, type RecordedBrowser } from './browser-downloads.js';
 import { FILES_URI, FOLDER_URI, parseFileUri, uriOf, type FileAddress } from './uris.js';
 import { MAX_LISTED_FILES } from '../limits.js';
+import type { WorkspaceRoom } from '../quotas/disk.js';
 
 export type { Cleared, FileEntry, KeepResult, Listing, MadeBy, WorkspaceSections } from './answers.js';
-export type { DownloadsSource } from './browser-downloads.js';
+export type { DownloadsSource, RecordedBrowser } from './browser-downloads.js';
 
 export interface FileBytes {
   name: string;
@@ -34,8 +35,13 @@ export interface FilesOptions {
   links?: LinkSigner;
   /** what links start with: PUBLIC_URL and the route prefix ('' for links relative to the root) */
   linkBase: string;
-  /** the Grid id the workspace's record holds, if any (a browser the Grid has reaped answers BrowserGone) */
-  browserOf(workspace: string): Promise<string | undefined>;
+  /**
+   * the browser the workspace's record holds, if any (a browser the Grid has reaped answers
+   * BrowserGone), and whether its Grid keeps its downloads
+   */
+  browserOf(workspace: string): Promise<RecordedBrowser | undefined>;
+  /** WORKSPACE_DISK_QUOTA, and the turn every save of a workspace takes */
+  room?: WorkspaceRoom;
 }
 
 const NO_WORKSPACE =
@@ -54,7 +60,7 @@ export class Files {
   private readonly base: string;
 
   constructor(private readonly options: FilesOptions) {
-    this.disk = options.dataDir ? new DiskFiles(options.dataDir) : undefined;
+    this.disk = options.dataDir ? new DiskFiles(options.dataDir, options.room) : undefined;
     this.downloads = new BrowserDownloads(options.downloads, (workspace) => options.browserOf(workspace));
     this.base = options.linkBase;
   }
@@ -78,7 +84,13 @@ export class Files {
       files: files.slice(0, MAX_LISTED_FILES),
       folders: [
         { name: 'screenshots', uri: FOLDER_URI.screenshots, count: screenshots.length },
-        { name: 'downloads', uri: FOLDER_URI.downloads, count: downloads.entries.length, browser: downloads.browser },
+        {
+          name: 'downloads',
+          uri: FOLDER_URI.downloads,
+          count: downloads.entries.length,
+          browser: downloads.browser,
+          ...offNote(downloads),
+        },
       ],
     };
   }
@@ -99,6 +111,7 @@ export class Files {
       count: downloads.entries.length,
       files: downloads.entries.slice(0, MAX_LISTED_FILES),
       browser: downloads.browser,
+      ...offNote(downloads),
     };
   }
 
@@ -106,7 +119,13 @@ export class Files {
   async sections(workspace: string): Promise<WorkspaceSections> {
     const owner = workspaceOrStdio(workspace);
     const [downloads, stored] = await Promise.all([this.downloadEntries(owner), this.stored(owner)]);
-    return { workspace: owner, browser: downloads.browser, downloads: downloads.entries, ...stored };
+    return {
+      workspace: owner,
+      browser: downloads.browser,
+      downloads: downloads.entries,
+      ...offNote(downloads),
+      ...stored,
+    };
   }
 
   /** Screenshots and Files, from the disk alone: reading them never asks the Grid (or touches a browser). */
@@ -262,7 +281,7 @@ export class Files {
     }
     // Only a hint: a Grid that cannot answer leaves the plain refusal.
     const downloads = await this.downloads.list(owner).catch(() => undefined);
-    return downloads?.some((d) => d.name === name) ? uriOf('downloads', name) : undefined;
+    return downloads?.files.some((d) => d.name === name) ? uriOf('downloads', name) : undefined;
   }
 
   // Operator actions: the admin API only; no agent tool deletes or clears anything.
@@ -319,7 +338,8 @@ export class Files {
     return workspaceOrStdio(workspace);
   }
 
-  private requireDisk(): DiskFiles {
+  /** The data directory, or the 400 that says to set FLOW_DATA_DIR (asked before a browser works for a save). */
+  requireDisk(): DiskFiles {
     if (!this.disk) {
       throw new BadRequest(NO_DATA_DIR);
     }
@@ -334,11 +354,10 @@ export class Files {
     return newestFirst(files).map((f) => this.describe(owner, section, f, marks.get(f.name)));
   }
 
-  private async downloadEntries(owner: string): Promise<{ browser: boolean; entries: FileEntry[] }> {
-    const files = await this.downloads.list(owner);
-    return files
-      ? { browser: true, entries: newestFirst(files).map((f) => this.describe(owner, 'downloads', f)) }
-      : { browser: false, entries: [] };
+  private async downloadEntries(owner: string): Promise<{ browser: boolean; entries: FileEntry[]; off?: string }> {
+    const { browser, files, off } = await this.downloads.list(owner);
+    const entries = newestFirst(files).map((f) => this.describe(owner, 'downloads', f));
+    return { browser, entries, ...(off === undefined ? {} : { off }) };
   }
 
   private describe(owner: string, section: Section, file: StoredFile, madeBy?: MadeBy): FileEntry {
@@ -359,6 +378,11 @@ export class Files {
     const links = this.options.links;
     return links ? { url: links.url(section, owner, name, this.base) } : {};
   }
+}
+
+/** A downloads answer carries the sentence when the browser's Grid keeps no downloads. */
+function offNote(downloads: { off?: string }): { downloads_off?: string } {
+  return downloads.off === undefined ? {} : { downloads_off: downloads.off };
 }
 
 function listingUri(section: Section): string {

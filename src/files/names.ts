@@ -78,8 +78,13 @@ const TYPES: Record<string, string> = {
 };
 
 export function contentTypeOf(name: string): string {
+  return typeByExtension(name) || 'application/octet-stream';
+}
+
+/** A file's type by its extension, as a browser gives a picked file one: empty when it knows none. */
+export function typeByExtension(name: string): string {
   const dot = name.lastIndexOf('.');
-  return (dot > 0 && TYPES[name.slice(dot + 1).toLowerCase()]) || 'application/octet-stream';
+  return (dot > 0 && TYPES[name.slice(dot + 1).toLowerCase()]) || '';
 }
 
 export function isImage(contentType: string): boolean {

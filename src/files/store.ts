@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { link, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { onDisk, syncDirectory, writeTemp, writeWhole } from '../disk.js';
 import { NotFound } from '../errors.js';
+import { unlimitedRoom, type WorkspaceRoom } from '../quotas/disk.js';
 import { madeBy as madeByShape, type MadeBy } from './answers.js';
 import { candidateNames, fileName } from './names.js';
 import { workspaceOrStdio } from '../workspace/names.js';
@@ -19,12 +20,22 @@ export interface StoredFile {
  * `<FLOW_DATA_DIR>/<workspace>/screenshots/` and `<workspace>/files/`. The only code that
  * turns a name into a path: every name is validated first, so no name reaches past its folder.
  *
- * Every write lands whole or not at all: bytes go to a temp file in `<workspace>/.incoming/`
- * (the same filesystem), then are renamed into place (replace) or hard-linked (claim — a link
- * fails when the name is taken, so two racing saves can never both win one name).
+ * Every write lands whole or not at all: bytes go to a flushed temp file in `<workspace>/.incoming/`
+ * (the same filesystem; src/disk.ts), then are renamed into place (replace) or hard-linked (claim —
+ * a link fails when the name is taken, so two racing saves can never both win one name). Each
+ * save of new bytes passes the workspace's room (WORKSPACE_DISK_QUOTA) first.
  */
 export class DiskFiles {
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly room: WorkspaceRoom = unlimitedRoom(),
+  ) {}
+
+  /** What the workspace's Screenshots and Files hold, in bytes (its quota counts its flows too). */
+  async usedBytes(workspace: string): Promise<number> {
+    const sections = await Promise.all([this.list(workspace, 'screenshots'), this.list(workspace, 'files')]);
+    return sections.flat().reduce((sum, file) => sum + file.size, 0);
+  }
 
   async list(workspace: string, section: DiskSection): Promise<StoredFile[]> {
     const dir = this.folder(workspace, section);
@@ -76,26 +87,37 @@ export class DiskFiles {
 
   /** Writes under the first free name of `name`, `name (1)`, …; never overwrites. */
   async claim(workspace: string, section: DiskSection, name: string, bytes: Uint8Array): Promise<StoredFile> {
-    const temp = await this.temp(workspace, bytes);
-    try {
-      return await this.linkFirstFree(temp, workspace, section, name);
-    } finally {
-      await rm(temp, { force: true });
-    }
+    return this.room.take(workspace, bytes.byteLength, async () => {
+      const temp = await this.temp(workspace, bytes);
+      try {
+        return await this.linkFirstFree(temp, workspace, section, name);
+      } finally {
+        await rm(temp, { force: true });
+      }
+    });
   }
 
   /** Writes `name`, replacing a file of that name whole (a reader sees the old or the new). */
   async replace(workspace: string, section: DiskSection, name: string, bytes: Uint8Array): Promise<StoredFile> {
     const target = this.path(workspace, section, name);
-    const temp = await this.temp(workspace, bytes);
-    try {
-      await mkdir(this.folder(workspace, section), { recursive: true });
-      await rename(temp, target);
-    } catch (err) {
-      await rm(temp, { force: true });
-      throw err;
-    }
-    return { name, size: bytes.byteLength, created: (await stat(target)).mtime };
+    const replacing = async () => (await this.find(workspace, section, name))?.size ?? 0;
+    return this.room.take(
+      workspace,
+      bytes.byteLength,
+      async () => {
+        const temp = await this.temp(workspace, bytes);
+        try {
+          await onDisk(() => mkdir(this.folder(workspace, section), { recursive: true }));
+          await onDisk(() => rename(temp, target));
+        } catch (err) {
+          await rm(temp, { force: true });
+          throw err;
+        }
+        await syncDirectory(this.folder(workspace, section));
+        return { name, size: bytes.byteLength, created: (await stat(target)).mtime };
+      },
+      replacing,
+    );
   }
 
   /** Moves a file into another section under its first free name there; no bytes are copied. */
@@ -104,19 +126,22 @@ export class DiskFiles {
     if (!(await this.find(workspace, from, name))) {
       throw new NotFound(`No ${from === 'screenshots' ? 'screenshot' : 'file'} called ${JSON.stringify(name)}.`);
     }
-    let landed: StoredFile;
-    try {
-      landed = await this.linkFirstFree(source, workspace, to, name);
-    } catch (err) {
-      if (isMissing(err)) {
-        throw new NotFound(
-          `No ${from === 'screenshots' ? 'screenshot' : 'file'} called ${JSON.stringify(name)} (moved or cleared meanwhile).`,
-        );
+    // In the workspace's turn, though it takes no room: a save measuring meanwhile would count the linked file twice.
+    return this.room.take(workspace, 0, async () => {
+      let landed: StoredFile;
+      try {
+        landed = await this.linkFirstFree(source, workspace, to, name);
+      } catch (err) {
+        if (isMissing(err)) {
+          throw new NotFound(
+            `No ${from === 'screenshots' ? 'screenshot' : 'file'} called ${JSON.stringify(name)} (moved or cleared meanwhile).`,
+          );
+        }
+        throw err;
       }
-      throw err;
-    }
-    await rm(source, { force: true });
-    return landed;
+      await rm(source, { force: true });
+      return landed;
+    });
   }
 
   /**
@@ -129,8 +154,8 @@ export class DiskFiles {
       await rm(path, { force: true });
       return;
     }
-    await mkdir(join(this.root, workspaceOrStdio(workspace), MARKS, section), { recursive: true });
-    await writeFile(path, JSON.stringify({ flow: madeBy.flow, step: madeBy.step }), { mode: 0o600 });
+    const dir = join(this.root, workspaceOrStdio(workspace), MARKS, section);
+    await writeWhole(path, JSON.stringify({ flow: madeBy.flow, step: madeBy.step }), dir);
   }
 
   async markOf(workspace: string, section: DiskSection, name: string): Promise<MadeBy | undefined> {
@@ -212,16 +237,17 @@ export class DiskFiles {
     section: DiskSection,
     name: string,
   ): Promise<StoredFile> {
-    await mkdir(this.folder(workspace, section), { recursive: true });
+    await onDisk(() => mkdir(this.folder(workspace, section), { recursive: true }));
     for (const candidate of candidateNames(name, section === 'files')) {
       try {
-        await link(existing, this.path(workspace, section, candidate));
+        await onDisk(() => link(existing, this.path(workspace, section, candidate)));
       } catch (err) {
         if (codeOf(err) === 'EEXIST') {
           continue;
         }
         throw err;
       }
+      await syncDirectory(this.folder(workspace, section));
       const info = await stat(existing);
       return { name: candidate, size: info.size, created: info.mtime };
     }
@@ -229,11 +255,7 @@ export class DiskFiles {
   }
 
   private async temp(workspace: string, bytes: Uint8Array): Promise<string> {
-    const dir = join(this.root, workspaceOrStdio(workspace), '.incoming');
-    await mkdir(dir, { recursive: true });
-    const path = join(dir, randomUUID());
-    await writeFile(path, bytes, { flag: 'wx', mode: 0o600 });
-    return path;
+    return writeTemp(join(this.root, workspaceOrStdio(workspace), '.incoming'), bytes, '');
   }
 
   private markPath(workspace: string, section: DiskSection, name: string): string {

@@ -7,6 +7,8 @@ export interface WorkspaceFiles {
   root(): Promise<Listing>;
   folder(folder: Folder): Promise<Listing>;
   readUri(uri: string): Promise<FileBytes>;
+  /** throws the 400 that says to set FLOW_DATA_DIR when the server has no data directory */
+  ensureSaving(): void;
   saveScreenshot(name: string | undefined, png: Uint8Array): Promise<FileEntry>;
   savePrint(name: string | undefined, pdf: Uint8Array): Promise<FileEntry>;
   keep(uri: string): Promise<KeepResult>;
@@ -20,6 +22,7 @@ export function filesOf(files: Files, workspace: string | undefined, madeBy?: Ma
     root: () => files.root(workspace),
     folder: (folder) => files.folder(workspace, folder),
     readUri: (uri) => files.readUri(workspace, uri),
+    ensureSaving: () => void files.requireDisk(),
     saveScreenshot: (name, png) => files.saveScreenshot(workspace, name, png, madeBy),
     savePrint: (name, pdf) => files.savePrint(workspace, name, pdf, madeBy),
     keep: (uri) => files.keep(workspace, uri, madeBy),

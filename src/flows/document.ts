@@ -4,7 +4,7 @@ import type { Capability } from '../capabilities/capability.js';
 import { issueSentence, keyName } from '../capabilities/issues.js';
 import { valueAt } from '../capabilities/schemas.js';
 import { toJsonSchema } from '../capabilities/json-schema.js';
-import { BadRequest } from '../errors.js';
+import { BadRequest, InvalidFlow, stepAt } from '../errors.js';
 import { checkParameters, refusedAt, validatorOf, type JsonSchemaObject } from './parameters.js';
 import { parametersReadBy, referencesIn, STEP_PREFIX } from './references.js';
 import { checkStepArguments } from './step-arguments.js';
@@ -112,7 +112,11 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
   checkDepth(raw);
   const frame = documentFrame.safeParse(raw);
   if (!frame.success) {
-    throw new BadRequest(`Invalid flow: ${frameRefusal(frame.error.issues[0], raw, 'the document', documentFrame)}`);
+    const issue = frame.error.issues[0];
+    throw new InvalidFlow(
+      `Invalid flow: ${frameRefusal(issue, raw, 'the document', documentFrame)}`,
+      issue && issue.code !== 'unrecognized_keys' ? { path: issue.path } : undefined,
+    );
   }
   const parameters = frame.data.parameters === undefined ? undefined : checkParameters(frame.data.parameters);
   const declared = new Set(Object.keys(parameters?.properties ?? {}));
@@ -123,8 +127,9 @@ export function parseFlow(source: string | Record<string, unknown>, capabilities
     const step = checkStep(rawStep, index + 1, byName, declared, { earlier: ids, all: allIds });
     if (step.id !== undefined) {
       if (ids.has(step.id)) {
-        throw new BadRequest(
+        throw new InvalidFlow(
           `Invalid flow: step ${index + 1}: the id "${step.id}" is already used by an earlier step; ids must be unique.`,
+          stepAt(index + 1),
         );
       }
       ids.add(step.id);
@@ -172,19 +177,24 @@ function checkStep(
 ): FlowStep {
   const frame = stepFrame.safeParse(rawStep);
   if (!frame.success) {
-    throw new BadRequest(`Invalid flow: ${frameRefusal(frame.error.issues[0], rawStep, `step ${n}`, stepFrame)}`);
+    throw new InvalidFlow(
+      `Invalid flow: ${frameRefusal(frame.error.issues[0], rawStep, `step ${n}`, stepFrame)}`,
+      stepAt(n),
+    );
   }
   const step = { ...frame.data, args: frame.data.args ?? {} };
   const capability = byName.get(step.tool);
   const runnable = [...byName.values()].filter((c) => c.runnableInFlow).map((c) => c.name);
   if (!capability) {
-    throw new BadRequest(
+    throw new InvalidFlow(
       `Invalid flow: step ${n}: unknown tool ${keyName(step.tool)}; a step may use ${runnable.join(', ')}.`,
+      stepAt(n),
     );
   }
   if (!capability.runnableInFlow) {
-    throw new BadRequest(
+    throw new InvalidFlow(
       `Invalid flow: step ${n}: ${step.tool} cannot be a flow step (a flow runs on the browser the caller already has, and never calls a flow); a step may use ${runnable.join(', ')}.`,
+      stepAt(n),
     );
   }
   checkSecretReference(step.args, n);
@@ -193,8 +203,9 @@ function checkStep(
     if (name.startsWith(STEP_PREFIX)) {
       checkStepReference(name.slice(STEP_PREFIX.length), n, ids);
     } else if (!declared.has(name)) {
-      throw new BadRequest(
+      throw new InvalidFlow(
         `Invalid flow: step ${n}: \${${name}} is not a declared parameter; declare it under parameters.properties, or write $\${${name}} for a literal \${${name}}.`,
+        stepAt(n),
       );
     }
   }
@@ -208,15 +219,16 @@ function checkStepReference(id: string, n: number, ids: StepIds): void {
   const why = ids.all.has(id)
     ? `step "${id}" runs later, so it has no value yet; move it before step ${n}, or read an earlier step`
     : `no step has the id "${id}"; give the step whose value you want id: ${id}, before step ${n}`;
-  throw new BadRequest(`Invalid flow: step ${n}: \${steps.${id}}: ${why}.`);
+  throw new InvalidFlow(`Invalid flow: step ${n}: \${steps.${id}}: ${why}.`, stepAt(n));
 }
 
 /** A secret is named, never computed: a parameter inside its name or key could steer it. */
 function checkSecretReference(args: Record<string, unknown>, n: number): void {
   const secret = args.secret;
   if (secret !== null && typeof secret === 'object' && referencesIn(secret).size > 0) {
-    throw new BadRequest(
+    throw new InvalidFlow(
       `Invalid flow: step ${n}: a secret's name and key are written out, never \${parameters}; name the secret itself.`,
+      stepAt(n),
     );
   }
 }

@@ -1,7 +1,7 @@
 import type { Capability } from '../capabilities/capability.js';
 import type { FlowsService, FlowsView, FlowTool, FlowToolbox } from './view.js';
 import type { FlowListing, FlowRead, FlowSaved } from './answers.js';
-import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.js';
+import { BadRequest, Conflict, Forbidden, NotFound, QuotaExceeded } from '../errors.js';
 import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams, type FlowDocument } from './document.js';
@@ -15,6 +15,7 @@ import { asFlowTool, checkToolSize } from './tool.js';
 import { MAX_FLOWS_PER_LIBRARY } from '../limits.js';
 import { StaleRevision, type FlowStore, type StoredFlow } from './store.js';
 import { FlowListings } from './listings.js';
+import { unlimitedRoom, type WorkspaceRoom } from '../quotas/disk.js';
 
 /**
  * The flow libraries: each workspace's own, and `global`, shared. Reads merge the caller's
@@ -31,6 +32,8 @@ export class FlowLibraries implements FlowsService {
     private readonly runTimeoutMs: number,
     /** the operator's event stream: each run, how far it got */
     private readonly events: EventSink = NO_EVENTS,
+    /** each library's turn for its saves, and its workspace's WORKSPACE_DISK_QUOTA */
+    private readonly room: WorkspaceRoom = unlimitedRoom(),
   ) {
     this.schema = flowDocumentJsonSchema(capabilities);
     this.listings = new FlowListings(store, capabilities);
@@ -177,8 +180,7 @@ export class FlowLibraries implements FlowsService {
       validatorOf(document.parameters);
     }
     checkToolSize(asFlowTool(name, document, library === GLOBAL_LIBRARY, this.capabilities));
-    await this.checkRoom(library, name);
-    const { flow, created } = await this.store.put(library, name, text, ifMatch);
+    const { flow, created } = await this.putInRoom(library, name, text, ifMatch);
     this.changed(library);
     return { name, library, revision: flow.revision, created };
   }
@@ -224,22 +226,34 @@ export class FlowLibraries implements FlowsService {
     if (document) {
       checkToolSize(asFlowTool(name, document, to === GLOBAL_LIBRARY, this.capabilities));
     }
-    await this.checkRoom(to, name);
-    const { flow } = await this.store.put(to, name, source.text);
+    const { flow } = await this.putInRoom(to, name, source.text);
     await this.store.delete(from, name);
     this.changed(to);
     this.changed(from);
     return { name, revision: flow.revision };
   }
 
-  /** A new flow needs room in its library: at most MAX_FLOWS_PER_LIBRARY; replacing one takes none. */
-  private async checkRoom(library: string, name: string): Promise<void> {
-    const names = await this.store.names(library);
-    if (names.length >= MAX_FLOWS_PER_LIBRARY && !names.includes(name)) {
-      throw new BadRequest(
-        `${library} holds ${names.length} flows, the most a library holds (${MAX_FLOWS_PER_LIBRARY}); delete flows it no longer needs, or replace one of them under its name.`,
-      );
-    }
+  /**
+   * Writes a flow in the library's turn (every replica's saves of it, one at a time), so the count
+   * read is the count written to: a new flow needs room in its library (at most
+   * MAX_FLOWS_PER_LIBRARY; replacing one takes none), and its bytes room on the workspace's disk.
+   */
+  private async putInRoom(library: string, name: string, text: string, ifMatch?: string) {
+    const replacing = async () => Buffer.byteLength((await this.store.get(library, name))?.text ?? '');
+    return this.room.take(
+      library,
+      Buffer.byteLength(text),
+      async () => {
+        const names = await this.store.names(library);
+        if (names.length >= MAX_FLOWS_PER_LIBRARY && !names.includes(name)) {
+          throw new QuotaExceeded(
+            `${library} holds ${names.length} flows, the most a library holds (${MAX_FLOWS_PER_LIBRARY}); delete flows it no longer needs (delete_flow), or replace one of them under its name.`,
+          );
+        }
+        return this.store.put(library, name, text, ifMatch);
+      },
+      replacing,
+    );
   }
 
   /** A flow is also a tool (flow_<name>): one named like a tool would read as that tool everywhere else. */

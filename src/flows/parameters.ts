@@ -4,7 +4,7 @@ import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { createHash } from 'node:crypto';
 import { schemaErrorSentence, type SchemaError } from '../capabilities/issues.js';
 import { valueAt } from '../capabilities/schemas.js';
-import { BadRequest } from '../errors.js';
+import { InvalidFlow, type FlowPlace } from '../errors.js';
 import { ajv2020, re2js } from '../lazy.js';
 
 /** Flows with parameters whose compiled validators stay in memory; a miss costs one compile (~10 ms). */
@@ -57,10 +57,11 @@ export function checkParameterSchema(parameters: Record<string, unknown>): void 
   const checker = (metaChecker ??= new (ajv2020().Ajv2020)(options));
   if (!checker.validateSchema(parameters)) {
     const errors = checker.errors ?? [];
-    throw new BadRequest(
+    throw new InvalidFlow(
       errors.length > 0
         ? `Invalid flow: ${refusedAt(errors, 'parameters', parameters)}`
         : 'Invalid flow: parameters is not a valid JSON Schema; write it as {type: object, properties: {...}}.',
+      { path: errors.length > 0 ? ['parameters', ...pathOf(deciding(errors))] : ['parameters'] },
     );
   }
 }
@@ -100,13 +101,18 @@ function deciding(errors: readonly SchemaError[]): SchemaError {
  */
 export function refusedAt(errors: readonly SchemaError[], root: string | undefined, data: unknown): string {
   const error = deciding(errors);
-  const path = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = pathOf(error);
   const under = root === undefined ? path : [root, ...path];
   const name = under.join('.') || 'params';
   return schemaErrorSentence(error, name, valueAt(data, path), (key) => [...under, String(key)].join('.'));
+}
+
+/** The path of the value the deciding error is about (its JSON Pointer, unescaped). */
+function pathOf(error: SchemaError): string[] {
+  return error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /**
@@ -138,12 +144,14 @@ function compile(parameters: Record<string, unknown>): ValidateFunction {
     return new (ajv2020().Ajv2020)(options).compile(structuredClone(parameters));
   } catch (err) {
     if (err instanceof re2js().RE2JSSyntaxException) {
-      throw new BadRequest(
+      throw new InvalidFlow(
         `Invalid flow: parameters has a pattern RE2 cannot run (${err.message}); patterns here match in linear time, without lookaround or backreferences: rewrite it without them.`,
+        PARAMETERS,
       );
     }
-    throw new BadRequest(
+    throw new InvalidFlow(
       `Invalid flow: parameters cannot be compiled (${err instanceof Error ? err.message.split('\n')[0] : 'unknown'}); fix the schema.`,
+      PARAMETERS,
     );
   }
 }
@@ -165,8 +173,9 @@ type ToolInput = {
 /** A flow's parameters as a JSON Schema object that tool clients accept, or a 400 saying what to fix. */
 export function checkParameters(parameters: Record<string, unknown>): JsonSchemaObject {
   if (parameters.type !== 'object') {
-    throw new BadRequest(
+    throw new InvalidFlow(
       'Invalid flow: parameters must be a JSON Schema object: {type: object, properties: {...}, required: [...]}.',
+      PARAMETERS,
     );
   }
   checkParameterSchema(parameters);
@@ -174,8 +183,14 @@ export function checkParameters(parameters: Record<string, unknown>): JsonSchema
   return { ...parameters, type: 'object' };
 }
 
-function refuse(why: string): never {
-  throw new BadRequest(`Invalid flow: parameters${why.startsWith('.') ? '' : ' '}${why}.`);
+/** The document's parameters, where a refusal of the schema as a whole points. */
+const PARAMETERS: FlowPlace = { path: ['parameters'] };
+
+/** `why` begins with the key under parameters it is about (".properties.a …"), and `path` is that key. */
+function refuse(why: string, path: string[] = []): never {
+  throw new InvalidFlow(`Invalid flow: parameters${why.startsWith('.') ? '' : ' '}${why}.`, {
+    path: ['parameters', ...path],
+  });
 }
 
 const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -194,27 +209,31 @@ function checkToolInput(parameters: Record<string, unknown>): asserts parameters
   }
   const properties = parameters.properties ?? {};
   if (!isJsonObject(properties)) {
-    refuse('.properties must be an object: {name: {type: string}, …}');
+    refuse('.properties must be an object: {name: {type: string}, …}', ['properties']);
   }
   for (const [name, schema] of Object.entries(properties)) {
     if (!PARAMETER_NAME.test(name)) {
       refuse(
         `.properties.${name}: a parameter is used as \${${name}}, so its name is a letter or "_" then letters, digits or "_"; rename it`,
+        ['properties', name],
       );
     }
     if (name === 'session_id') {
       refuse(
         '.properties.session_id: session_id is how a stateless caller names its browser on every tool; rename the parameter',
+        ['properties', name],
       );
     }
     if (!isJsonObject(schema)) {
-      refuse(`.properties.${name} must be a schema object, such as {type: string}`);
+      refuse(`.properties.${name} must be a schema object, such as {type: string}`, ['properties', name]);
     }
   }
   const required = isJsonArray(parameters.required) ? parameters.required : [];
   const missing = required.find((name) => typeof name !== 'string' || !Object.hasOwn(properties, name));
   if (missing !== undefined) {
-    refuse(`.required names ${JSON.stringify(missing)}, which is not under properties; declare it or drop it`);
+    refuse(`.required names ${JSON.stringify(missing)}, which is not under properties; declare it or drop it`, [
+      'required',
+    ]);
   }
   if (JSON.stringify(parameters).includes('"$ref"') || JSON.stringify(parameters).includes('"$dynamicRef"')) {
     refuse('use $ref, which tool clients do not resolve; write the referenced schema out in place');

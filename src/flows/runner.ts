@@ -47,18 +47,7 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
   const rows = new Map(options.capabilities.map((c) => [c.name, c]));
   const returned: Record<string, Record<string, unknown>> = {};
   let last: Record<string, unknown> | undefined;
-  // 200 steps each answering a megabyte would be a 200 MB report, held in memory and read by a model.
-  let kept = 0;
-  const omitted: string[] = [];
-  const keep = (name: string, result: Record<string, unknown>, copies: number) => {
-    const bytes = Buffer.byteLength(JSON.stringify(result)) * copies;
-    if (kept + bytes > MAX_REPORT_BYTES) {
-      omitted.push(name);
-      return false;
-    }
-    kept += bytes;
-    return true;
-  };
+  const { keep, omitted } = reportBudget();
   // `${steps.<id>}` values, apart from params so no param can pose as a step's value.
   const values: Record<string, string> = {};
   const read = new Set(document.steps.flatMap((s) => stepsReadBy(s.args)));
@@ -113,6 +102,32 @@ export async function runFlow(options: RunOptions): Promise<RunReport> {
       break;
     }
   }
+  return finish(report, options, { returned, omitted, last });
+}
+
+/** 200 steps each answering a megabyte would be a 200 MB report, held in memory and read by a model. */
+function reportBudget() {
+  let kept = 0;
+  const omitted: string[] = [];
+  const keep = (name: string, result: Record<string, unknown>, copies: number) => {
+    const bytes = Buffer.byteLength(JSON.stringify(result)) * copies;
+    if (kept + bytes > MAX_REPORT_BYTES) {
+      omitted.push(name);
+      return false;
+    }
+    kept += bytes;
+    return true;
+  };
+  return { keep, omitted };
+}
+
+/** The report's end: what the steps returned, what was left out, the last result and the page now. */
+async function finish(
+  report: RunReport,
+  options: RunOptions,
+  run: { returned: Record<string, Record<string, unknown>>; omitted: string[]; last?: Record<string, unknown> },
+): Promise<RunReport> {
+  const { returned, omitted, last } = run;
   if (Object.keys(returned).length > 0) {
     report.returned = returned;
   }

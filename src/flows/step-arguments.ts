@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Capability } from '../capabilities/capability.js';
 import { issueSentence, keyName } from '../capabilities/issues.js';
 import { valueAt } from '../capabilities/schemas.js';
-import { BadRequest } from '../errors.js';
+import { InvalidFlow, stepAt } from '../errors.js';
 import { holdsReference, referencesIn } from './references.js';
 
 /**
@@ -25,8 +25,9 @@ export function checkStepArguments(capability: Capability, args: Record<string, 
       }
       const [reference] = referencesIn(value);
       const name = issue.path.join('.');
-      throw new BadRequest(
+      throw new InvalidFlow(
         `Invalid flow: step ${n} (${capability.name}): ${name} takes ${takes}, but \${${reference ?? ''}} is substituted as text, so the step would fail on every run; write ${name}'s value in the step itself.`,
+        stepAt(n),
       );
     }
     const message =
@@ -35,7 +36,7 @@ export function checkStepArguments(capability: Capability, args: Record<string, 
         : value === undefined && issue.path.length > 0 && issue.code !== 'custom'
           ? `missing argument ${issue.path.join('.')}; ${capability.name} takes ${known}`
           : issueSentence(issue, issue.path.join('.'), value);
-    throw new BadRequest(`Invalid flow: step ${n} (${capability.name}): ${message.replace(/\.$/, '')}.`);
+    throw new InvalidFlow(`Invalid flow: step ${n} (${capability.name}): ${message.replace(/\.$/, '')}.`, stepAt(n));
   }
 }
 

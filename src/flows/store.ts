@@ -1,8 +1,9 @@
 import { isJsonObject } from '../json.js';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeWhole } from '../disk.js';
 import { Conflict } from '../errors.js';
 
 /**
@@ -112,11 +113,8 @@ export class DirectoryFlowStore implements FlowStore {
     if (ifMatch !== undefined && existing?.revision !== ifMatch) {
       throw new StaleRevision(name, ifMatch, existing?.revision);
     }
-    await mkdir(this.dir(library), { recursive: true });
-    // Write aside and rename: a crash mid-write must never leave a half-written flow.
-    const temporary = join(this.dir(library), `.${name}.${randomUUID()}.tmp`);
-    await writeFile(temporary, text, 'utf8');
-    await rename(temporary, this.file(library, name));
+    // Written aside, flushed and renamed (src/disk.ts): a crash or a full disk never leaves half a flow.
+    await writeWhole(this.file(library, name), text, this.dir(library));
     return { flow: { name, library, text, revision: revisionOf(text) }, created: existing === undefined };
   }
 
@@ -136,10 +134,7 @@ export class DirectoryFlowStore implements FlowStore {
     const kept = Object.entries(uses)
       .sort((a, b) => b[1] - a[1])
       .slice(0, USES_KEPT);
-    await mkdir(this.dir(library), { recursive: true });
-    const temporary = join(this.dir(library), `.uses.${randomUUID()}.tmp`);
-    await writeFile(temporary, JSON.stringify(Object.fromEntries(kept)), 'utf8');
-    await rename(temporary, join(this.dir(library), USES_FILE));
+    await writeWhole(join(this.dir(library), USES_FILE), JSON.stringify(Object.fromEntries(kept)), this.dir(library));
   }
 
   async usage(library: string): Promise<{ count: number; bytes: number }> {

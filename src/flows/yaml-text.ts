@@ -1,4 +1,4 @@
-import { BadRequest } from '../errors.js';
+import { BadRequest, InvalidFlow } from '../errors.js';
 import { yaml } from '../lazy.js';
 import { MAX_DOCUMENT_BYTES } from '../limits.js';
 
@@ -18,8 +18,9 @@ export function readYamlText(text: string): unknown {
   const error = document.errors[0];
   if (error) {
     const line = error.linePos?.[0]?.line;
-    throw new BadRequest(
+    throw new InvalidFlow(
       `The flow is not valid YAML${line ? ` (line ${line})` : ''}: ${error.message.split('\n')[0]}; fix the YAML and save again.`,
+      line ? { line } : undefined,
     );
   }
   try {

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DownloadsOff } from '../../src/errors.js';
 import { Files, type DownloadsSource } from '../../src/files/files.js';
 import { LinkSigner } from '../../src/files/links.js';
 import { candidateNames, isFileName } from '../../src/files/names.js';
@@ -105,15 +106,20 @@ describe('signed links', () => {
 describe('the Files service on disk', () => {
   let root: string;
   let files: Files;
-  let grid: { gridId: string | undefined; names: Record<string, string> };
+  let grid: { gridId: string | undefined; downloads: boolean; asked: number; names: Record<string, string> };
 
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'selenium-flow-files-unit-'));
-    grid = { gridId: 'grid-1', names: { 'export.csv': 'fresh', screenshots: 'tricky' } };
+    grid = { gridId: 'grid-1', downloads: true, asked: 0, names: { 'export.csv': 'fresh', screenshots: 'tricky' } };
     const downloads: DownloadsSource = {
-      list: async () =>
-        Object.entries(grid.names).map(([name, text]) => ({ name, size: text.length, created: new Date() })),
-      read: async (_id, name) => (grid.names[name] === undefined ? undefined : Buffer.from(grid.names[name])),
+      list: async () => {
+        grid.asked += 1;
+        return Object.entries(grid.names).map(([name, text]) => ({ name, size: text.length, created: new Date() }));
+      },
+      read: async (_id, name) => {
+        grid.asked += 1;
+        return grid.names[name] === undefined ? undefined : Buffer.from(grid.names[name]);
+      },
       clear: async () => {
         grid.names = {};
       },
@@ -123,7 +129,8 @@ describe('the Files service on disk', () => {
       downloads,
       links: new LinkSigner('unit-test-secret-xx', 60),
       linkBase: '',
-      browserOf: async () => grid.gridId,
+      browserOf: async () =>
+        grid.gridId === undefined ? undefined : { gridId: grid.gridId, downloads: grid.downloads },
     });
   });
   afterEach(async () => {
@@ -164,6 +171,26 @@ describe('the Files service on disk', () => {
     expect(shots.files[0]?.url).toMatch(/^\/files\/signed\/screenshots\/ws\/new\.png\?exp=\d+&sig=[\w-]+$/);
     grid.gridId = undefined;
     expect(await files.folder('ws', 'downloads')).toMatchObject({ browser: false, count: 0, files: [] });
+  });
+
+  it('says how to turn downloads on where the Grid keeps none, and never asks it', async () => {
+    grid.downloads = false;
+    const sentence =
+      /does not offer managed downloads.*--enable-managed-downloads true.*SE_NODE_ENABLE_MANAGED_DOWNLOADS=true/;
+    const listing = await files.folder('ws', 'downloads');
+    expect(listing).toMatchObject({ browser: true, count: 0, files: [] });
+    expect(listing.downloads_off).toMatch(sentence);
+    expect((await files.root('ws')).folders?.find((f) => f.name === 'downloads')?.downloads_off).toMatch(sentence);
+    expect((await files.sections('ws')).downloads_off).toMatch(sentence);
+    const kept = files.keep('ws', 'workspace://files/downloads/export.csv');
+    await expect(kept).rejects.toBeInstanceOf(DownloadsOff);
+    await expect(kept).rejects.toThrow(sentence);
+    await expect(files.readUri('ws', 'workspace://files/downloads/export.csv')).rejects.toBeInstanceOf(DownloadsOff);
+    await expect(files.clearDownloads('ws')).rejects.toBeInstanceOf(DownloadsOff);
+    expect(await files.names('ws', 'downloads')).toEqual([]);
+    expect(grid.asked).toBe(0);
+    grid.downloads = true;
+    expect((await files.folder('ws', 'downloads')).downloads_off).toBeUndefined();
   });
 
   it('clears screenshots and deletes one file in Files, nothing else', async () => {

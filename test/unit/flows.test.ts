@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { lineOf } from '../../src/admin/flows.js';
+import { InvalidFlow } from '../../src/errors.js';
 import { defineTool } from '../../src/capabilities/capability.js';
 import { CAPABILITIES, capabilityNamed } from '../../src/capabilities/index.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams } from '../../src/flows/document.js';
@@ -307,18 +308,30 @@ describe('a refused flow document says the key, the rule and the fix, as a tool 
     );
   });
 
-  it('is found at its line on the admin page', () => {
-    const text =
-      'description: x\nurls:\n  - "https://a.example/*"\n  - "**********************"\nsteps:\n  - tool: navigate\n';
-    expect(lineOf(text, 'Invalid flow: urls.1 must hold at most 16 "*"; write a glob with fewer.')).toBe(4);
+  it('is found at its line on the admin page, from the place the refusal carries', () => {
+    const lineRefused = (text: string) => {
+      try {
+        parseFlow(text, CAPABILITIES);
+      } catch (err) {
+        return lineOf(text, err instanceof InvalidFlow ? err.at : undefined);
+      }
+      throw new Error('the document was accepted');
+    };
+    const navigate = 'steps:\n  - tool: navigate\n    args: {url: "https://a.example/"}\n';
+    expect(lineRefused(`description: x\nurls:\n  - "https://a.example/*"\n  - "${'*'.repeat(22)}"\n${navigate}`)).toBe(
+      4,
+    );
+    expect(lineRefused(`description: ${'x'.repeat(2001)}\n${navigate}`)).toBe(1);
+    expect(lineRefused(`description: x\n${navigate}  - tool: nope\n`)).toBe(5);
+    expect(lineRefused(`description: x\n${navigate}  - tool: navigate\n    args: {url: "\${where}"}\n`)).toBe(5);
     expect(
-      lineOf(
-        text,
-        'Invalid flow: description must be at most 2000 characters long (got 2001); pass a shorter description.',
+      lineRefused(
+        `parameters:\n  type: object\n  properties:\n    a: {type: string}\n    "a-b": {type: string}\n${navigate}`,
       ),
-    ).toBe(1);
-    expect(lineOf(text, 'Invalid flow: step 1: tool must name the tool the step calls, such as navigate.')).toBe(6);
-    expect(lineOf(text, 'Invalid flow: the document: unknown key "x"; a flow document has only name.')).toBeUndefined();
+    ).toBe(5);
+    expect(lineRefused(`parameters:\n  type: object\n  properties:\n    a: {type: nope}\n${navigate}`)).toBe(4);
+    expect(lineRefused(`description: x\n${navigate}  - tool: [\n`)).toBe(6);
+    expect(lineRefused(`x: 1\n${navigate}`)).toBeUndefined();
   });
 });
 
