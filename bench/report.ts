@@ -44,6 +44,10 @@ const SECTIONS = {
     title: 'Cold start against Playwright MCP',
     args: ['bench/cold-start.ts', '--runs', '9', '--breakdown', '0'],
   },
+  install: {
+    title: 'Install: the packed package, and npm install to the first tools/list',
+    args: ['bench/install.ts', '--runs', '5'],
+  },
   growth: { title: 'How cost grows', args: ['bench/growth.ts', '--reps', '3'] },
   concurrency: {
     title: 'Many agents at once',

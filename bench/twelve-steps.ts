@@ -23,12 +23,15 @@ import { markdownTable, ms, summarize } from './lib/stats.js';
 import { checkAnswers, type Configuration, type TaskRun } from './lib/task.js';
 import { CapturingCaller, toolsConfiguration } from './lib/tools-task.js';
 import { flowConfiguration } from './lib/flow-task.js';
+import { coldConfiguration } from './lib/cold-task.js';
+import { coldOpensTable, measureColdOpens } from './lib/cold-opens.js';
 import { measureOpenPairs, openPairsTable } from './lib/open-pairs.js';
 import { printBoot, printCold, printOutline, printProfile, printToolsList } from './lib/reading-tables.js';
 import {
   out,
   printBrowsers,
   printCapture,
+  printColdStarts,
   printHeadToHead,
   printHeader,
   printTiming,
@@ -88,7 +91,9 @@ const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
 // ---------------------------------------------------------------- configurations
 
-function configurations(env: BenchEnv): Configuration[] {
+function configurations(env: BenchEnv, cleanup: Cleanup): Configuration[] {
+  const entry = serverEntry(REPO);
+  const cold = { gridUrl: env.gridUrl, siteUrl: env.siteUrl, dataDir: env.coldDataDir };
   const direct = new DirectToolCaller(env.http.server.deps, { key: 'named:bench-direct', workspace: 'bench-direct' });
   const http = new McpToolCaller(env.http.client);
   const stdio = new McpToolCaller(env.stdio.client);
@@ -98,6 +103,8 @@ function configurations(env: BenchEnv): Configuration[] {
     toolsConfiguration('direct', 'selenium-flow callTool in process (no MCP)', () => direct, env.siteUrl, true),
     toolsConfiguration('mcp-http', `12 MCP calls, Streamable HTTP (${PROTOCOL})`, () => http, env.siteUrl),
     toolsConfiguration('mcp-stdio', `12 MCP calls, stdio (${PROTOCOL})`, () => stdio, env.siteUrl),
+    coldConfiguration('stdio', entry, cold, cleanup),
+    coldConfiguration('serve', entry, cold, cleanup),
     toolsConfiguration(
       'mcp-http-capture',
       `12 MCP calls, Streamable HTTP, capture_network on`,
@@ -208,7 +215,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const env = await startBench(cleanup, BROWSERS);
   printHeader(v, env);
 
-  const all = configurations(env);
+  const all = configurations(env, cleanup);
   const configs = options['capture-only']
     ? all.filter((c) => c.id === 'mcp-http' || c.id === 'mcp-http-capture')
     : options['browsers-only']
@@ -221,6 +228,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   }
   const rows = timingRows(configs, results);
   printTiming(rows, ROUNDS);
+  printColdStarts(rows, results);
   printBrowsers(rows, env);
   if (options['browsers-only']) {
     return;
@@ -242,6 +250,16 @@ async function main(cleanup: Cleanup): Promise<void> {
   out(`### Opening a browser and loading the first page, ${OPEN_ROUNDS} rounds (rotating, after a warm-up round)`);
   out();
   out(openPairsTable(opens));
+  out();
+  progress(`a fresh process's first browser (${OPEN_ROUNDS} rounds of raw, stdio, serve)`);
+  const coldOpens = await measureColdOpens(
+    serverEntry(REPO),
+    { gridUrl: env.gridUrl, siteUrl: env.siteUrl, dataDir: env.coldDataDir },
+    env.capabilities.chrome,
+    OPEN_ROUNDS,
+    cleanup,
+  );
+  out(coldOpensTable(coldOpens, OPEN_ROUNDS));
   out();
   const t = tokens(results, env.siteUrl);
   printTokens(t, env.siteUrl);
@@ -273,7 +291,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   out();
   out('### Against the bars of performance.md');
   out();
-  const b = bars(rows, h2h, t, list, o, cold, opens);
+  const b = bars(rows, h2h, t, list, o, cold, opens, coldOpens);
   out(
     markdownTable(
       ['measure', 'bar', 'measured', ''],

@@ -30,6 +30,8 @@ export interface BenchEnv {
   stdioConnectMs: number;
   /** the HTTP server's FLOW_DATA_DIR (flows and screenshots live here) */
   dataDir: string;
+  /** FLOW_DATA_DIR of the servers started fresh each round (bench/lib/cold-task.ts) */
+  coldDataDir: string;
   /** the browsers this run times: Chromium, and Firefox where the Grid offers it and it was asked for */
   browsers: BrowserKind[];
   /** why Firefox was asked for and is not timed (the Grid has none), for the report */
@@ -53,6 +55,8 @@ export async function startBench(cleanup: Cleanup, wanted: readonly BrowserKind[
 
   const dataDir = await mkdtemp(join(tmpdir(), 'selenium-flow-bench-'));
   cleanup.add('data directory', () => rm(dataDir, { recursive: true, force: true }));
+  const coldDataDir = await mkdtemp(join(tmpdir(), 'selenium-flow-bench-cold-'));
+  cleanup.add('cold data directory', () => rm(coldDataDir, { recursive: true, force: true }));
   const server = createServer(loadConfig({}, { PORT: '0', LOG_LEVEL: 'silent', FLOW_DATA_DIR: dataDir }), grid.url);
   const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
   cleanup.add('HTTP server', () => server.close());
@@ -65,6 +69,8 @@ export async function startBench(cleanup: Cleanup, wanted: readonly BrowserKind[
   const started = performance.now();
   const stdio = await connectStdio(entry.command, [...entry.args, 'stdio'], REPO, {
     GRID_URL: grid.url,
+    // what the in-process server (and so the raw script) asks: with GRID_URL the default is off
+    BROWSER_SANDBOX: 'on',
     LOG_LEVEL: 'silent',
     SE_OFFLINE: 'true',
     SE_AVOID_STATS: 'true',
@@ -80,6 +86,7 @@ export async function startBench(cleanup: Cleanup, wanted: readonly BrowserKind[
   const env: BenchEnv = {
     capabilities,
     dataDir,
+    coldDataDir,
     gridUrl: grid.url,
     siteUrl: site.url,
     http: { server, url, client },

@@ -15,8 +15,17 @@ import { ToolFailed, type ToolAnswer, type ToolCaller } from './tools-task.js';
 export const PROTOCOL = '2026-07-28';
 const REQUEST_TIMEOUT_MS = 60_000;
 
-export function newClient(name: string): Client {
-  return new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: { pin: PROTOCOL } } });
+/**
+ * `legacy`: the 2025-11-25 handshake (`initialize`), what desktop clients speak; the cold rows
+ * use it (bench/lib/cold-task.ts).
+ */
+export type Era = 'pinned' | 'legacy';
+
+export function newClient(name: string, era: Era = 'pinned'): Client {
+  return new Client(
+    { name, version: '1.0.0' },
+    era === 'pinned' ? { versionNegotiation: { mode: { pin: PROTOCOL } } } : {},
+  );
 }
 
 interface ContentBlock {
@@ -53,12 +62,13 @@ export async function connectHttp(
   baseUrl: string,
   workspace: string | undefined,
   name = 'bench-http',
+  era: Era = 'pinned',
 ): Promise<Client> {
   const url = new URL(`${baseUrl}/mcp`);
   if (workspace !== undefined) {
     url.searchParams.set('workspace', workspace);
   }
-  const client = newClient(name);
+  const client = newClient(name, era);
   await client.connect(new StreamableHTTPClientTransport(url), { timeout: REQUEST_TIMEOUT_MS });
   return client;
 }
@@ -80,6 +90,9 @@ export async function connectStdio(
   args: string[],
   cwd: string,
   env: Record<string, string>,
+  era: Era = 'pinned',
+  /** every line the server writes to stderr, as it comes */
+  onStderr?: (line: string) => void,
 ): Promise<StdioServer> {
   const transport = new StdioClientTransport({
     command,
@@ -89,11 +102,17 @@ export async function connectStdio(
     stderr: 'pipe',
   });
   const lines: string[] = [];
+  let partial = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
-    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    const text = partial + chunk.toString('utf8');
+    const cut = text.lastIndexOf('\n') + 1;
+    partial = text.slice(cut);
+    const added = text.slice(0, cut).split('\n').filter(Boolean);
+    added.forEach((line) => onStderr?.(line));
+    lines.push(...added);
     lines.splice(0, Math.max(0, lines.length - 30));
   });
-  const client = newClient('bench-stdio');
+  const client = newClient('bench-stdio', era);
   let tree: number[] = [];
   const close = async () => {
     tree = [...new Set([...tree, ...(transport.pid === null ? [] : processTree(transport.pid))])];

@@ -132,6 +132,48 @@ export function printTiming(rows: TimingRow[], rounds: number): void {
   }
 }
 
+/**
+ * The rows that start a new server each round: the client's start (spawn → tools/list), not in
+ * their totals, and step 1 (opening the browser) against the warm servers' and the raw script's.
+ */
+export function printColdStarts(rows: TimingRow[], results: Results): void {
+  const cold = rows.filter((r) => (results.runs.get(r.config.id) ?? []).some((run) => run.startMs !== undefined));
+  if (cold.length === 0) {
+    return;
+  }
+  const step1 = (id: string) => (results.runs.get(id) ?? []).map((r) => r.stepMs[0] ?? Number.NaN);
+  const raw = step1('raw');
+  const line = (row: TimingRow) => {
+    const runs = results.runs.get(row.config.id) ?? [];
+    const mine = step1(row.config.id);
+    return [
+      row.config.label,
+      triple(summarize(runs.map((r) => r.startMs ?? Number.NaN))),
+      triple(summarize(mine)),
+      `${ms(median(mine.map((s, i) => s - (raw[i] ?? Number.NaN))))} ms`,
+    ];
+  };
+  const warm = rows.filter((r) => r.config.id === 'mcp-http' || r.config.id === 'mcp-stdio');
+  out('### A new server process per round: its start, and its first step');
+  out();
+  out(
+    markdownTable(
+      ['configuration', 'spawn → tools/list, ms (not in the total)', 'step 1, ms', 'step 1 minus raw, paired median'],
+      [
+        ['raw selenium-webdriver (floor)', '–', triple(summarize(raw)), '–'],
+        ...warm.map((r) => [...line(r).slice(0, 1), '– (one server for every round)', ...line(r).slice(2)]),
+        ...cold.map(line),
+      ],
+      ['l', 'r', 'r', 'r'],
+    ),
+  );
+  out();
+  out(
+    'Step 1 is `navigate {url}` opening the browser on demand (build() + get() for raw). A client starts a server once and lists its tools before its model can call one: that start is shown apart, and what a fresh process does before its first browser either happens in it or lands in step 1.',
+  );
+  out();
+}
+
 /** The ratio that matters per browser: 12 MCP calls over HTTP against the raw script on that browser. */
 export function printBrowsers(rows: TimingRow[], env: BenchEnv): void {
   const row = (id: string) => rows.find((r) => r.config.id === id);
@@ -232,7 +274,20 @@ export function printTokens(t: Tokens, siteUrl: string): void {
     `Site URL in answers: ${siteUrl} (${siteUrl.length} characters). stdio answered ${bytes(t.stdioTextBytes)} B for the same task.`,
   );
   out();
+  out(ACT_ANSWERS);
+  out();
 }
+
+/** What each act answer keeps, and why (issue 51): the page it left the browser on, and nothing the call said. */
+const ACT_ANSWERS = [
+  'What each act answer keeps, and why. `navigate`, `interact` and `write` answer where the browser is after the act (`title — url`):',
+  'a click or a submit may have left the page, and the next selectors are only right for the page the browser is on; a dialog,',
+  'a frame gone or a withheld secret is added only when there is one. `write` adds the value the field holds once typed (`null`',
+  'for a password field): a field that reformats or drops what was typed shows it without another read. Nothing repeats what the',
+  'call said: `interact` no longer answers `done: click css=#x` (what was done, to which element: the caller chose both), and',
+  '`open_session` answers which browser and version opened, not the blank page of a new browser (one page read fewer). `screenshot`',
+  'keeps its type and size (the image goes apart), `end_browser` whether a browser ended.',
+].join(' ');
 
 export function printHeader(v: Versions, env: BenchEnv): void {
   out(`## selenium-flow bench: the 12-step task (${new Date().toISOString().slice(0, 10)})`);

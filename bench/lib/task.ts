@@ -54,6 +54,8 @@ export interface TaskRun {
   textTokens?: number[];
   /** MCP configurations: bytes of each call's arguments (what the model writes) */
   argBytes?: number[];
+  /** a new server per round (bench/lib/cold-task.ts): spawn → tools/list answered, before the task */
+  startMs?: number;
 }
 
 export interface Configuration {

@@ -3,7 +3,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poll } from '../../src/poll.js';
 
 /**
  * Issue 17's cold start: `stdio` answers tools/list without loading what only a browser, a
@@ -24,6 +26,17 @@ const DEFERRED = [
   'fflate',
   'content-disposition',
 ];
+
+/** The record up to its n-th `--- stdout` mark (test/fixtures/record-loads.mjs). */
+function untilMark(record: string, n: number): string[] {
+  const lines = record.split('\n');
+  let seen = 0;
+  const end = lines.findIndex((line) => line === '--- stdout' && ++seen === n);
+  if (end < 0) {
+    throw new Error(`the record has ${seen} stdout marks, not ${n}`);
+  }
+  return lines.slice(0, end);
+}
 
 function packagesOf(files: string[]): Set<string> {
   const names = new Set<string>();
@@ -69,9 +82,10 @@ describe('stdio cold start', () => {
     const child = recordingLoads('stdio', dir, record);
     const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const answers = createInterface({ input: child.stdout });
     const tools = await new Promise<unknown[]>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`stdio exited (${code}) before it listed its tools`)));
-      createInterface({ input: child.stdout }).on('line', (line) => {
+      answers.on('line', (line) => {
         const answer = JSON.parse(line) as { id?: number; result?: { tools?: unknown[] } };
         if (answer.id === 1) {
           send({ method: 'notifications/initialized' });
@@ -86,15 +100,30 @@ describe('stdio cold start', () => {
         params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cold', version: '1' } },
       });
     });
+    expect(tools.length).toBeGreaterThan(20);
+    // Its answers are the recorder's marks: the second is the tools' list.
+    const listed = packagesOf(untilMark(await readFile(record, 'utf8'), 2));
+    // The record works: what listing tools does need is in it.
+    expect(listed).toContain('@modelcontextprotocol/server');
+    expect(listed).toContain('zod');
+    expect(DEFERRED.filter((name) => listed.has(name))).toEqual([]);
+
+    // Then, its start answered, it gets ready for a first browser (ops/warm-up.ts): each ping's
+    // answer marks what it has loaded by then. The logger (a call's line) is the last it loads.
+    const lastMark = async () => {
+      send({ id: 3, method: 'ping' });
+      await delay(100);
+      return (await readFile(record, 'utf8')).split('--- stdout').at(-2) ?? '';
+    };
+    const ready = await poll(async () => ((await lastMark()).includes('/pino/') ? true : undefined), 20_000, 0);
+    expect(ready, 'the logger loaded after the tools were listed').toBe(true);
+    await delay(300);
+    const loadedThen = await lastMark();
+    expect(loadedThen).toContain('selenium-webdriver/http/index.js');
+    // The WebDriver class (most of selenium-webdriver) is not: it loads while the Grid starts the first browser.
+    expect(loadedThen).not.toContain('selenium-webdriver/lib/webdriver.js');
     child.stdin.end();
     expect(await exited).toBe(0);
-    expect(tools.length).toBeGreaterThan(20);
-
-    const loaded = packagesOf((await readFile(record, 'utf8')).split('\n'));
-    // The record works: what listing tools does need is in it.
-    expect(loaded).toContain('@modelcontextprotocol/server');
-    expect(loaded).toContain('zod');
-    expect(DEFERRED.filter((name) => loaded.has(name))).toEqual([]);
   });
 });
 
@@ -127,7 +156,8 @@ describe('serve cold start', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe('0 null');
 
-    const loaded = packagesOf((await readFile(record, 'utf8')).split('\n'));
+    // What it had loaded when it printed its banner (its first write to stdout): listening.
+    const loaded = packagesOf(untilMark(await readFile(record, 'utf8'), 1));
     expect(loaded).toContain('fastify');
     const laterWork = DEFERRED.filter((name) => !['fastify', 'pino', 'ajv', 'content-disposition'].includes(name));
     expect(laterWork.filter((name) => loaded.has(name))).toEqual([]);

@@ -7,7 +7,7 @@ import { build, type Plugin } from 'vite';
  * Builds each ui/apps/<name>/ into dist/apps/<name>.html, one document with its script and
  * styles inline: an MCP App is a single ui:// resource, and a host loads nothing beside it
  * (the app's CSP allows no origin). The admin page's build runs it when it ends (vite.config.ts),
- * so `npm run build:ui` makes both; src/mcp/apps.ts serves them.
+ * so `npm run build:ui` makes both, then puts both into dist/ui.br; src/mcp/apps.ts serves them.
  */
 const here = fileURLToPath(new URL('.', import.meta.url));
 const out = fileURLToPath(new URL('../../dist/apps/', import.meta.url));
