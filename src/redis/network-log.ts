@@ -1,4 +1,4 @@
-import type { CaptureState, NetworkEntry, NetworkListing, NetworkLog } from '../live/network-log.js';
+import type { CaptureState, NetworkEntry, NetworkListing, NetworkLog } from '../live/monitor/network-log.js';
 import type { RedisConnection } from './connection.js';
 import { NETWORK_PREFIX } from './keys.js';
 
@@ -30,11 +30,11 @@ export class RedisNetworkLog implements NetworkLog {
   ) {}
 
   async begin(key: string, state: CaptureState): Promise<void> {
-    const [entries, dropped, stateKey] = keysOf(key);
+    const [entries, dropped, stateKey, stopped] = keysOf(key);
     await this.redis.call((client) =>
       client
         .multi()
-        .del(entries, dropped)
+        .del(entries, dropped, stopped)
         .set(stateKey, JSON.stringify(state), 'PX', this.ttlSeconds * 1000)
         .exec(),
     );
@@ -49,26 +49,47 @@ export class RedisNetworkLog implements NetworkLog {
     return raw === null ? undefined : (JSON.parse(raw) as CaptureState);
   }
 
-  async end(key: string): Promise<void> {
-    await this.redis.call((client) => client.del(keysOf(key)[2]));
+  async end(key: string, stopped?: string): Promise<void> {
+    const [, , stateKey, stoppedKey] = keysOf(key);
+    if (stopped === undefined) {
+      await this.redis.call((client) => client.del(stateKey));
+      return;
+    }
+    await this.redis.call((client) =>
+      client
+        .multi()
+        .del(stateKey)
+        .set(stoppedKey, stopped, 'PX', this.ttlSeconds * 1000)
+        .exec(),
+    );
   }
 
   async append(key: string, id: string, entry: NetworkEntry): Promise<boolean> {
+    const [entries, dropped, state] = keysOf(key);
     const length = await this.redis.call((client) =>
-      client.eval(APPEND, 3, ...keysOf(key), JSON.stringify(entry), this.limit, this.ttlSeconds * 1000, id),
+      client.eval(APPEND, 3, entries, dropped, state, JSON.stringify(entry), this.limit, this.ttlSeconds * 1000, id),
     );
     return Number(length) > 0;
   }
 
   async list(key: string): Promise<NetworkListing> {
-    const [entries, dropped] = keysOf(key);
-    const [raw, count] = await this.redis.call((client) =>
-      Promise.all([client.lrange(entries, 0, -1), client.get(dropped)]),
+    const [entries, dropped, , stopped] = keysOf(key);
+    const [raw, count, why] = await this.redis.call((client) =>
+      Promise.all([client.lrange(entries, 0, -1), client.get(dropped), client.get(stopped)]),
     );
-    return { entries: raw.map((line) => JSON.parse(line) as NetworkEntry), dropped: Number(count ?? 0) };
+    return {
+      entries: raw.map((line) => JSON.parse(line) as NetworkEntry),
+      dropped: Number(count ?? 0),
+      ...(why === null ? {} : { stopped: why }),
+    };
   }
 }
 
-function keysOf(key: string): [string, string, string] {
-  return [`${NETWORK_PREFIX}${key}:entries`, `${NETWORK_PREFIX}${key}:dropped`, `${NETWORK_PREFIX}${key}:state`];
+function keysOf(key: string): [string, string, string, string] {
+  return [
+    `${NETWORK_PREFIX}${key}:entries`,
+    `${NETWORK_PREFIX}${key}:dropped`,
+    `${NETWORK_PREFIX}${key}:state`,
+    `${NETWORK_PREFIX}${key}:stopped`,
+  ];
 }

@@ -305,11 +305,18 @@ describe('await_control as an MCP task (2026-07-28 Tasks extension)', () => {
     });
   });
 
-  it('refuses tasks/get from a request that does not declare the extension (-32021)', async () => {
+  it('refuses tasks/get, tasks/update and tasks/cancel from a request that does not declare the extension (-32021)', async () => {
     const tasks = await taskSession('await-task-plain');
     try {
-      const refused = await tasks.framed('tasks/get', { taskId: 'x' }, false);
-      expect(refused).toMatchObject({ kind: 'error', error: { code: -32021 } });
+      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+        const refused = await tasks.framed(method, { taskId: 'x' }, false);
+        expect(refused, method).toMatchObject({ kind: 'error', error: { code: -32021 } });
+      }
+      // Declared, an update finds no task to give input to: none of ours ever asks for any.
+      expect(await tasks.framed('tasks/update', { taskId: 'x', inputResponses: {} })).toMatchObject({
+        kind: 'error',
+        error: { code: -32602 },
+      });
     } finally {
       await tasks.close();
     }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Grid, type OpenedBrowser } from '../../src/grid/grid.js';
-import { openBidi } from '../../src/live/live.js';
-import { BidiMonitors, BidiUnavailable, type MonitoredBrowser, type Reason } from '../../src/live/monitor.js';
+import { openBidi } from '../../src/live/monitor/monitoring.js';
+import { BidiMonitors, BidiUnavailable, type MonitoredBrowser, type Reason } from '../../src/live/monitor/monitor.js';
 import { testBrowser } from '../helpers/server.js';
 
 /** A reason that writes down what it hears, and whether it was told the connection was lost. */

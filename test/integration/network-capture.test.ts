@@ -1,10 +1,10 @@
 import { By, type WebDriver } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Grid, type OpenedBrowser } from '../../src/grid/grid.js';
-import { openBidi } from '../../src/live/live.js';
-import { NetworkCapture, type CaptureListing } from '../../src/live/capture.js';
-import { BidiMonitors } from '../../src/live/monitor.js';
-import { MemoryNetworkLog } from '../../src/live/network-log.js';
+import { openBidi } from '../../src/live/monitor/monitoring.js';
+import { NetworkCapture, type CaptureListing } from '../../src/live/monitor/capture.js';
+import { BidiMonitors } from '../../src/live/monitor/monitor.js';
+import { MemoryNetworkLog } from '../../src/live/monitor/network-log.js';
 import { hungUpError, testBrowser } from '../helpers/server.js';
 
 const KEY = 'named:capture-test';

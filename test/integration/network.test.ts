@@ -65,7 +65,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const workspace of [WORKSPACE, 'net-flow', 'net-ended', 'net-first']) {
+  for (const workspace of [WORKSPACE, 'net-flow', 'net-ended', 'net-first', 'net-dialog']) {
     await call('end-browser', {}, workspace).catch(() => undefined);
   }
   await server.close();
@@ -79,7 +79,7 @@ describe('network capture over HTTP and MCP', () => {
     expect(on.status).toBe(200);
     expect(on.body).toMatchObject({ capturing: true, match: null });
     const gridId = (await gridIdOf(server, WORKSPACE)) ?? '';
-    expect(server.server.deps.live?.monitors.state(gridId)).toEqual({ open: true, reasons: ['capture'] });
+    expect(server.server.deps.monitoring?.monitors.state(gridId)).toEqual({ open: true, reasons: ['capture'] });
     expect((await server.server.store.get(`named:${WORKSPACE}`))?.browser).toBe(testBrowser());
 
     await click('orders');
@@ -168,7 +168,7 @@ describe('network capture over HTTP and MCP', () => {
     const before = await list();
     const off = await call('capture-network', { on: false });
     expect(off.body).toMatchObject({ capturing: false });
-    expect(server.server.deps.live?.monitors.state(gridId)).toEqual({ open: false, reasons: [] });
+    expect(server.server.deps.monitoring?.monitors.state(gridId)).toEqual({ open: false, reasons: [] });
     const after = await list();
     expect(after).toEqual({ ...before, capturing: false, match: null });
     const orders = before.requests.find((r) => r.url.includes('/api/orders?page=2'));
@@ -226,7 +226,7 @@ describe('network capture over HTTP and MCP', () => {
     expect((await call('navigate', { url: `${site}/network.html` }, 'net-ended')).status).toBe(200);
     expect((await call('capture-network', { on: true }, 'net-ended')).status).toBe(200);
     const gridId = (await gridIdOf(server, 'net-ended')) ?? '';
-    const monitors = server.server.deps.live?.monitors;
+    const monitors = server.server.deps.monitoring?.monitors;
     expect(monitors?.state(gridId).open).toBe(true);
     expect((await call('end-browser', {}, 'net-ended')).status).toBe(200);
     const until = Date.now() + 10_000;
@@ -244,5 +244,17 @@ describe('network capture over HTTP and MCP', () => {
     const again = await call('capture-network', { on: true }, 'net-ended');
     expect(again.status).toBe(404);
     expect(JSON.stringify(again.body)).toContain('call open_session');
+  });
+
+  it("leaves a page's dialogs to the agent while it captures", async () => {
+    expect((await call('navigate', { url: `${site}/dialogs.html` }, 'net-dialog')).status).toBe(200);
+    expect((await call('capture-network', { on: true }, 'net-dialog')).status).toBe(200);
+    // Chromium's mapper answers any dialog itself unless told not to: the confirm would be gone,
+    // dismissed, before the click's answer could name it.
+    const clicked = await call('interact', { action: 'click', selector: { css: '#confirm' } }, 'net-dialog');
+    expect(clicked.body.dialog).toEqual({ message: 'Sure?' });
+    expect((await call('dialog', { action: 'accept' }, 'net-dialog')).status).toBe(200);
+    const result = await call('extract', { selector: { css: '#result' } }, 'net-dialog');
+    expect(result.body.value).toBe('true');
   });
 });

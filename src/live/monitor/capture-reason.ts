@@ -1,7 +1,7 @@
-import type { BidiEndpoint } from '../grid/grid.js';
+import type { BidiEndpoint } from '../../grid/grid.js';
 import { z } from 'zod';
-import { globMatches } from '../glob.js';
-import { originShown } from '../secrets/secret-call.js';
+import { globMatches } from '../../glob.js';
+import { originShown } from '../../secrets/secret-call.js';
 import type { BidiConnection } from './bidi.js';
 import type { BidiMonitors, Reason } from './monitor.js';
 import { isRequestType, type CaptureState, type NetworkEntry, type NetworkLog } from './network-log.js';
@@ -128,17 +128,18 @@ export class CaptureReason implements Reason {
     }
   }
 
-  onLost(): void {
+  onLost(why?: string): void {
     this.ended = true;
     this.pending.clear();
-    // Nothing records any more, so the list must stop saying it captures: a page can close the
-    // connection (bidi-over-cdp.ts), and so can the Grid. What it recorded stays listed.
-    void this.endLog().catch(() => undefined);
+    // Nothing records any more, so the list must stop saying it captures, and say why: a page
+    // can close the connection (bidi-over-cdp.ts), and so can the Grid or the mapper's failure.
+    // What it recorded stays listed.
+    void this.endLog(why).catch(() => undefined);
   }
 
-  private async endLog(): Promise<void> {
+  private async endLog(why: string | undefined): Promise<void> {
     if ((await this.options.log.state(this.target.key))?.id === this.state.id) {
-      await this.options.log.end(this.target.key);
+      await this.options.log.end(this.target.key, why === undefined ? undefined : captureStopped(new Date(), why));
     }
   }
 
@@ -209,6 +210,12 @@ export class CaptureReason implements Reason {
       }
     });
   }
+}
+
+/** What the list says once capture stopped by itself; `at` undefined when nobody saw when. */
+export function captureStopped(at: Date | undefined, why: string): string {
+  const when = at === undefined ? '' : ` at ${at.toISOString().slice(11, 16)} UTC`;
+  return `Capture stopped${when}: ${why}. What it recorded stays listed; call capture_network with on: true to capture again (open_session first if the browser ended).`;
 }
 
 /**

@@ -1,10 +1,10 @@
-import { BadRequest, NotFound } from '../errors.js';
-import { BrowserGone } from '../grid/failures.js';
-import type { SecretCall } from '../secrets/secret-call.js';
-import type { Caller } from '../workspace/caller.js';
-import type { Workspaces } from '../workspace/workspaces.js';
+import { BadRequest, NotFound } from '../../errors.js';
+import { BrowserGone } from '../../grid/failures.js';
+import type { SecretCall } from '../../secrets/secret-call.js';
+import type { Caller } from '../../workspace/caller.js';
+import type { Workspaces } from '../../workspace/workspaces.js';
 import type { CaptureListing, CapturedBody, NetworkFilter } from './capture.js';
-import type { Live } from './live.js';
+import type { Monitoring } from './monitoring.js';
 
 /** The workspace's network capture, as its tools see it (a saved workspace's; a 400 saying why otherwise). */
 export interface NetworkView {
@@ -18,10 +18,10 @@ export interface NetworkView {
   body(request: string): Promise<CapturedBody>;
 }
 
-/** What a caller's network view is built from; `live` is undefined where deps were built without it. */
+/** What a caller's network view is built from; `monitoring` is undefined where deps were built without it. */
 export interface NetworkViewDeps {
   workspaces: Workspaces;
-  live?: Live;
+  monitoring?: Monitoring;
 }
 
 const NEEDS_WORKSPACE =
@@ -33,11 +33,11 @@ const NEEDS_WORKSPACE =
  * screened here too).
  */
 export function networkView(deps: NetworkViewDeps, caller: Caller, secrets: SecretCall): NetworkView {
-  const live = () => {
-    if (!deps.live) {
+  const monitoring = () => {
+    if (!deps.monitoring) {
       throw new Error('network capture is not wired into these call deps');
     }
-    return deps.live;
+    return deps.monitoring;
   };
   const recorded = async () => {
     if (!caller.key) {
@@ -51,7 +51,7 @@ export function networkView(deps: NetworkViewDeps, caller: Caller, secrets: Secr
     capture: async (on, match) => {
       const { key, record } = await recorded();
       if (!on) {
-        await live().capture.stop(key, record?.gridId);
+        await monitoring().capture.stop(key, record?.gridId);
         return { capturing: false, match: null, since: null };
       }
       if (!record?.gridId) {
@@ -64,11 +64,11 @@ export function networkView(deps: NetworkViewDeps, caller: Caller, secrets: Secr
         await deps.workspaces.detach(key, record);
         throw new BrowserGone();
       }
-      const state = await live().capture.start(
+      const state = await monitoring().capture.start(
         {
           key,
           gridId: record.gridId,
-          bidiAddress: live().bidiAddress(record.capabilities),
+          bidiAddress: monitoring().bidiAddress(record.capabilities),
           carries: (text) => secrets.carries(text),
         },
         match,
@@ -77,12 +77,12 @@ export function networkView(deps: NetworkViewDeps, caller: Caller, secrets: Secr
     },
     list: async (filter) => {
       const { key, record } = await recorded();
-      return live().capture.list(key, record?.gridId, filter);
+      return monitoring().capture.list(key, record?.gridId, filter);
     },
     body: async (request) => {
       const { key, record } = await recorded();
-      const browser = { gridId: record?.gridId ?? '', bidiAddress: live().bidiAddress(record?.capabilities) };
-      return live().capture.body(key, browser, request);
+      const browser = { gridId: record?.gridId ?? '', bidiAddress: monitoring().bidiAddress(record?.capabilities) };
+      return monitoring().capture.body(key, browser, request);
     },
   };
 }

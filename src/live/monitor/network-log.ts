@@ -73,6 +73,8 @@ export interface NetworkListing {
   entries: NetworkEntry[];
   /** entries dropped to keep at most the limit (oldest first), since capture began */
   dropped: number;
+  /** why capture stopped by itself (its browser's monitor ended), until it begins again */
+  stopped?: string;
 }
 
 /**
@@ -86,8 +88,8 @@ export interface NetworkLog {
   /** the state of the capture begun, completed (its collector) */
   put(key: string, state: CaptureState): Promise<void>;
   state(key: string): Promise<CaptureState | undefined>;
-  /** capture stops; what it recorded stays listed */
-  end(key: string): Promise<void>;
+  /** capture stops; what it recorded stays listed, with `stopped` when it stopped by itself */
+  end(key: string, stopped?: string): Promise<void>;
   /** keeps the entry if capture `id` is still the workspace's; false (nothing kept) when it is not */
   append(key: string, id: string, entry: NetworkEntry): Promise<boolean>;
   list(key: string): Promise<NetworkListing>;
@@ -97,6 +99,7 @@ interface Kept {
   state?: CaptureState;
   entries: NetworkEntry[];
   dropped: number;
+  stopped?: string;
   expiresAt: number;
 }
 
@@ -125,10 +128,13 @@ export class MemoryNetworkLog implements NetworkLog {
     return state && { ...state };
   }
 
-  async end(key: string): Promise<void> {
+  async end(key: string, stopped?: string): Promise<void> {
     const kept = this.live(key);
     if (kept) {
       delete kept.state;
+      if (stopped !== undefined) {
+        kept.stopped = stopped;
+      }
     }
   }
 
@@ -149,7 +155,11 @@ export class MemoryNetworkLog implements NetworkLog {
 
   async list(key: string): Promise<NetworkListing> {
     const kept = this.live(key);
-    return { entries: kept ? kept.entries.map((e) => ({ ...e })) : [], dropped: kept?.dropped ?? 0 };
+    return {
+      entries: kept ? kept.entries.map((e) => ({ ...e })) : [],
+      dropped: kept?.dropped ?? 0,
+      ...(kept?.stopped === undefined ? {} : { stopped: kept.stopped }),
+    };
   }
 
   private live(key: string): Kept | undefined {

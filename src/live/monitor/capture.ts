@@ -1,10 +1,16 @@
-import type { BidiEndpoint } from '../grid/grid.js';
+import type { BidiEndpoint } from '../../grid/grid.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { BadRequest, NotFound } from '../errors.js';
-import { globMatches } from '../glob.js';
+import { BadRequest, NotFound } from '../../errors.js';
+import { globMatches } from '../../glob.js';
 import { BidiCommandError, type BidiConnection } from './bidi.js';
-import { bidiRequestOf, CaptureReason, type CaptureDeps, type CaptureTarget } from './capture-reason.js';
+import {
+  bidiRequestOf,
+  CaptureReason,
+  captureStopped,
+  type CaptureDeps,
+  type CaptureTarget,
+} from './capture-reason.js';
 import type { CaptureState, NetworkEntry } from './network-log.js';
 
 export interface NetworkCaptureOptions extends CaptureDeps {
@@ -25,6 +31,8 @@ export interface CaptureListing {
   requests: NetworkEntry[];
   /** the oldest requests dropped to keep the limit, since capture began */
   dropped: number;
+  /** why capture stopped by itself, until it is turned on again */
+  stopped?: string;
 }
 
 /** A response body as the browser kept it: text, or bytes it could not answer as text. */
@@ -38,6 +46,7 @@ export interface CapturedBody {
 const networkData = z.object({ bytes: z.object({ type: z.string(), value: z.string() }).optional() });
 
 const MAX_MATCH_CHARS = 1000;
+const BROWSER_ENDED = 'the browser it captured ended';
 const MAX_STARS = 16;
 
 /** The one rule for a `match` URL glob (only `*` is special); the refusal says how to mend it. */
@@ -92,11 +101,11 @@ export class NetworkCapture {
     }
   }
 
-  /** The browser ended: its capture ends with it (what it recorded stays listed). */
+  /** The browser ended: its capture ends with it (what it recorded stays listed, and says why). */
   async browserEnded(key: string, gridId: string): Promise<void> {
     const state = await this.options.log.state(key);
     if (state?.gridId === gridId) {
-      await this.options.log.end(key);
+      await this.options.log.end(key, captureStopped(new Date(), BROWSER_ENDED));
     }
     await this.options.monitors.forget(gridId);
   }
@@ -104,11 +113,16 @@ export class NetworkCapture {
   async list(key: string, gridId: string | undefined, filter: NetworkFilter = {}): Promise<CaptureListing> {
     const [state, listing] = await Promise.all([this.options.log.state(key), this.options.log.list(key)]);
     const capturing = state !== undefined && state.gridId === gridId;
+    // A capture whose browser the workspace no longer holds ended with it, wherever it ran.
+    const stopped = capturing
+      ? undefined
+      : (listing.stopped ?? (state === undefined ? undefined : captureStopped(undefined, BROWSER_ENDED)));
     return {
       capturing,
       match: capturing ? (state.match ?? null) : null,
       requests: listing.entries.filter((entry) => passes(entry, filter)),
       dropped: listing.dropped,
+      ...(stopped === undefined ? {} : { stopped }),
     };
   }
 

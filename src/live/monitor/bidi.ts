@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { seleniumBiDi } from '../browser/webdriver.js';
+import { seleniumBiDi } from '../../browser/webdriver.js';
 
 /** One WebDriver BiDi websocket to one browser, as the monitor uses it. */
 export interface BidiConnection {
@@ -7,10 +7,22 @@ export interface BidiConnection {
   send(method: string, params: object): Promise<unknown>;
   /** Subscribes to one event for this listener only; the returned function ends that subscription. */
   subscribe(event: string, listener: (params: unknown) => void): Promise<() => Promise<void>>;
-  /** Called once when the socket closes without close() having been asked (the browser or Grid went away). */
-  onLost(listener: () => void): void;
+  /** Called once when the connection ends without close() having been asked, with why. */
+  onLost(listener: (lost: Lost) => void): void;
   close(): Promise<void>;
 }
+
+/** Why a connection ended unasked: `why` completes "…stopped at HH:MM UTC: " for the reasons' answers. */
+export interface Lost {
+  why: string;
+  /** what else the log line may say (a DevTools method name): never a URL, title, Grid id or token */
+  detail?: string;
+}
+
+/** The browser's own socket went away: it ended or crashed, or the Grid dropped the connection. */
+export const CONNECTION_CLOSED: Lost = {
+  why: "the browser's BiDi connection closed (the browser ended or crashed, or its Grid dropped the connection)",
+};
 
 /** The browser answered a BiDi command with an error (its code is the BiDi error name, e.g. "no such network data"). */
 export class BidiCommandError extends Error {
@@ -24,15 +36,15 @@ export class BidiCommandError extends Error {
 
 /**
  * What a BiDi connection is carried by: the browser's own websocket (connectBidi), or a mapper
- * in this process over the browser's DevTools (live/bidi-over-cdp.ts).
+ * in a thread of this process over the browser's DevTools (live/monitor/bidi-over-cdp.ts).
  */
 export interface BidiWire {
   /** Sends one command; answers its answer message. */
   command(method: string, params: object): Promise<Record<string, unknown>>;
   on(event: string, handler: (params: unknown) => void): void;
   off(event: string, handler: (params: unknown) => void): void;
-  /** Called once when the wire closes, asked or not. */
-  onceClosed(listener: () => void): void;
+  /** Called once when the wire closes, asked or not, with why when it was not asked. */
+  onceClosed(listener: (lost: Lost) => void): void;
   /** Closes it politely: a peer that is gone may never answer. */
   close(): Promise<void>;
   /** Cuts it now. */
@@ -56,7 +68,7 @@ export async function connectBidi(address: string, timeoutMs: number): Promise<B
     command: (method, params) => bidi.send({ method, params }),
     on: (event, handler) => bidi.on(event, handler),
     off: (event, handler) => bidi.off(event, handler),
-    onceClosed: (listener) => bidi.socket.once('close', listener),
+    onceClosed: (listener) => bidi.socket.once('close', () => listener(CONNECTION_CLOSED)),
     close: () => bidi.close(),
     terminate: () => bidi.socket.terminate(),
   });
@@ -129,9 +141,9 @@ export function bidiConnection(wire: BidiWire): BidiConnection {
       }
     },
     onLost(listener) {
-      wire.onceClosed(() => {
+      wire.onceClosed((lost) => {
         if (!closing) {
-          listener();
+          listener(lost);
         }
       });
     },

@@ -1,6 +1,7 @@
-import type { BidiEndpoint } from '../grid/grid.js';
-import { Conflict } from '../errors.js';
-import type { BidiConnection } from './bidi.js';
+import type { BidiEndpoint } from '../../grid/grid.js';
+import { Conflict } from '../../errors.js';
+import type { LogLines } from '../../ops/log.js';
+import type { BidiConnection, Lost } from './bidi.js';
 
 /** Why a browser's BiDi connection is open. Each reason holds it independently of the others. */
 export type ReasonName = 'capture' | 'control';
@@ -12,8 +13,12 @@ export interface Reason {
   onEvent(event: string, params: unknown): void;
   /** browser-side state the reason needs (a data collector); what it returns undoes it on letting go */
   start?(connection: BidiConnection): Promise<(() => Promise<void>) | void>;
-  /** the connection went away under the reason: the browser ended, or the Grid dropped the socket */
-  onLost?(): void;
+  /**
+   * The reason is let go of without asking: with `why`, its connection went away under it (the
+   * browser ended, the Grid dropped the socket, the mapper failed; a clause that completes
+   * "…stopped at HH:MM UTC: "); without, it is no longer wanted (stillWanted said so).
+   */
+  onLost?(why?: string): void;
   /**
    * Asked every `watchMs` while the reason holds: false lets it go as lost. The Grid does not
    * close a BiDi socket when its session ends (seen on 4.48), so a browser ended through another
@@ -37,6 +42,8 @@ export interface MonitorState {
 
 export interface MonitorOptions {
   connect(address: BidiEndpoint): Promise<BidiConnection>;
+  /** where a connection lost under its reasons is said (never with a URL, title, Grid id or token) */
+  log?: Pick<LogLines, 'warn'>;
   /** how often reasons are asked whether they are still wanted (default 5 s) */
   watchMs?: number;
 }
@@ -142,18 +149,18 @@ export class BidiMonitors {
   }
 
   /** The browser ended: every reason is told it was lost, and the connection closes. */
-  forget(gridId: string): Promise<void> {
+  forget(gridId: string, why: string = BROWSER_ENDED): Promise<void> {
     return this.serial(gridId, async () => {
       const monitor = this.monitors.get(gridId);
       if (monitor) {
-        await this.drop(gridId, monitor, 'lost');
+        await this.drop(gridId, monitor, why);
       }
     });
   }
 
   /** Closes every connection (the server is stopping); reasons are told they were lost. */
   async close(): Promise<void> {
-    await Promise.all([...this.monitors.keys()].map((gridId) => this.forget(gridId)));
+    await Promise.all([...this.monitors.keys()].map((gridId) => this.forget(gridId, SERVER_STOPPED)));
   }
 
   private async open(browser: MonitoredBrowser, name: ReasonName): Promise<Monitor> {
@@ -168,8 +175,11 @@ export class BidiMonitors {
     }
     const monitor: Monitor = { connection, reasons: new Map(), watch: undefined };
     this.monitors.set(browser.gridId, monitor);
-    connection.onLost(() => void this.forget(browser.gridId));
-    monitor.watch = setInterval(() => void this.check(browser.gridId, monitor), this.options.watchMs ?? 5_000);
+    connection.onLost((lost) => void this.lose(browser.gridId, monitor, lost).catch(() => undefined));
+    monitor.watch = setInterval(
+      () => void this.check(browser.gridId, monitor).catch(() => undefined),
+      this.options.watchMs ?? 5_000,
+    );
     monitor.watch.unref();
     return monitor;
   }
@@ -182,7 +192,7 @@ export class BidiMonitors {
         await this.serial(gridId, async () => {
           if (monitor.reasons.get(name) === held) {
             monitor.reasons.delete(name);
-            held.reason.onLost?.();
+            tell(held, undefined);
             await undoAll(held);
             await this.closeIfUnused(gridId, monitor);
           }
@@ -193,18 +203,40 @@ export class BidiMonitors {
 
   private async closeIfUnused(gridId: string, monitor: Monitor): Promise<void> {
     if (monitor.reasons.size === 0 && this.monitors.get(gridId) === monitor) {
-      await this.drop(gridId, monitor, 'unused');
+      await this.drop(gridId, monitor, undefined);
     }
   }
 
-  private async drop(gridId: string, monitor: Monitor, why: 'unused' | 'lost'): Promise<void> {
+  /**
+   * The connection ended under its reasons (the browser, the Grid or the mapper): this browser's
+   * monitor ends, each reason is told why, and a line says so. No other browser's is touched.
+   */
+  private lose(gridId: string, monitor: Monitor, lost: Lost): Promise<void> {
+    return this.serial(gridId, async () => {
+      if (this.monitors.get(gridId) !== monitor) {
+        return;
+      }
+      this.options.log?.warn(
+        {
+          event: 'bidi_monitor_lost',
+          reasons: [...monitor.reasons.keys()],
+          ...(lost.detail === undefined ? {} : { detail: lost.detail }),
+        },
+        `a browser's BiDi monitor ended: ${lost.why}`,
+      );
+      await this.drop(gridId, monitor, lost.why);
+    });
+  }
+
+  /** Ends a monitor; with `why`, its reasons are told they were lost (undefined: none is left). */
+  private async drop(gridId: string, monitor: Monitor, why: string | undefined): Promise<void> {
     this.monitors.delete(gridId);
     clearInterval(monitor.watch);
     const reasons = [...monitor.reasons.values()];
     monitor.reasons.clear();
-    if (why === 'lost') {
+    if (why !== undefined) {
       for (const held of reasons) {
-        held.reason.onLost?.();
+        tell(held, why);
       }
     }
     await monitor.connection.close().catch(() => undefined);
@@ -224,6 +256,18 @@ export class BidiMonitors {
       }
     });
     return result;
+  }
+}
+
+const BROWSER_ENDED = 'the browser ended';
+const SERVER_STOPPED = 'the server stopped';
+
+/** A reason's onLost, which is the reason's own code: whatever it throws stays here. */
+function tell(held: Held, why: string | undefined): void {
+  try {
+    held.reason.onLost?.(why);
+  } catch {
+    // The reason failed to note its loss; the monitor ends all the same.
   }
 }
 

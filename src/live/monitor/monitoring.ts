@@ -1,14 +1,15 @@
-import type { BidiEndpoint } from '../grid/grid.js';
-import type { Grid } from '../grid/grid.js';
-import type { Workspaces } from '../workspace/workspaces.js';
+import type { BidiEndpoint } from '../../grid/grid.js';
+import type { Grid } from '../../grid/grid.js';
+import type { LogLines } from '../../ops/log.js';
+import type { Workspaces } from '../../workspace/workspaces.js';
 import { connectBidi, type BidiConnection } from './bidi.js';
 import { connectBidiOverCdp, devtoolsMessageCap } from './bidi-over-cdp.js';
 import { NetworkCapture } from './capture.js';
 import { BidiMonitors } from './monitor.js';
 import type { NetworkLog } from './network-log.js';
 
-/** What live/ serves the call path: the BiDi monitor and the reasons built on it. */
-export interface Live {
+/** What the BiDi monitor serves the call path: the monitors and the reasons built on them. */
+export interface Monitoring {
   monitors: BidiMonitors;
   capture: NetworkCapture;
   /** where a browser's BiDi is on the Grid, from its recorded capabilities */
@@ -26,16 +27,18 @@ export function openBidi(endpoint: BidiEndpoint, bodyBytes: number, timeoutMs = 
     : connectBidi(endpoint.url, timeoutMs);
 }
 
-export function createLive(options: {
+export function createMonitoring(options: {
   grid: Grid;
   workspaces: Workspaces;
   log: NetworkLog;
   bodyBytes: number;
   watchMs?: number;
-}): Live {
+  /** where a monitor lost under its reasons is said */
+  lines?: Pick<LogLines, 'warn'>;
+}): Monitoring {
   const { grid, workspaces } = options;
   const connect = (endpoint: BidiEndpoint) => openBidi(endpoint, options.bodyBytes);
-  const monitors = new BidiMonitors({ connect, watchMs: options.watchMs });
+  const monitors = new BidiMonitors({ connect, watchMs: options.watchMs, log: options.lines });
   const capture = new NetworkCapture({
     monitors,
     log: options.log,
