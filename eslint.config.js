@@ -68,6 +68,22 @@ export const ZONES = [
     message: 'redis/ implements the stores the domains declare; it knows no surface, tool, flow or browser.',
   },
   {
+    // live/'s own files are the live view and Control; its folders serve them and know nothing of them.
+    target: ['./src/live/monitor', './src/live/tunnel'],
+    from: './src/live/*.ts',
+    message: 'live/monitor/ and live/tunnel/ serve the live view and Control; they import nothing of live/ itself.',
+  },
+  {
+    target: './src/live/monitor',
+    from: './src/live/tunnel',
+    message: 'The BiDi monitor and the VNC tunnel are apart: live/ joins them.',
+  },
+  {
+    target: './src/live/tunnel',
+    from: './src/live/monitor',
+    message: 'The BiDi monitor and the VNC tunnel are apart: live/ joins them.',
+  },
+  {
     // Every folder of src/ but embedded-grid/ itself; commands.ts (a file at the top) starts the Grid.
     target: './src/!(embedded-grid)/**',
     from: './src/embedded-grid',

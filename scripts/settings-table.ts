@@ -1,17 +1,19 @@
-import { z } from 'zod';
-import { flagOf, SETTINGS, usedBy, type Command } from '../src/settings.js';
+import { defaultOf, flagOf, SETTINGS, usedBy, type Command, type Setting } from '../src/settings.js';
 
 /** The README's settings table lives between these lines; everything else in it is hand-written. */
 const BEGIN = '<!-- settings: generated from SETTINGS (src/settings.ts) by `npm run gen`; edit them there -->';
 const END = '<!-- /settings -->';
 
-/** A schema's own default as the table shows it; without one the setting is simply unset. */
-function shownDefault(schema: z.ZodType): string {
-  if (schema instanceof z.ZodDefault) {
-    const value: unknown = schema.def.defaultValue;
-    return typeof value === 'number' ? String(value) : `\`${String(value)}\``;
+/** A setting's default as the table shows it: a value as code, a default in words as words. */
+function shownDefault(s: Setting<unknown>): string {
+  const shown = defaultOf(s);
+  if (shown === undefined) {
+    return 'unset';
   }
-  return 'unset';
+  if ('text' in shown) {
+    return cell(shown.text);
+  }
+  return typeof shown.value === 'number' ? String(shown.value) : `\`${String(shown.value)}\``;
 }
 
 /** Pipes would break the table; help texts use `|` for alternatives. */
@@ -22,7 +24,7 @@ const COMMANDS: readonly Command[] = ['serve', 'stdio', 'grid', 'doctor', 'setup
 export function settingsTable(): string {
   const rows = Object.values(SETTINGS).map((s) => {
     const readBy = COMMANDS.filter((command) => usedBy(s, command)).join(', ');
-    return `| \`${s.env}\` | \`--${flagOf(s)}\` | ${shownDefault(s.schema)} | ${readBy} | ${cell(s.help)} |`;
+    return `| \`${s.env}\` | \`--${flagOf(s)}\` | ${shownDefault(s)} | ${readBy} | ${cell(s.help)} |`;
   });
   return ['| env | flag | default | read by | meaning |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }

@@ -16,18 +16,45 @@ export function accessLines(config: Config, base: string, adminCode: string | un
   const admin = config.adminToken !== undefined || bearer;
   const ttl = config.adminLinkTtl;
   const lifetime = ttl % 60 === 0 ? `${ttl / 60} min` : `${ttl} s`;
+  const issuer = config.oauthIssuer;
   return [
-    `  Token:    ${bearer ? 'set' : 'none (loopback only)'}${tokensFile ? ' + TOKENS_FILE' : ''}`,
+    `  Token:    ${bearer ? 'set' : issuer ? 'none' : 'none (loopback only)'}${tokensFile ? ' + TOKENS_FILE' : ''}`,
+    ...(issuer
+      ? [`  OAuth:    ${issuer} (agents need the scope ${config.oauthAgentScope}, operators ${config.oauthAdminScope})`]
+      : []),
     `  Admin:    ${
       admin
-        ? 'token set'
-        : adminCode
-          ? `${base}/admin/#code=${adminCode} (open it in your browser: works once, for ${lifetime})`
-          : config.sessionStore === 'redis' && !tokensFile
-            ? 'closed (set ADMIN_TOKEN: a one-time link cannot sign in across replicas)'
-            : 'closed (set ADMIN_TOKEN)'
+        ? `token set${issuer ? ', or sign in through the issuer' : ''}`
+        : issuer
+          ? 'sign in through the issuer'
+          : adminCode
+            ? `${base}/admin/#code=${adminCode} (open it in your browser: works once, for ${lifetime})`
+            : config.sessionStore === 'redis' && !tokensFile
+              ? 'closed (set ADMIN_TOKEN: a one-time link cannot sign in across replicas)'
+              : 'closed (set ADMIN_TOKEN)'
     }`,
+    `  Control:  ${controlLine(config, adminCode !== undefined)}`,
   ];
+}
+
+/**
+ * Who may take Control of a browser (control-policy.ts), in the operator's words. An admin
+ * credential that is also the agents' token proves no person: then nobody may, until ADMIN_TOKEN
+ * is one of its own, or an operator signs in through OAUTH_ISSUER.
+ */
+function controlLine(config: Config, adminLink: boolean): string {
+  if (config.controlBy === 'off') {
+    return 'off (CONTROL_BY=off: browsers are watched, never taken)';
+  }
+  const apps = config.controlBy === 'apps' ? ', and the live app of hosts whose token says control: true' : '';
+  const personal = adminLink || (config.adminToken !== undefined && config.adminToken !== config.authToken);
+  if (config.oauthIssuer) {
+    // An access token with the operators' scope alone is a person's, whatever the static tokens are.
+    return `an operator signed in through the issuer on the admin page${personal ? ', or ADMIN_TOKEN' : ''}${apps}`;
+  }
+  return personal
+    ? `a person on the admin page${apps}`
+    : `nobody on the admin page: its credential is the agents' token; set ADMIN_TOKEN to one of its own${apps ? ` (${apps.slice(2)} may)` : ''}`;
 }
 
 /**
@@ -47,4 +74,14 @@ export function clientLines(mcpUrl: string, withToken: boolean): string[] {
     `  Claude Code: claude mcp add --transport http selenium-flow "${mcpUrl}"${withToken ? ` --header "${header}"` : ''}`,
     `  Cursor and others (mcp.json): ${JSON.stringify(json)}`,
   ];
+}
+
+/** The embedded Grid's watchable browsers, or why it has none. */
+export function liveLine(grid: { liveViews: number; liveViewMissing?: string; browsers: readonly string[] }): string {
+  if (grid.liveViewMissing !== undefined) {
+    return `none: ${grid.liveViewMissing}`;
+  }
+  return grid.liveViews === 0
+    ? 'none (EMBEDDED_LIVE_VIEWS=0)'
+    : `${grid.liveViews} watchable ${grid.browsers.join(' and ')} slot${grid.liveViews * grid.browsers.length > 1 ? 's' : ''}, each sandboxed with its window locked`;
 }

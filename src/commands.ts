@@ -1,51 +1,26 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ConfigError, defaultDataDir, loadConfig, publicBase, settingsHelp, type Config } from './config.js';
-import { parseCommandLine, UsageError } from './command-line.js';
+import { ConfigError, defaultDataDir, loadConfig, publicBase, serversFiles, type Config } from './config.js';
+import { parseCommandLine, UsageError, type CommandLine } from './command-line.js';
 import {
-  EXTERNAL_FENCE,
+  fenceForGrid,
   GRID_USER,
   startEmbeddedGrid,
   startHubAndNodes,
   type EmbeddedGrid,
+  type OutsideGrid,
 } from './embedded-grid/index.js';
-import { accessLines, BANNER_WORKSPACE, clientLines } from './banner.js';
+import { accessLines, BANNER_WORKSPACE, clientLines, liveLine } from './banner.js';
 import { withoutCredentials } from './grid/fetch.js';
 import { VERSION } from './package.js';
 import { redisWhere } from './redis/url.js';
+import { usage } from './usage.js';
 import { STDIO_CALLER } from './workspace/caller.js';
 
 // selenium-webdriver's driver manager otherwise reaches for the internet; we only talk to a Grid.
 process.env.SE_OFFLINE ??= 'true';
 process.env.SE_AVOID_STATS ??= 'true';
-
-const USAGE = `selenium-flow ${VERSION}: drive real browsers on a Selenium Grid over MCP and HTTP.
-
-Usage:
-  selenium-flow serve   HTTP: MCP at /mcp, the REST API, OpenAPI at /openapi.json
-  selenium-flow stdio   MCP over stdio, for desktop clients
-  selenium-flow grid    start the embedded Selenium Grid; its GRID_URL (with this start's
-                        credentials) goes to a private file whose path it prints
-                        (--nodes N: a hub and N nodes instead of one)
-  selenium-flow setup   install what the embedded Grid needs on Debian/Ubuntu: its packages
-                        through apt as root (else the apt line to run), geckodriver with cargo
-                        (--with-redis: Redis too)
-  selenium-flow doctor  say what this host has and lacks for serving browsers, and how to fix
-                        it (exit code 1 when something required is missing)
-  selenium-flow --version | --help
-
-Without GRID_URL, serve and stdio start an embedded Grid (Java + Debian chromium) and stop it on exit;
-on macOS or Windows, point GRID_URL at a Grid (e.g. docker-selenium's standalone image).
-Its browsers reach this host only through a proxy that closes its ports (BROWSER_LOOPBACK_PORTS opens some);
-as root they also run as the unprivileged user ${GRID_USER} behind an nftables table.
-Without FLOW_DATA_DIR, serve and stdio keep flows and files in ${defaultDataDir()}.
-
-Each setting: its flag, else its env var (SELENIUM_FLOW_<NAME> wins over <NAME>), else the file named by
---config <file> or SELENIUM_FLOW_CONFIG (JSON or YAML, keyed by flag name without --), else its default.
-${settingsHelp()}
-`;
 
 async function main(): Promise<void> {
   let line;
@@ -60,7 +35,7 @@ async function main(): Promise<void> {
     return;
   }
   if (line === 'help' || line === 'version') {
-    process.stdout.write(line === 'help' ? USAGE : `${VERSION}\n`);
+    process.stdout.write(line === 'help' ? usage(GRID_USER) : `${VERSION}\n`);
     return;
   }
   const { command, flags, file } = line;
@@ -71,54 +46,33 @@ async function main(): Promise<void> {
   }
   const config = loadConfig(flags, process.env, { command, file });
   if (command === 'doctor') {
-    const { runDoctor } = await import('./embedded-grid/doctor.js');
-    process.exitCode = await runDoctor({
-      gridUrl: config.gridUrl,
-      loopbackPorts: config.browserLoopbackPorts,
-      fence: config.browserFence,
-    });
+    process.exitCode = await doctor(config);
     return;
   }
   if (command === 'grid') {
-    const nodes = line.nodes === undefined ? undefined : Number(line.nodes);
-    if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 16)) {
-      throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
-    }
-    const loopbackPorts = config.browserLoopbackPorts;
-    const fence = config.browserFence;
-    const grid = nodes
-      ? await startHubAndNodes({ nodes, loopbackPorts, fence })
-      : await startEmbeddedGrid({ loopbackPorts, liveViews: config.embeddedLiveViews, fence });
-    logFence(grid);
-    const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
-    // The operator's only way to use this Grid is its URL with the per-boot credentials. A
-    // terminal ends up in scrollback, CI logs and screenshots: the URL goes to a file only its
-    // owner can read, and the terminal says where.
-    const envFile = await writeGridEnvFile(grid.url);
-    process.stdout.write(
-      `Selenium Grid ready${shape} at ${withoutCredentials(grid.url)}; Ctrl-C stops it.\n` +
-        `Its browsers are fenced: ${grid.fence.summary}.\n` +
-        `Its GRID_URL, with this start's credentials, is in ${envFile} (readable only by you): \`set -a; . ${envFile}; set +a\` before \`selenium-flow serve\`.\n`,
-    );
-    onExit(async () => {
-      // First: the Grid's stop may outlast the shutdown limit, and a stale file must not stay.
-      await rm(dirname(envFile), { recursive: true, force: true });
-      await grid.stop();
-    });
+    await serveGrid(config, line);
     return;
   }
   // A person starting it from a desktop client sets nothing: flows and files still have a home.
-  const served = { ...config, dataDir: config.dataDir ?? defaultDataDir() };
+  let served = { ...config, dataDir: config.dataDir ?? defaultDataDir() };
   let embedded: EmbeddedGrid | undefined;
+  let here: OutsideGrid | EmbeddedGrid | undefined;
   let noGrid: string | undefined;
-  if (!served.gridUrl) {
+  if (served.gridUrl) {
+    // Another's Grid: its browsers go through this server's fence, where its nodes reach it.
+    here = await fenceForGrid({ ...served, gridUrl: served.gridUrl });
+    served = { ...served, fenceAddress: served.fenceAddress ?? here.address };
+    logFence(here, 'Grid');
+  } else {
     try {
       embedded = await startEmbeddedGrid({
         loopbackPorts: served.browserLoopbackPorts,
         liveViews: served.embeddedLiveViews,
         fence: served.browserFence,
+        hidden: serversFiles(served, file),
       });
-      logFence(embedded);
+      here = embedded;
+      logFence(embedded, 'embedded Grid');
     } catch (err) {
       // A desktop client that started us sees only a process that exited before `initialize`:
       // stdio serves anyway and says why to the first call that needs a browser.
@@ -130,10 +84,60 @@ async function main(): Promise<void> {
   }
   const gridUrl = served.gridUrl ?? embedded?.url ?? NO_GRID_URL;
   if (command === 'stdio') {
-    await serveOverStdio(served, gridUrl, embedded, noGrid);
+    await serveOverStdio(served, gridUrl, here, noGrid);
   } else {
-    await serveOverHttp(served, gridUrl, embedded);
+    await serveOverHttp(served, gridUrl, embedded, here);
   }
+}
+
+/** `selenium-flow doctor`: what this machine and the configured Grid can do, and what is missing. */
+async function doctor(config: Config): Promise<number> {
+  const [{ runDoctor }, { browserSandbox }] = await Promise.all([
+    import('./embedded-grid/doctor.js'),
+    import('./parts.js'),
+  ]);
+  return runDoctor({
+    gridUrl: config.gridUrl,
+    loopbackPorts: config.browserLoopbackPorts,
+    fence: config.browserFence,
+    fencePlace: { fenceListen: config.fenceListen, fenceAddress: config.fenceAddress, allow: config.fenceAllow },
+    sandbox: browserSandbox(config),
+    slotWaitSeconds: config.gridSlotWait,
+    oauth: config.oauthIssuer
+      ? { issuer: config.oauthIssuer, introspects: config.oauthClientId !== undefined }
+      : undefined,
+  });
+}
+
+/** `selenium-flow grid`: the embedded Grid (or a hub and nodes) alone, until Ctrl-C. */
+async function serveGrid(config: Config, line: CommandLine): Promise<void> {
+  const { file } = line;
+  const nodes = line.nodes === undefined ? undefined : Number(line.nodes);
+  if (nodes !== undefined && (!Number.isInteger(nodes) || nodes < 1 || nodes > 16)) {
+    throw new Error('--nodes must be a whole number from 1 to 16 (the nodes behind one hub).');
+  }
+  const loopbackPorts = config.browserLoopbackPorts;
+  const fence = config.browserFence;
+  const hidden = serversFiles(config, file);
+  const grid = nodes
+    ? await startHubAndNodes({ nodes, loopbackPorts, fence, hidden })
+    : await startEmbeddedGrid({ loopbackPorts, liveViews: config.embeddedLiveViews, fence, hidden });
+  logFence(grid, 'embedded Grid');
+  const shape = nodes ? ` (hub + ${nodes} node${nodes > 1 ? 's' : ''})` : '';
+  // The operator's only way to use this Grid is its URL with the per-boot credentials. A
+  // terminal ends up in scrollback, CI logs and screenshots: the URL goes to a file only its
+  // owner can read, and the terminal says where.
+  const envFile = await writeGridEnvFile(grid.url);
+  process.stdout.write(
+    `Selenium Grid ready${shape} at ${withoutCredentials(grid.url)}; Ctrl-C stops it.\n` +
+      `Its browsers are fenced: ${grid.fence.summary}.\n` +
+      `Its GRID_URL, with this start's credentials, is in ${envFile} (readable only by you): \`set -a; . ${envFile}; set +a\` before \`selenium-flow serve\`.\n`,
+  );
+  onExit(async () => {
+    // First: the Grid's stop may outlast the shutdown limit, and a stale file must not stay.
+    await rm(dirname(envFile), { recursive: true, force: true });
+    await grid.stop();
+  });
 }
 
 /** Where a stdio server without a Grid points its Grid client: nothing listens on port 9 (discard). */
@@ -152,11 +156,15 @@ function noGridReason(err: unknown): string {
 
 /**
  * One log line on stderr (stdout is stdio's protocol channel) saying how the browsers are fenced,
- * loud when they are not: BROWSER_FENCE=off lets a page run programs as the server's user.
+ * loud when they are not: BROWSER_FENCE=off lets a page run programs where its browser runs. A
+ * second says why no browser can be watched, where none can.
  */
-function logFence(grid: EmbeddedGrid): void {
+function logFence(grid: OutsideGrid | EmbeddedGrid, which: string): void {
   const warning = grid.fence.kind === 'none' ? 'WARNING: ' : '';
-  process.stderr.write(`selenium-flow: ${warning}embedded Grid's browsers fenced: ${grid.fence.summary}\n`);
+  process.stderr.write(`selenium-flow: ${warning}${which}'s browsers fenced: ${grid.fence.summary}\n`);
+  if ('liveViewMissing' in grid && grid.liveViewMissing !== undefined) {
+    process.stderr.write(`selenium-flow: ${grid.liveViewMissing}\n`);
+  }
 }
 
 /** GRID_URL=… in a new private directory (0700) and file (0600): the credentials change at every start. */
@@ -171,9 +179,10 @@ async function serveOverHttp(
   config: Config & { dataDir: string },
   gridUrl: string,
   embedded: EmbeddedGrid | undefined,
+  here: OutsideGrid | EmbeddedGrid | undefined,
 ): Promise<void> {
   const { openServer } = await import('./server.js');
-  const server = await openServer(config, gridUrl, (embedded?.fence ?? EXTERNAL_FENCE).summary);
+  const server = await openServer(config, gridUrl, here?.fence.summary);
   const address = await server.app.listen({ host: config.host, port: config.port }).catch(async (err: unknown) => {
     await server.close();
     throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
@@ -183,13 +192,18 @@ async function serveOverHttp(
       : err;
   });
   const base = publicBase(config, address);
+  // Another instance's fence refuses this port to its browsers even where its BROWSER_LOOPBACK_PORTS opens it.
+  await here?.notice.add({
+    ports: [server.app.server.address()].flatMap((a) => (typeof a === 'object' && a ? [a.port] : [])),
+  });
   process.stdout.write(
     [
       `selenium-flow ${VERSION} serving`,
-      `  MCP:      ${base}/mcp?workspace=${BANNER_WORKSPACE} (the workspace keeps the browser; plain /mcp: a session_id each)`,
+      `  MCP:      ${base}/mcp?workspace=${BANNER_WORKSPACE} (the workspace keeps the browser; plain /mcp: one per MCP session, else a session_id each)`,
       `  REST:     ${base}/openapi.json (send X-Workspace: ${BANNER_WORKSPACE} to keep a browser)`,
       `  Grid:     ${embedded ? `embedded${embedded.isolated ? `, browsers run as ${GRID_USER}` : ''}` : withoutCredentials(gridUrl)}`,
-      `  Fence:    ${(embedded?.fence ?? EXTERNAL_FENCE).summary}`,
+      `  Fence:    ${here?.fence.summary ?? ''}`,
+      ...(embedded ? [`  Live:     ${liveLine(embedded)}`] : []),
       `  Data:     ${config.dataDir}`,
       `  Store:    ${config.sessionStore === 'redis' ? `redis at ${redisWhere(config.redisUrl ?? '')}` : 'memory (this process only)'}`,
       ...accessLines(config, base, server.adminCode),
@@ -200,22 +214,18 @@ async function serveOverHttp(
       '',
     ].join('\n'),
   );
+  // The workspaces' browsers stay on the Grid for the next replica; an embedded Grid ends with us.
+  const graceMs = config.shutdownGrace * 1000;
   onExit(async () => {
-    const closing = server.close();
-    // Calls still running after a short grace (one may be stuck on a hung page) are cut off:
-    // a shutdown must not wait for them.
-    if ((await Promise.race([closing.then(() => true), delay(SHUTDOWN_GRACE_MS, false)])) === false) {
-      server.app.server.closeAllConnections();
-      await Promise.race([closing, delay(1_000)]);
-    }
-    await embedded?.stop();
-  });
+    await server.stop(graceMs);
+    await here?.stop();
+  }, graceMs + SHUTDOWN_MARGIN_MS);
 }
 
 async function serveOverStdio(
   config: Config,
   gridUrl: string,
-  embedded: EmbeddedGrid | undefined,
+  here: OutsideGrid | EmbeddedGrid | undefined,
   noGrid: string | undefined,
 ): Promise<void> {
   // stdout is the protocol channel here: nothing else may write to it.
@@ -235,23 +245,23 @@ async function serveOverStdio(
   const log = (err: unknown) =>
     process.stderr.write(`selenium-flow: tool call failed (${err instanceof Error ? err.name : typeof err})\n`);
   const flowTools = { enabled: config.flowTools === 'on', max: config.flowToolsMax };
-  const handle = serveStdio(() =>
-    buildMcpServer(parts.deps, STDIO_CALLER, { version: VERSION, tools, log, flowTools, connection: true, noGrid }),
-  );
+  const onToolsListed = () => parts.warmUp.listed();
+  const options = { version: VERSION, tools, log, flowTools, connection: true, noGrid, onToolsListed };
+  const handle = serveStdio(() => buildMcpServer(parts.deps, STDIO_CALLER, options));
   const stop = async () => {
     await handle.close();
     await parts.close();
-    await embedded?.stop();
+    await here?.stop();
   };
   process.stdin.on('end', () => void stop().then(() => process.exit(0)));
   onExit(stop);
 }
 
-/** How long in-flight calls may finish after SIGTERM, and how long the whole shutdown may take. */
-const SHUTDOWN_GRACE_MS = 3_000;
-const SHUTDOWN_LIMIT_MS = 8_000;
+/** What serve's stop may take past SHUTDOWN_GRACE (closing the store and the embedded Grid), and the others' stop. */
+const SHUTDOWN_MARGIN_MS = 5_000;
+const STOP_LIMIT_MS = 8_000;
 
-function onExit(stop: () => Promise<void>): void {
+function onExit(stop: () => Promise<void>, limitMs = STOP_LIMIT_MS): void {
   let stopping = false;
   const handler = () => {
     if (stopping) {
@@ -259,7 +269,7 @@ function onExit(stop: () => Promise<void>): void {
     }
     stopping = true;
     // Whatever still holds the process after this (a store or Grid that does not answer) is abandoned.
-    setTimeout(() => process.exit(1), SHUTDOWN_LIMIT_MS).unref();
+    setTimeout(() => process.exit(1), limitMs).unref();
     stop().then(
       () => process.exit(0),
       () => process.exit(1),

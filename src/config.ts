@@ -1,8 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { yaml } from './lazy.js';
-import { flagOf, HTTP_ONLY, settingEntries, usedBy, type Command, type Parsed, type Setting } from './settings.js';
+import {
+  defaultOf,
+  flagOf,
+  HTTP_ONLY,
+  settingEntries,
+  usedBy,
+  type Command,
+  type Parsed,
+  type Setting,
+} from './settings.js';
 
 export const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -60,9 +69,16 @@ export function loadConfig(
     out[key] = parsed.data;
   }
   const config = resolveStore(out as Parsed);
-  if (command === 'serve' && !loopbackHosts.has(config.host) && !config.authToken && !config.tokensFile) {
+  checkOAuth(config, command);
+  if (
+    command === 'serve' &&
+    !loopbackHosts.has(config.host) &&
+    !config.authToken &&
+    !config.tokensFile &&
+    !config.oauthIssuer
+  ) {
     throw new ConfigError(
-      `MCP_AUTH_TOKEN (--auth-token) or TOKENS_FILE (--tokens-file) is required when HOST is ${config.host}: set a token, or listen on 127.0.0.1.`,
+      `MCP_AUTH_TOKEN (--auth-token), TOKENS_FILE (--tokens-file) or OAUTH_ISSUER (--oauth-issuer) is required when HOST is ${config.host}: set a token or an issuer, or listen on 127.0.0.1.`,
     );
   }
   const ownPort = config.port;
@@ -77,6 +93,68 @@ export function loadConfig(
     );
   }
   return config;
+}
+
+/**
+ * The OAuth settings hold together or stop the boot: a setting that would be ignored is refused
+ * (an operator who set it expects it to act), and tokens need this server's public address,
+ * which they name as their audience.
+ */
+function checkOAuth(config: Config, command: Command): void {
+  const orphans = (
+    [
+      ['OAUTH_CLIENT_ID', config.oauthClientId],
+      ['OAUTH_CLIENT_SECRET', config.oauthClientSecret],
+      ['OAUTH_ADMIN_CLIENT_ID', config.oauthAdminClientId],
+      ['OAUTH_ADMIN_CLIENT_SECRET', config.oauthAdminClientSecret],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  if (!config.oauthIssuer) {
+    const [orphan] = orphans[0] ?? [];
+    if (orphan) {
+      throw new ConfigError(
+        `${orphan} is set but OAUTH_ISSUER (--oauth-issuer) is not: set OAUTH_ISSUER, or unset ${orphan}.`,
+      );
+    }
+    if (config.staticTokens === 'off') {
+      throw new ConfigError(
+        'STATIC_TOKENS is "off" but OAUTH_ISSUER (--oauth-issuer) is not set, so nothing could sign in: set OAUTH_ISSUER, or STATIC_TOKENS=on.',
+      );
+    }
+    return;
+  }
+  if ((config.oauthClientId === undefined) !== (config.oauthClientSecret === undefined)) {
+    throw new ConfigError(
+      'OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET go together (the client this server introspects tokens as): set both, or neither.',
+    );
+  }
+  if (config.oauthAdminClientSecret !== undefined && config.oauthAdminClientId === undefined) {
+    throw new ConfigError(
+      "OAUTH_ADMIN_CLIENT_SECRET is set without OAUTH_ADMIN_CLIENT_ID: set the admin page's client id too, or unset the secret.",
+    );
+  }
+  if (command !== 'serve') {
+    return;
+  }
+  if (!config.publicUrl) {
+    throw new ConfigError(
+      'OAUTH_ISSUER needs PUBLIC_URL (--public-url): access tokens name this server by its public address (their audience); set PUBLIC_URL to the address clients use, such as https://selenium-flow.example.com.',
+    );
+  }
+  if (config.staticTokens === 'off') {
+    const set = (
+      [
+        ['MCP_AUTH_TOKEN', config.authToken],
+        ['ADMIN_TOKEN', config.adminToken],
+        ['TOKENS_FILE', config.tokensFile],
+      ] as const
+    ).find(([, value]) => value !== undefined);
+    if (set) {
+      throw new ConfigError(
+        `STATIC_TOKENS is "off" but ${set[0]} is set: unset ${set[0]}, or set STATIC_TOKENS=on to take its tokens beside OAuth ones.`,
+      );
+    }
+  }
 }
 
 /**
@@ -173,7 +251,9 @@ export function settingsHelp(): string {
   return settingEntries()
     .map(([, s]) => {
       const only = s.usedBy && s.usedBy !== HTTP_ONLY ? '' : s.usedBy ? ' (serve only)' : '';
-      return `  --${flagOf(s)}, ${s.env}${only}\n      ${s.help}`;
+      const shown = defaultOf(s);
+      const fallback = shown === undefined ? 'unset' : 'text' in shown ? shown.text : String(shown.value);
+      return `  --${flagOf(s)}, ${s.env}${only}  default: ${fallback}\n      ${s.help}`;
     })
     .join('\n');
 }
@@ -184,4 +264,14 @@ export function settingsHelp(): string {
  */
 export function publicBase(config: Pick<Config, 'publicUrl' | 'routePrefix'>, address = ''): string {
   return `${(config.publicUrl ?? address).replace(/\/+$/, '')}${config.routePrefix ?? ''}`;
+}
+
+/**
+ * The server's own files, which no browser's sandbox may show (embedded-grid/sandbox.ts): the
+ * tokens file, the secrets, the data directory and the config file, wherever they are.
+ */
+export function serversFiles(config: Config, file: ConfigFile | undefined): string[] {
+  return [config.tokensFile, ...config.secretsDirs, config.dataDir, file?.path]
+    .filter((path): path is string => path !== undefined)
+    .map((path) => resolve(path));
 }

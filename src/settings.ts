@@ -1,36 +1,22 @@
-import { MAX_UPLOAD_BASE64_CHARS } from './limits.js';
+import { MAX_UPLOAD_BASE64_CHARS, STREAMS_MAX, STREAMS_PER_CALLER, STREAMS_PER_TOKEN } from './limits.js';
+import { OAUTH_SETTINGS } from './oauth/settings.js';
+import { FENCE_SETTINGS } from './fence-settings.js';
+import { QUOTA_SETTINGS } from './quotas/settings.js';
+import { SECRETS_SETTINGS } from './secrets/settings.js';
+import { LIVE_SETTINGS } from './live/settings.js';
+import { TOOL_LIST_SETTINGS } from './mcp/settings.js';
 import { z } from 'zod';
+import { setting, type Command, type Setting } from './setting.js';
 
-/**
- * Every setting, declared once: its env var, its CLI flag, its default and its rule.
- * `--help`, the boot validation and the docs all read this table.
- */
-export interface Setting<T> {
-  env: string;
-  /** default: the env name in kebab case (BROWSER_SANDBOX → --browser-sandbox) */
-  flag?: string;
-  help: string;
-  schema: z.ZodType<T>;
-  /** the commands that read it (default serve and stdio); another command ignores it */
-  usedBy?: readonly Command[];
-  /** how a list given as an array in a config file is joined (default ",") */
-  separator?: string;
-}
+export type { Command, Setting } from './setting.js';
+import { BROWSER_KINDS } from './grid/capabilities.js';
 
-export type Command = 'serve' | 'stdio' | 'grid' | 'doctor' | 'setup';
 export const HTTP_ONLY: readonly Command[] = ['serve'];
-
-function setting<T>(s: Setting<T>): Setting<T> {
-  return s;
-}
 
 const seconds = (min: number) => z.coerce.number().int().min(min);
 
 export function splitList(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
+  return (value ?? '').split(',').flatMap((item) => (item.trim() === '' ? [] : [item.trim()]));
 }
 
 function hostList(example: string) {
@@ -41,81 +27,44 @@ function hostList(example: string) {
     .pipe(z.array(z.string().regex(/^[a-z0-9*][a-z0-9.*:[\]-]*$/, `must list ${example}, comma-separated`)));
 }
 
+/**
+ * Every setting, declared once (an area's rows live with the area and are spread in here).
+ * `--help`, the boot validation, the config file and the docs all read this table.
+ */
 export const SETTINGS = {
   gridUrl: setting({
     env: 'GRID_URL',
     flag: 'grid-url',
     usedBy: ['serve', 'stdio', 'doctor'],
-    help: 'the Selenium Grid (hub or standalone); unset starts an embedded Grid. Credentials as userinfo (http://user:password@hub:4444) go as Basic auth',
+    help: 'the Selenium Grid (hub or standalone). Credentials as userinfo (http://user:password@hub:4444) go as Basic auth',
+    defaultText: 'an embedded Grid, started and stopped with the server',
     schema: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:4444' }).optional(),
   }),
   gridVncPassword: setting({
     env: 'GRID_VNC_PASSWORD',
     usedBy: HTTP_ONLY,
-    help: "the Grid nodes' VNC password (docker-selenium: SE_VNC_PASSWORD, default secret); the live tunnel answers it, viewers never see it",
+    help: "the Grid nodes' VNC password (docker-selenium's SE_VNC_PASSWORD, secret in its images); the live tunnel answers it, viewers never see it",
     schema: z.string().min(1, 'must not be empty (unset it when the VNC asks no password)').max(256).optional(),
   }),
   browserSandbox: setting({
     env: 'BROWSER_SANDBOX',
-    help: 'on: Chromium keeps its sandbox; off: sends --no-sandbox (default on for the embedded Grid, off with GRID_URL)',
+    usedBy: ['serve', 'stdio', 'doctor'],
+    help: 'on: Chromium keeps its sandbox; off: sends --no-sandbox',
+    defaultText: 'on for the embedded Grid, off with GRID_URL',
     schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).optional(),
   }),
-  liveView: setting({
-    env: 'LIVE_VIEW',
-    help: 'prefer: open a browser on a watchable (VNC) slot while one is free; off: never (docs/live.md)',
-    schema: z.enum(['prefer', 'off'], { error: 'must be "prefer" or "off"' }).default('prefer'),
-  }),
+  ...LIVE_SETTINGS,
   defaultBrowser: setting({
     env: 'DEFAULT_BROWSER',
     help: 'the browser a new workspace opens, chrome or firefox (open_session {browser} overrides it; docs/browsers.md)',
-    schema: z.enum(['chrome', 'firefox'], { error: 'must be "chrome" or "firefox"' }).default('chrome'),
-  }),
-  embeddedLiveViews: setting({
-    env: 'EMBEDDED_LIVE_VIEWS',
-    help: 'watchable slots of the embedded Grid per browser (Chromium, and Firefox where present), each a display of its own (0-4)',
-    schema: z.coerce.number().int().min(0).max(4).default(1),
-  }),
-  liveAwaitCap: setting({
-    env: 'LIVE_AWAIT_CAP',
-    help: 'seconds await_control waits for a person to hand back before it answers "call again" (at least 30)',
-    schema: seconds(30).max(600).default(90),
+    schema: z.enum(BROWSER_KINDS, { error: 'must be "chrome" or "firefox"' }).default('chrome'),
   }),
   eventsHeartbeat: setting({
     env: 'EVENTS_HEARTBEAT',
     help: 'seconds between the keep-alive comments of the admin events stream (at least 1; docs/admin.md)',
     schema: seconds(1).max(300).default(15),
   }),
-  browserLoopbackPorts: setting({
-    env: 'BROWSER_LOOPBACK_PORTS',
-    usedBy: ['serve', 'stdio', 'grid', 'doctor'],
-    help: "ports on this host the embedded Grid's browsers may still open (e.g. 3000,5173,8000-8010; default none; never PORT)",
-    schema: z
-      .string()
-      .regex(
-        /^\d{1,5}(-\d{1,5})?(,\d{1,5}(-\d{1,5})?)*$/,
-        'must be ports or ranges separated by commas, such as 3000,5173,8000-8010',
-      )
-      .optional()
-      .transform((value) =>
-        (value ?? '')
-          .split(',')
-          .filter((p) => p !== '')
-          .map((p) => {
-            const [from = 0, to = from] = p.split('-').map(Number);
-            return { from, to };
-          }),
-      )
-      .refine(
-        (ranges) => ranges.every((r) => r.from >= 1 && r.to <= 65535 && r.from <= r.to),
-        'must hold ports from 1 to 65535, each range low-high',
-      ),
-  }),
-  browserFence: setting({
-    env: 'BROWSER_FENCE',
-    usedBy: ['serve', 'stdio', 'grid', 'doctor'],
-    help: "proxy: the embedded Grid's browsers reach this host only through a proxy that closes its ports but BROWSER_LOOPBACK_PORTS; off: no fence, a page can run programs as you (docs/security.md)",
-    schema: z.enum(['proxy', 'off'], { error: 'must be "proxy" or "off"' }).default('proxy'),
-  }),
+  ...FENCE_SETTINGS,
   host: setting({
     env: 'HOST',
     usedBy: HTTP_ONLY,
@@ -139,7 +88,8 @@ export const SETTINGS = {
   dataDir: setting({
     env: 'FLOW_DATA_DIR',
     flag: 'data-dir',
-    help: 'directory for flows, screenshots and Files (default: $XDG_DATA_HOME/selenium-flow, else ~/.local/share/selenium-flow)',
+    help: 'directory for flows, screenshots and Files',
+    defaultText: '$XDG_DATA_HOME/selenium-flow, else ~/.local/share/selenium-flow',
     schema: z.string().min(1).optional(),
   }),
   redisUrl: setting({
@@ -152,7 +102,8 @@ export const SETTINGS = {
   }),
   sessionStore: setting({
     env: 'SESSION_STORE',
-    help: 'workspace record store: memory | redis (default redis when REDIS_URL is set, else memory)',
+    help: 'workspace record store: memory | redis',
+    defaultText: 'redis when REDIS_URL is set, else memory',
     schema: z.enum(['memory', 'redis'], { error: 'must be "memory" or "redis"' }).optional(),
   }),
   flowRunTimeout: setting({
@@ -191,14 +142,16 @@ export const SETTINGS = {
   linkTtl: setting({ env: 'LINK_TTL', help: 'seconds a signed file link works', schema: seconds(10).default(3600) }),
   linkSecret: setting({
     env: 'LINK_SECRET',
-    help: 'key for signed file links, the same on every replica (default: derived from MCP_AUTH_TOKEN)',
+    help: 'key for signed file links, the same on every replica',
+    defaultText: 'derived from MCP_AUTH_TOKEN, else random at each start',
     schema: z.string().min(16, 'must be at least 16 characters').optional(),
   }),
   adminToken: setting({
     env: 'ADMIN_TOKEN',
     usedBy: HTTP_ONLY,
     flag: 'admin-token',
-    help: 'token for the admin API (/admin/api, 16 characters or more); default: MCP_AUTH_TOKEN; with no token at all the banner prints a one-time admin link',
+    help: 'token for the admin API (/admin/api, 16 characters or more); with no token at all the banner prints a one-time admin link',
+    defaultText: 'MCP_AUTH_TOKEN',
     schema: z.string().min(16, 'must be at least 16 characters').optional(),
   }),
   adminLinkTtl: setting({
@@ -212,6 +165,7 @@ export const SETTINGS = {
     usedBy: HTTP_ONLY,
     flag: 'allowed-hosts',
     help: 'comma-separated host names (a * matches any run of characters) this server answers to, besides loopback, HOST and PUBLIC_URL',
+    defaultText: 'none',
     schema: hostList('host names such as selenium-flow.internal or *.example.com'),
   }),
   allowedOrigins: setting({
@@ -219,6 +173,7 @@ export const SETTINGS = {
     usedBy: HTTP_ONLY,
     flag: 'allowed-origins',
     help: 'comma-separated origins (scheme://host[:port]) whose pages may call this server, besides its own',
+    defaultText: 'none',
     schema: z
       .string()
       .optional()
@@ -241,6 +196,15 @@ export const SETTINGS = {
     help: 'YAML or JSON file mapping each bearer token (or its SHA-256) to the workspaces it may use',
     schema: z.string().min(1).optional(),
   }),
+  streamsPerToken: setting({
+    env: 'STREAMS_PER_TOKEN',
+    flag: 'streams-per-token',
+    usedBy: HTTP_ONLY,
+    help: `MCP notification streams (GET /mcp, subscriptions/listen) one token may hold open on this process across its workspaces (all token-less callers together); a workspace holds ${STREAMS_PER_CALLER}, the process ${STREAMS_MAX}`,
+    schema: z.coerce.number().int().min(1).max(STREAMS_MAX).default(STREAMS_PER_TOKEN),
+  }),
+  ...OAUTH_SETTINGS,
+  ...QUOTA_SETTINGS,
   browsersPerCaller: setting({
     env: 'BROWSERS_PER_CALLER',
     flag: 'browsers-per-caller',
@@ -260,31 +224,15 @@ export const SETTINGS = {
   gridSlotWait: setting({
     env: 'GRID_SLOT_WAIT',
     flag: 'grid-slot-wait',
+    usedBy: ['serve', 'stdio', 'doctor'],
     help: 'seconds an open waits for a free Grid slot before answering 503',
     schema: seconds(1).max(3600).default(30),
   }),
-  mirrorTools: setting({
-    env: 'MIRROR_TOOLS',
-    flag: 'mirror-tools',
-    help: 'on: every resource also has a tool for clients that cannot read resources; off drops them',
-    schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
-  }),
-  flowTools: setting({
-    env: 'FLOW_TOOLS',
-    flag: 'flow-tools',
-    help: 'on: each saved flow is also an MCP tool, flow_<name>; off: flows run only through run_flow',
-    schema: z.enum(['on', 'off'], { error: 'must be "on" or "off"' }).default('on'),
-  }),
-  flowToolsMax: setting({
-    env: 'FLOW_TOOLS_MAX',
-    flag: 'flow-tools-max',
-    help: 'most flow tools listed per workspace, most recently run first (the rest run through run_flow)',
-    schema: z.coerce.number().int().min(0).max(200).default(20),
-  }),
+  ...TOOL_LIST_SETTINGS,
   maxBodyBytes: setting({
     env: 'MAX_BODY_BYTES',
     usedBy: HTTP_ONLY,
-    help: 'largest request body accepted, in bytes (default: room for the largest upload, 16 MiB as base64, and its JSON)',
+    help: 'largest request body accepted, in bytes; the default is room for the largest upload, 16 MiB as base64, and its JSON',
     // Room for the largest upload_file content the schema accepts, so an upload over the limit is
     // refused by its argument rule, with the remedy, rather than by the body limit, which an MCP
     // client reports only as a transport failure.
@@ -300,41 +248,7 @@ export const SETTINGS = {
     help: 'fatal | error | warn | info | debug | trace | silent',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   }),
-  secretsDirs: setting({
-    env: 'SECRETS_DIRS',
-    separator: ':',
-    flag: 'secrets-dirs',
-    help: 'secret directories, colon-separated like PATH (a secret is a directory, a key a file); first match wins',
-    schema: z
-      .string()
-      .optional()
-      .transform((value) => (value ?? '').split(':').filter((dir) => dir !== '')),
-  }),
-  secretsKubernetes: setting({
-    env: 'SECRETS_KUBERNETES',
-    help: 'auto: list labelled Kubernetes Secrets when a service account is mounted; off: never',
-    schema: z.enum(['auto', 'off'], { error: 'must be "auto" or "off"' }).default('auto'),
-  }),
-  secretsTtl: setting({
-    env: 'SECRETS_TTL',
-    help: 'seconds the secrets listing (never a value) is cached',
-    schema: seconds(0).default(10),
-  }),
-  kubernetesAccountDir: setting({
-    env: 'KUBERNETES_SERVICE_ACCOUNT_DIR',
-    help: 'where the service account is mounted (token, ca.crt, namespace)',
-    schema: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount'),
-  }),
-  kubernetesHost: setting({
-    env: 'KUBERNETES_SERVICE_HOST',
-    help: 'the Kubernetes API host (Kubernetes sets it in every pod)',
-    schema: z.string().min(1).optional(),
-  }),
-  kubernetesPort: setting({
-    env: 'KUBERNETES_SERVICE_PORT',
-    help: 'the Kubernetes API port (Kubernetes sets it in every pod)',
-    schema: z.coerce.number().int().min(1).max(65535).optional(),
-  }),
+  ...SECRETS_SETTINGS,
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;
@@ -349,6 +263,17 @@ export function settingEntries(): [string, Setting<unknown>][] {
 /** The flag of a setting: declared, or its env name in kebab case. */
 export function flagOf(s: Setting<unknown>): string {
   return s.flag ?? s.env.toLowerCase().replaceAll('_', '-');
+}
+
+/**
+ * What a setting is when nobody sets it, as `--help` and the README say it: its `defaultText`,
+ * else its schema's default value; undefined when it is simply unset.
+ */
+export function defaultOf(s: Setting<unknown>): { text: string } | { value: unknown } | undefined {
+  if (s.defaultText !== undefined) {
+    return { text: s.defaultText };
+  }
+  return s.schema instanceof z.ZodDefault ? { value: s.schema.def.defaultValue } : undefined;
 }
 
 /** Whether `command` reads the setting; another command leaves it at its default. */

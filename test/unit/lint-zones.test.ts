@@ -75,6 +75,20 @@ describe('lint holds the architecture', () => {
     expect(await problems('src/capabilities/allowed.ts', type)).toEqual([]);
   });
 
+  it("fails an import of live/'s Control side from its monitor and tunnel, and lets live/ use both", async () => {
+    const control = "export { Controls } from '../control.js';\n";
+    for (const folder of ['monitor', 'tunnel']) {
+      const found = await problems(`src/live/${folder}/forbidden.ts`, control);
+      expect(found.join('\n'), folder).toMatch(/import-x\/no-restricted-paths: .*serve the live view and Control/);
+    }
+    const tunnel = "export { Tunnel } from '../tunnel/tunnel.js';\n";
+    expect((await problems('src/live/monitor/forbidden.ts', tunnel)).join('\n')).toMatch(/are apart/);
+    const monitor = "export { BidiMonitors } from '../monitor/monitor.js';\n";
+    expect((await problems('src/live/tunnel/forbidden.ts', monitor)).join('\n')).toMatch(/are apart/);
+    const both = "export { Tunnel } from './tunnel/tunnel.js';\nexport { BidiMonitors } from './monitor/monitor.js';\n";
+    expect(await problems('src/live/allowed.ts', both)).toEqual([]);
+  });
+
   it('fails an import cycle', async () => {
     // errors.ts is imported by the rows; a row imported back from it closes a loop.
     const found = await problems('src/errors.ts', "export { CAPABILITIES } from './capabilities/index.js';\n");

@@ -15,6 +15,30 @@ const LONG_MODULES = 5;
  */
 const CAST_BUDGET = 36;
 
+/**
+ * A function a newcomer can hold in their head: none longer than this (issue 53 split the eight
+ * that were), and only LONG_FUNCTIONS over FUNCTION_LINES, today's count. A function's lines run
+ * from its first to its last, its inner functions included.
+ */
+const MOST_FUNCTION_LINES = 80;
+const FUNCTION_LINES = 50;
+const LONG_FUNCTIONS = 49;
+
+async function functionLengths(file: string): Promise<[string, number][]> {
+  const source = ts.createSourceFile(file, await readFile(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const lengths: [string, number][] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      lengths.push([`${file}:${first + 1}`, last - first + 1]);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return lengths;
+}
+
 async function castsIn(file: string): Promise<number> {
   const source = ts.createSourceFile(file, await readFile(file, 'utf8'), ts.ScriptTarget.Latest, true);
   let casts = 0;
@@ -42,6 +66,17 @@ describe('the source', () => {
     }
     expect(lengths.filter(([, n]) => n > MOST_LINES)).toEqual([]);
     expect(lengths.filter(([, n]) => n > LONG_LINES).length).toBeLessThanOrEqual(LONG_MODULES);
+  });
+
+  it(`has no function over ${MOST_FUNCTION_LINES} lines and at most ${LONG_FUNCTIONS} over ${FUNCTION_LINES}`, async () => {
+    const lengths: [string, number][] = [];
+    for (const file of await sources()) {
+      lengths.push(...(await functionLengths(file)));
+    }
+    expect(lengths.length).toBeGreaterThan(1000);
+    expect(lengths.filter(([, n]) => n > MOST_FUNCTION_LINES)).toEqual([]);
+    const long = lengths.filter(([, n]) => n > FUNCTION_LINES);
+    expect(long.length, long.map(([at, n]) => `${at} ${n}`).join(', ')).toBeLessThanOrEqual(LONG_FUNCTIONS);
   });
 
   it(`holds at most ${CAST_BUDGET} casts`, async () => {

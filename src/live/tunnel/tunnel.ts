@@ -1,5 +1,5 @@
 import type WebSocket from 'ws';
-import { webSocket } from '../lazy.js';
+import { webSocket } from '../../lazy.js';
 import { ByteQueue, CLIENT, CLOSE, filteredSetEncodings, MAX_CUT_TEXT, MAX_ENCODINGS, TunnelEnd } from './rfb.js';
 import { greetUpstream, greetViewer } from './rfb-handshake.js';
 import { ControlledInput } from './controlled-input.js';
@@ -17,6 +17,13 @@ export interface TunnelOptions {
   holdsControl: () => boolean | Promise<boolean>;
   /** the nodes' VNC password (GRID_VNC_PASSWORD), for a VNC server that asks one */
   password?: string;
+  /**
+   * Whether the browser the tunnel shows is still the workspace's and still runs, asked every
+   * `watchMs`: the Grid closes no VNC websocket when its session ends, so a viewer would watch
+   * an empty display forever. A question that fails keeps the tunnel.
+   */
+  stillShows?: () => Promise<boolean>;
+  watchMs?: number;
   /** how long each step may take; tests shorten them */
   deadlines?: Partial<Deadlines>;
 }
@@ -37,6 +44,8 @@ const VIEWER_BACKLOG = MAX_CUT_TEXT + 64 * 1024;
 /** The most bytes of the VNC server held during the handshake (a ServerInit is well under it). */
 const UPSTREAM_BACKLOG = 64 * 1024;
 const ENDED = "The browser's VNC connection ended; reconnect to watch again.";
+const BROWSER_ENDED = "This workspace's browser ended; reconnect to watch the next one.";
+const WATCH_MS = 5_000;
 
 /**
  * One viewer's websocket to its browser's VNC websocket on the Grid, speaking RFB on both
@@ -58,6 +67,7 @@ export class Tunnel {
   private readonly fromUpstream: ByteQueue;
   private readonly deadlines: Deadlines;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private watch: NodeJS.Timeout | undefined;
   private readonly endedListeners: (() => void)[] = [];
   private readonly input: ControlledInput;
 
@@ -77,6 +87,20 @@ export class Tunnel {
     viewer.on('message', (data: Buffer) => this.fromViewer.push(data));
     viewer.on('close', () => this.close(CLOSE.normal, ''));
     viewer.on('error', () => this.close(CLOSE.normal, ''));
+    const stillShows = options.stillShows;
+    if (stillShows) {
+      this.watch = setInterval(() => {
+        void stillShows().then(
+          (shows) => {
+            if (!shows) {
+              this.close(CLOSE.upstream, BROWSER_ENDED);
+            }
+          },
+          () => undefined,
+        );
+      }, options.watchMs ?? WATCH_MS);
+      this.watch.unref();
+    }
   }
 
   /** Dials the Grid's VNC proxy; no subprotocol (the Grid echoes none, and a client asking one fails). */
@@ -153,6 +177,7 @@ export class Tunnel {
     for (const timer of this.timers) {
       clearTimeout(timer);
     }
+    clearInterval(this.watch);
     const end = new TunnelEnd(code, reason);
     this.fromViewer.fail(end);
     this.fromUpstream.fail(end);
