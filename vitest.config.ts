@@ -23,7 +23,7 @@ const FIREFOX_SUITES = [
   'flow-steps',
 ];
 /** …and the BiDi monitor's: network capture and the pages a person is followed to. */
-const FIREFOX_MONITOR_SUITES = ['network', 'network-capture', 'bidi-monitor', 'await-control'];
+const FIREFOX_MONITOR_SUITES = ['network', 'network-capture', 'bidi-monitor', 'await-control', 'browser-failures'];
 
 export default defineConfig({
   test: {

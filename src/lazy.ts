@@ -45,3 +45,6 @@ export const re2js = lazily<typeof Re2js>('re2js');
 export const pngjs = lazily<typeof Pngjs>('pngjs');
 
 export const fflate = lazily<typeof Fflate>('fflate');
+
+/** jose is ESM only: imported, not required, at the first OAuth access token (OAUTH_ISSUER). */
+export const jose = () => import('jose');

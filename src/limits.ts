@@ -54,3 +54,18 @@ export const MAX_FLOW_LIST_BYTES = 32 * 1024;
 
 /** draft_flow's reach: the recent calls a workspace keeps, and so the most a draft reads. */
 export const MAX_DRAFT_CALLS = 30;
+
+// MCP notification streams (GET /mcp, subscriptions/listen) one process holds open: each a socket and a listener.
+/** per caller (a token in one workspace): a client needs one, a few tabs a few */
+export const STREAMS_PER_CALLER = 4;
+/** in all, as many as the MCP SDK allows listen streams */
+export const STREAMS_MAX = 1024;
+/** STREAMS_PER_TOKEN's default: a quarter of the process's, so no one token can take them all */
+export const STREAMS_PER_TOKEN = 256;
+
+/**
+ * MCP sessions (2025-11-25 over HTTP) one token holds across the replicas: a client that opens one
+ * more ends the token's least recently used, whose client initializes again. Clients rarely end
+ * theirs (DELETE), so without a bound a script that initializes in a loop would fill the store.
+ */
+export const MCP_SESSIONS_PER_TOKEN = 256;

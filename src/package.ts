@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * selenium-flow's own package: where it is installed (the files it ships beside its code live
- * there: dist/ui, dist/apps, skills/) and its version, both from its package.json, read once.
+ * there: dist/ui.br, skills/), its version and its licence, all from its package.json, read once.
  * Found by walking up rather than by a fixed `../..`: this module runs from src/ (tsx), from a
  * chunk in dist/chunks/ (the bundle, npm run build), or inline in dist/cli.js, each a different
  * depth below the root. The nearest package.json above must be ours: a copy of dist/ run outside
@@ -16,7 +16,13 @@ export const PACKAGE_ROOT: string = manifest.root;
 
 export const VERSION: string = manifest.version;
 
-function nearestManifest(start: string): { root: string; version: string } {
+/** The SPDX identifier of its licence (MIT). */
+export const LICENSE: string = manifest.license;
+
+/** The admin page and the apps, as `vite build` (npm run build:ui) leaves them: src/ui-archive.ts. */
+export const UI_ARCHIVE: string = join(PACKAGE_ROOT, 'dist', 'ui.br');
+
+function nearestManifest(start: string): { root: string; version: string; license: string } {
   for (let dir = start; dirname(dir) !== dir; dir = dirname(dir)) {
     const path = join(dir, 'package.json');
     if (existsSync(path)) {
@@ -27,9 +33,11 @@ function nearestManifest(start: string): { root: string; version: string } {
         'name' in parsed &&
         parsed.name === 'selenium-flow' &&
         'version' in parsed &&
-        typeof parsed.version === 'string'
+        typeof parsed.version === 'string' &&
+        'license' in parsed &&
+        typeof parsed.license === 'string'
       ) {
-        return { root: dir, version: parsed.version };
+        return { root: dir, version: parsed.version, license: parsed.license };
       }
       break;
     }

@@ -11,14 +11,21 @@ import { CAPABILITIES } from './capabilities/index.js';
 import { FlowLibraries } from './flows/library.js';
 import { DirectoryFlowStore } from './flows/store.js';
 import { Files } from './files/files.js';
+import type { DiskQuota } from './quotas/disk.js';
+import { MemoryWorkspaceClaims, type WorkspacesPerToken } from './quotas/workspaces.js';
+import { workspaceRoom, workspacesPerTokenOf } from './quotas/wiring.js';
 import { LinkSigner } from './files/links.js';
+import { hasManagedDownloads } from './grid/capabilities.js';
 import { GridDownloads } from './grid/downloads.js';
 import { Grid } from './grid/grid.js';
-import { StoreUnavailable } from './errors.js';
 import { stderrLines } from './ops/log.js';
+import { WarmUp } from './ops/warm-up.js';
+import { countNothing } from './ops/metrics.js';
 import { createSecrets } from './secrets/index.js';
-import { MemoryRecordStore, type RecordStore } from './workspace/records.js';
-import { LocalTurns, type Turns } from './workspace/turns.js';
+import type { RecordStore } from './workspace/records.js';
+import type { Turns } from './workspace/turns.js';
+import { MemoryMcpSessions, type McpSessionStore } from './workspace/mcp-sessions.js';
+import { MCP_SESSIONS_PER_TOKEN } from './limits.js';
 import { callerOfWorkspace, workspaceOfKey } from './workspace/caller.js';
 import { Workspaces } from './workspace/workspaces.js';
 import { MemoryLiveStore, type LiveStore } from './live/live-store.js';
@@ -27,11 +34,10 @@ import { Controls } from './live/control.js';
 import { underControl } from './live/under-control.js';
 import { ControlTasks } from './live/tasks.js';
 import { VisitedPages } from './live/pages.js';
-import { createLive } from './live/live.js';
-import { MemoryNetworkLog, type NetworkLog } from './live/network-log.js';
-import { EventLog, type EventBus } from './events/events.js';
-// A type only: erased, so ioredis loads only when Redis is configured.
-import type * as RedisModule from './redis/index.js';
+import { createMonitoring, type Monitoring } from './live/monitor/monitoring.js';
+import { MemoryNetworkLog } from './live/monitor/network-log.js';
+import { EventLog } from './events/events.js';
+import { connectBackends, memoryBackends, type Backends } from './backends.js';
 
 export interface Parts {
   grid: Grid;
@@ -43,61 +49,13 @@ export interface Parts {
   liveView: LiveService;
   /** the audit events every area emits into */
   events: EventLog;
+  /** WORKSPACES_PER_TOKEN: a request naming a workspace is admitted here (HTTP; stdio has one workspace) */
+  workspacesPerToken: WorkspacesPerToken;
+  /** what each 2025-11-25 client said at initialize over HTTP (docs/apps.md) */
+  mcpSessions: McpSessionStore;
+  /** Gets ready for the first call, behind whatever else runs: start() it once serving (ops/warm-up.ts). */
+  warmUp: WarmUp;
   close(): Promise<void>;
-}
-
-/** Where workspace records live and how calls on one browser take turns. */
-export interface Backends {
-  store: RecordStore;
-  turns: Turns;
-  /** tickets and Control episodes (docs/live.md), beside the records */
-  liveStore?: LiveStore;
-  /** what network capture recorded; in this process when absent */
-  network?: NetworkLog;
-  /** how audit events reach every replica; in this process when absent */
-  events?: EventBus;
-}
-
-/**
- * The configured store, connected: in this process (memory), or Redis shared by replicas,
- * pinged now. A Redis that cannot be reached, or a missing ioredis package, stops the boot
- * with the reason (StoreUnavailable); it never falls back to memory.
- */
-export async function connectBackends(
-  config: Config,
-  load: () => Promise<typeof RedisModule> = () => import('./redis/index.js'),
-): Promise<Backends> {
-  if (config.sessionStore === 'memory' || !config.redisUrl) {
-    return memoryBackends(config);
-  }
-  let redis: typeof RedisModule;
-  try {
-    redis = await load();
-  } catch (err) {
-    if (isMissingIoredis(err)) {
-      throw new StoreUnavailable(
-        'REDIS_URL is set but the ioredis package is missing; run `npm install` (ioredis is a dependency of selenium-flow), then start again.',
-      );
-    }
-    throw err;
-  }
-  return redis.openRedisStores(config.redisUrl, {
-    ttlSeconds: config.sessionTtl,
-    networkCaptureLimit: config.networkCaptureLimit,
-  });
-}
-
-function isMissingIoredis(err: unknown): boolean {
-  return (
-    err instanceof Error && 'code' in err && err.code === 'ERR_MODULE_NOT_FOUND' && err.message.includes('ioredis')
-  );
-}
-
-function memoryBackends(config: Config): Backends {
-  if (config.sessionStore !== 'memory') {
-    throw new Error('SESSION_STORE is redis: connect it with connectBackends (or openServer / openParts) first.');
-  }
-  return { store: new MemoryRecordStore(config.sessionTtl), turns: new LocalTurns(), liveStore: new MemoryLiveStore() };
 }
 
 /**
@@ -106,6 +64,18 @@ function memoryBackends(config: Config): Backends {
  */
 export function browserSandbox(config: Pick<Config, 'browserSandbox' | 'gridUrl'>): boolean {
   return (config.browserSandbox ?? (config.gridUrl === undefined ? 'on' : 'off')) === 'on';
+}
+
+/**
+ * The fence a Grid at GRID_URL sends its browsers through: FENCE_ADDRESS, which `serve` and
+ * `stdio` set to where their fence listens when it is unset. The embedded Grid forces its own
+ * proxy by its wrappers, whatever is asked.
+ */
+function fenceOf(config: Pick<Config, 'gridUrl' | 'browserFence' | 'fenceAddress'>): { proxy?: string } {
+  const at = config.fenceAddress;
+  return config.gridUrl === undefined || config.browserFence === 'off' || at === undefined
+    ? {}
+    : { proxy: `${at.host}:${at.port}` };
 }
 
 /**
@@ -145,17 +115,17 @@ export function createParts(
   backends?: Backends,
   servedOver: 'http' | 'stdio' = 'http',
 ): Parts {
-  // WebDriver's own bounds answer first (a clear timeout error), the call's deadline after them.
-  const sessionMs = Math.floor(config.callTimeout * 800);
-  const grid = new Grid(gridUrl, {
-    sandbox: browserSandbox(config),
-    liveView: config.liveView,
-    timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
-    // replicas share a browser's BiDi session (a capture's bodies), so Chromium asks for it at creation
-    bidiAtCreation: config.sessionStore === 'redis',
-  });
+  const grid = createGrid(config, gridUrl);
   guardPrivateDirectories(config, stderrLines(config.logLevel, 'boot'));
-  const { store, turns, network, liveStore = new MemoryLiveStore(), events: bus } = backends ?? memoryBackends(config);
+  const {
+    store,
+    turns,
+    network,
+    liveStore = new MemoryLiveStore(),
+    events: bus,
+    claims = new MemoryWorkspaceClaims(),
+    mcpSessions = new MemoryMcpSessions(config.sessionTtl * 1000, MCP_SESSIONS_PER_TOKEN),
+  } = backends ?? memoryBackends(config);
   const events = new EventLog(bus, config.eventsHeartbeat * 1000);
   const workspaces = new Workspaces(
     grid,
@@ -168,47 +138,106 @@ export function createParts(
     events,
   );
   const flowStore = config.dataDir ? new DirectoryFlowStore(config.dataDir) : undefined;
-  const live = createLive({
+  const room = workspaceRoom(config.dataDir, config.workspaceDiskQuota, turns, flowStore);
+  const monitoring = createMonitoring({
     grid,
     workspaces,
     log: network ?? new MemoryNetworkLog(config.networkCaptureLimit, config.sessionTtl),
     bodyBytes: config.networkBodyMaxBytes,
+    // stderr, as boot's lines: stdout may be stdio's protocol channel
+    lines: stderrLines(config.logLevel, 'live'),
   });
   const library = flowStore
-    ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000, events)
+    ? new FlowLibraries(flowStore, CAPABILITIES, config.flowRunTimeout * 1000, events, room)
     : undefined;
+  const files = createFiles(config, grid, workspaces, servedOver, room);
+  const secrets = createSecretsOf(config, events);
+  const { controls, liveView } = createControl(config, { liveStore, store, turns, grid, workspaces, monitoring });
   const deps: CallDeps = {
     workspaces,
-    live,
-    files: createFiles(config, grid, workspaces, servedOver),
+    monitoring,
+    files,
     turns,
     callTimeoutMs: config.callTimeout * 1000,
     // stderr until an HTTP server lends its logger (stdout is stdio's protocol channel).
     log: stderrLines(config.logLevel, 'calls'),
     flows: library,
-    // Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol).
-    secrets: createSecrets(
-      {
-        dirs: config.secretsDirs,
-        kubernetes: config.secretsKubernetes,
-        accountDir: config.kubernetesAccountDir,
-        kubernetesHost: config.kubernetesHost,
-        kubernetesPort: config.kubernetesPort,
-        ttlSeconds: config.secretsTtl,
-      },
-      stderrLines(config.logLevel, 'secrets'),
-      events,
-    ),
+    secrets,
+    control: { controls, capMs: config.liveAwaitCap * 1000, tasks: new ControlTasks(liveStore), viewer: liveView },
+    preconditions: [underControl(controls)],
+    controlNotice: async (caller) => controls.notice(caller.workspace, true),
   };
+  const workspacesPerToken = workspacesPerTokenOf(config.workspacesPerToken, claims, store, deps.files);
+  const forget = (workspace: string) => workspacesPerToken.forget(workspace);
+  return {
+    grid,
+    store,
+    deps,
+    workspacesPerToken,
+    admin: createAdmin(deps, flowStore, library, events, { diskQuota: room.limitBytes, forget }),
+    liveView,
+    events,
+    mcpSessions,
+    warmUp: new WarmUp(grid.offers, servedOver === 'stdio' ? config.logLevel : undefined),
+    close: async () => {
+      await monitoring.close();
+      await events.close();
+      await store.close();
+    },
+  };
+}
+
+function createGrid(config: Config, gridUrl: string): Grid {
+  // WebDriver's own bounds answer first (a clear timeout error), the call's deadline after them.
+  const sessionMs = Math.floor(config.callTimeout * 800);
+  return new Grid(gridUrl, {
+    sandbox: browserSandbox(config),
+    liveView: config.liveView,
+    timeouts: { scriptMs: sessionMs, pageLoadMs: sessionMs },
+    // replicas share a browser's BiDi session (a capture's bodies), so Chromium asks for it at creation
+    bidiAtCreation: config.sessionStore === 'redis',
+    ...fenceOf(config),
+  });
+}
+
+/** Audit lines go to stderr until an HTTP server lends its logger (stdout is stdio's protocol). */
+function createSecretsOf(config: Config, events: EventLog): CallDeps['secrets'] {
+  return createSecrets(
+    {
+      dirs: config.secretsDirs,
+      kubernetes: config.secretsKubernetes,
+      accountDir: config.kubernetesAccountDir,
+      kubernetesHost: config.kubernetesHost,
+      kubernetesPort: config.kubernetesPort,
+      ttlSeconds: config.secretsTtl,
+    },
+    stderrLines(config.logLevel, 'secrets'),
+    events,
+  );
+}
+
+/** A person's Control: its episodes, the pages they visit while holding it, and the live view that shows it. */
+function createControl(
+  config: Config,
+  parts: {
+    liveStore: LiveStore;
+    store: RecordStore;
+    turns: Turns;
+    grid: Grid;
+    workspaces: Workspaces;
+    monitoring: Monitoring;
+  },
+): { controls: Controls; liveView: LiveService } {
+  const { liveStore, store, turns, grid, workspaces, monitoring } = parts;
   const controls: Controls = new Controls(liveStore, store, turns, undefined, {
     follow: (browser) => pages.follow(browser),
     unfollow: (gridId) => pages.unfollow(gridId),
     // never a WebDriver command: that would count as use, and a held browser nobody uses must still idle out
     alive: (gridId) => workspaces.isRunning(gridId),
-    bidiAddress: (capabilities) => live.bidiAddress(capabilities),
+    bidiAddress: (capabilities) => monitoring.bidiAddress(capabilities),
   });
   // The replica that granted Control follows the pages; a browser the Grid reaped ends the episode.
-  const pages = new VisitedPages(live.monitors, liveStore, async (workspace, gridId) => {
+  const pages = new VisitedPages(monitoring.monitors, liveStore, async (workspace, gridId) => {
     if (!(await controls.holds(workspace, gridId))) {
       return false;
     }
@@ -218,15 +247,6 @@ export function createParts(
     await controls.ended(workspace);
     return false;
   });
-  const liveView = new LiveService(liveStore, store, grid, controls, config.gridVncPassword);
-  deps.control = {
-    controls,
-    capMs: config.liveAwaitCap * 1000,
-    tasks: new ControlTasks(liveStore),
-    viewer: liveView,
-  };
-  deps.preconditions = [...(deps.preconditions ?? []), underControl(controls)];
-  deps.controlNotice = async (caller) => controls.notice(caller.workspace, true);
   // A browser that ends under a person's hands ends their Control too: nothing is left to hold.
   workspaces.onBrowserEnded((key) => {
     const workspace = workspaceOfKey(key);
@@ -234,33 +254,41 @@ export function createParts(
       void controls.ended(workspace).catch(() => undefined);
     }
   });
-  return {
-    grid,
-    store,
-    deps,
-    admin: createAdmin(deps, flowStore, library, events),
-    liveView,
-    events,
-    close: async () => {
-      await live.close();
-      await events.close();
-      await store.close();
-    },
-  };
+  const liveView = new LiveService(liveStore, store, grid, controls, config.controlBy, config.gridVncPassword);
+  return { controls, liveView };
 }
 
-function createFiles(config: Config, grid: Grid, workspaces: Workspaces, servedOver: 'http' | 'stdio'): Files {
+function createFiles(
+  config: Config,
+  grid: Grid,
+  workspaces: Workspaces,
+  servedOver: 'http' | 'stdio',
+  room: DiskQuota,
+): Files {
   return new Files({
     dataDir: config.dataDir,
+    room,
     downloads: new GridDownloads(grid),
     ...(servedOver === 'http' ? { links: new LinkSigner(config.linkSecret ?? config.authToken, config.linkTtl) } : {}),
     linkBase: publicBase(config),
     // No liveness probe: the downloads call itself answers 404 for a browser the Grid has reaped.
-    browserOf: async (workspace) => (await workspaces.record(callerOfWorkspace(workspace).key))?.gridId,
+    browserOf: async (workspace) => {
+      const record = await workspaces.record(callerOfWorkspace(workspace).key);
+      return record?.gridId
+        ? { gridId: record.gridId, downloads: hasManagedDownloads(record.capabilities) }
+        : undefined;
+    },
   });
 }
 
-/** stdio's parts: createParts with the configured store connected first (Redis is pinged at boot). */
+/**
+ * stdio's parts: createParts with the configured store connected first (Redis is pinged at boot),
+ * getting ready for the first call. No HTTP server, so no /metrics: nothing could read what it
+ * would count.
+ */
 export async function openParts(config: Config, gridUrl: string): Promise<Parts> {
-  return createParts(config, gridUrl, await connectBackends(config), 'stdio');
+  countNothing();
+  const parts = createParts(config, gridUrl, await connectBackends(config), 'stdio');
+  parts.warmUp.start();
+  return parts;
 }

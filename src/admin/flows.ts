@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { yaml } from '../lazy.js';
 import type { Capability } from '../capabilities/capability.js';
-import { BadRequest, Conflict, NotFound, SeleniumFlowError } from '../errors.js';
+import { BadRequest, Conflict, InvalidFlow, NotFound, SeleniumFlowError, type FlowPlace } from '../errors.js';
 import { workspaceOrStdio } from '../workspace/names.js';
 import { parseFlow, type FlowDocument } from '../flows/document.js';
 import { toYamlText } from '../flows/yaml-text.js';
@@ -167,12 +167,12 @@ export class OperatorFlows {
     return stored;
   }
 
-  /** The document's refusal, with the line it points at when the message names a step or a key. */
+  /** The document's refusal, with the line it points at when it carries a place. */
   private refusal(text: string, err: unknown): FlowRefused {
     if (!(err instanceof SeleniumFlowError)) {
       throw err;
     }
-    return new FlowRefused(err.message, lineOf(text, err.message));
+    return new FlowRefused(err.message, err instanceof InvalidFlow ? lineOf(text, err.at) : undefined);
   }
 }
 
@@ -233,25 +233,17 @@ function outlineOf(document: FlowDocument): { parameters: FlowParameter[]; steps
 }
 
 /**
- * The line a refusal points at. The document's refusals name a YAML line ("(line 4)"), a step
- * ("step 3") or a key path ("urls.0:"); the last two are found in the parsed YAML's source map.
+ * The line a refusal points at: the YAML line the parser named, or the line of the deepest
+ * part of the path (a step, a key) found in the parsed YAML's source map.
  */
-export function lineOf(text: string, message: string): number | undefined {
-  const yamlLine = /\(line (\d+)\)/.exec(message)?.[1];
-  if (yamlLine) {
-    return Number(yamlLine);
-  }
-  const step = /\bstep (\d+)\b/.exec(message)?.[1];
-  // "urls.0 must …", "description: …", "parameters.properties.a.type must …"
-  const key = /^Invalid flow: ([A-Za-z]+(?:\.[\w-]+)*)[: ]/.exec(message)?.[1];
-  const path: (string | number)[] | undefined = step
-    ? ['steps', Number(step) - 1]
-    : key && key !== 'the'
-      ? key.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part))
-      : undefined;
-  if (!path) {
+export function lineOf(text: string, at: FlowPlace | undefined): number | undefined {
+  if (!at) {
     return undefined;
   }
+  if ('line' in at) {
+    return at.line;
+  }
+  const { path } = at;
   const { LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
   const document = parseDocument(text, { lineCounter: counter });

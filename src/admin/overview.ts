@@ -36,6 +36,8 @@ export interface OverviewParts {
   files: Files;
   /** undefined: flows are off (no data directory) */
   flowStore: FlowStore | undefined;
+  /** WORKSPACE_DISK_QUOTA in bytes; undefined: none */
+  diskQuota?: number;
 }
 
 /**
@@ -85,7 +87,8 @@ export class WorkspaceOverview {
       }
     }
     const files = await this.parts.files.sections(name);
-    if (gridId && files.browser) {
+    // A browser without managed downloads is never asked: nothing to keep from asking again.
+    if (gridId && files.browser && files.downloads_off === undefined) {
       this.downloadLists.set(gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), entries: files.downloads });
     } else if (gridId) {
       this.downloadLists.delete(gridId);
@@ -122,7 +125,8 @@ export class WorkspaceOverview {
     }
     const files = await this.sections(name);
     const state = stateOf(record, status);
-    const downloads = state === 'live' && files.browser ? measure(files.downloads) : null;
+    const downloads =
+      state === 'live' && files.browser && files.downloads_off === undefined ? measure(files.downloads) : null;
     if (record?.gridId && downloads !== null) {
       this.downloadCounts.set(record.gridId, { touchedAt: record.touchedAt, countedAt: Date.now(), ...downloads });
     }
@@ -200,7 +204,7 @@ export class WorkspaceOverview {
       return { count: known.count, bytes: known.bytes };
     }
     const listing = await this.parts.files.folder(name, 'downloads');
-    if (!listing.browser) {
+    if (!listing.browser || listing.downloads_off !== undefined) {
       return null;
     }
     const measured = measure(listing.files);
@@ -250,6 +254,13 @@ export class WorkspaceOverview {
         files: stored?.bytes ?? null,
         flows: flows?.bytes ?? null,
       },
+      // What the quota measures (quotas/disk.ts): the same three sizes.
+      disk: onDisk
+        ? {
+            used: (screenshots?.bytes ?? 0) + (stored?.bytes ?? 0) + (flows?.bytes ?? 0),
+            quota: name === GLOBAL_LIBRARY ? null : (this.parts.diskQuota ?? null),
+          }
+        : null,
       last_activity: record?.touchedAt ?? newest([...files.screenshots, ...files.files]),
     };
   }

@@ -19,6 +19,8 @@ export async function deleteWorkspace(
   flowStore: FlowStore | undefined,
   overview: WorkspaceOverview,
   events: EventSink,
+  /** frees the name's place in WORKSPACES_PER_TOKEN at once */
+  forget: (workspace: string) => Promise<void> = async () => undefined,
 ): Promise<WorkspaceDeleted> {
   if (rawName === GLOBAL_LIBRARY) {
     throw new BadRequest(
@@ -45,6 +47,7 @@ export async function deleteWorkspace(
     await deps.workspaces.store.delete(key);
     await flowStore?.clear(name);
     await deps.files.removeWorkspace(name);
+    await forget(name);
     deps.flows?.changed(name);
     events.emit({
       type: 'workspace_deleted',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { auditEvent } from '../events/events.js';
+import { BROWSER_KINDS } from '../grid/capabilities.js';
 import { rejectedLine } from '../secrets/origins.js';
 import { sourceKind } from '../secrets/source.js';
 import { cleared, fileDeleted, fileEntry, keepResult, workspaceSections } from '../files/answers.js';
@@ -38,7 +39,9 @@ export const workspaceCounts = z.object({
     .number()
     .int()
     .nullable()
-    .describe('null unless the browser is live (downloads end with it) and its Grid node answered'),
+    .describe(
+      'null unless the browser is live (downloads end with it), its Grid keeps downloads, and its Grid node answered',
+    ),
   screenshots: z.number().int().nullable().describe('null: no data directory (FLOW_DATA_DIR)'),
   files: z.number().int().nullable().describe('null: no data directory (FLOW_DATA_DIR)'),
   flows: z.number().int().nullable().describe('own flows only; null: flows are off (no data directory)'),
@@ -46,12 +49,31 @@ export const workspaceCounts = z.object({
 
 export const workspaceBytes = z
   .object({
-    downloads: z.number().int().nullable().describe('null unless the browser is live and its Grid node answered'),
+    downloads: z
+      .number()
+      .int()
+      .nullable()
+      .describe('null unless the browser is live, its Grid keeps downloads, and its Grid node answered'),
     screenshots: z.number().int().nullable().describe('null: no data directory (FLOW_DATA_DIR)'),
     files: z.number().int().nullable().describe('null: no data directory (FLOW_DATA_DIR)'),
     flows: z.number().int().nullable().describe('own flows only; null: flows are off (no data directory)'),
   })
   .describe("the size of what counts counts, in bytes (downloads on the Grid node, the rest on this server's disk)");
+
+export const workspaceDisk = z
+  .object({
+    used: z
+      .number()
+      .int()
+      .describe("bytes the workspace keeps on this server's disk: its screenshots, files and flows"),
+    quota: z
+      .number()
+      .int()
+      .nullable()
+      .describe('WORKSPACE_DISK_QUOTA in bytes, past which its saves answer 409; null: no quota (global has none)'),
+  })
+  .nullable()
+  .describe('null: no data directory (FLOW_DATA_DIR)');
 
 export const workspaceRow = z.object({
   name: z.string().describe('the workspace name; `global` is the shared flow library, `_stdio` the stdio caller'),
@@ -60,6 +82,7 @@ export const workspaceRow = z.object({
   last_page: lastPage,
   counts: workspaceCounts,
   bytes: workspaceBytes,
+  disk: workspaceDisk,
   last_activity: isoTime.nullable().describe('the last call on it, else its newest file; null when neither is known'),
   problem: z.string().optional().describe('why part of this row could not be read; the rest of the listing is whole'),
 });
@@ -86,7 +109,7 @@ export const fileKept = keepResult;
 
 export const browserBlock = z
   .object({
-    kind: z.enum(['chrome', 'firefox']),
+    kind: z.enum(BROWSER_KINDS),
     version: z.string().nullable().describe('null once the browser ended'),
     window: z.object({ width: z.number().int(), height: z.number().int() }),
     started: isoTime.nullable().describe('when the browser opened; null once it ended'),

@@ -30,12 +30,19 @@ export function createAdmin(
   flowStore: FlowStore | undefined,
   library: FlowLibraries | undefined,
   events: EventLog,
+  quotas: {
+    /** WORKSPACE_DISK_QUOTA in bytes, shown against each workspace's use */
+    diskQuota?: number;
+    /** frees a deleted workspace's place in WORKSPACES_PER_TOKEN */
+    forget?: (workspace: string) => Promise<void>;
+  } = {},
 ): AdminServices {
-  const overview = new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore });
+  const { diskQuota, forget } = quotas;
+  const overview = new WorkspaceOverview({ workspaces: deps.workspaces, files: deps.files, flowStore, diskQuota });
   return {
     events,
     overview,
-    deleteWorkspace: (name) => deleteWorkspace(name, deps, flowStore, overview, events),
+    deleteWorkspace: (name) => deleteWorkspace(name, deps, flowStore, overview, events, forget),
     flows: new OperatorFlows(
       flowStore ?? NO_FLOWS,
       CAPABILITIES,

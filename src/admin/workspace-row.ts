@@ -57,6 +57,7 @@ export function problemRow(name: string, problem: string): WorkspaceRow {
     last_page: null,
     counts: { downloads: null, screenshots: null, files: null, flows: null },
     bytes: { downloads: null, screenshots: null, files: null, flows: null },
+    disk: null,
     last_activity: null,
     problem,
   };

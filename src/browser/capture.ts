@@ -1,10 +1,12 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { WebDriver } from 'selenium-webdriver';
-import { BadRequest } from '../errors.js';
+import { BadRequest, Conflict } from '../errors.js';
 import { FIREFOX_FULL_SCREENSHOT, sendForBase64 } from './commands.js';
 import { cropPng, scalePngToWidth } from './png.js';
 import { findElement, type Selector } from './selectors.js';
 import { inPage, pageSize, scrollOffset } from './scripts.js';
 import { documentsInReach, maskSecrets, unmaskSecrets } from './secret-scripts.js';
+import { wdError } from './webdriver.js';
 
 export interface ScreenshotRequest {
   selector?: Selector;
@@ -111,15 +113,45 @@ async function scrollTop(driver: WebDriver): Promise<number> {
   return driver.executeScript<number>(inPage(scrollOffset));
 }
 
+/**
+ * A PDF, base64. chromedriver reports Chromium's refusals to print as an invalid argument (the
+ * arguments here are always valid): one is tried again, for up to about 3.5 s, before it is the
+ * answer, a 409 in Chromium's words. A headed Chromium (a watchable slot's) always refuses:
+ * "Printing is not available".
+ */
 export async function printPdf(
   driver: WebDriver,
   options: { landscape: boolean; background: boolean },
 ): Promise<string> {
-  return sendForBase64(driver, 'printPage', {
-    orientation: options.landscape ? 'landscape' : 'portrait',
-    background: options.background,
-  });
+  const args = { orientation: options.landscape ? 'landscape' : 'portrait', background: options.background };
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await sendForBase64(driver, 'printPage', args);
+    } catch (error) {
+      if (!(error instanceof wdError().InvalidArgumentError)) {
+        throw error;
+      }
+      if (attempt === PRINT_ATTEMPTS) {
+        throw new Conflict(
+          `The browser would not print this page (${printRefusal(error.message)}); call print again in a moment, or take a full_page screenshot instead.`,
+        );
+      }
+      await delay(PRINT_RETRY_MS * attempt);
+    }
+  }
 }
+
+/** chromedriver's cause, on the line below its "invalid argument" (Chromium's own words, never the page's). */
+function printRefusal(message: string): string {
+  const cause = message
+    .split('\n')[1]
+    ?.replace(/^from unknown error:\s*/, '')
+    .trim();
+  return cause ? `Chromium said: ${cause.slice(0, 200)}` : 'chromedriver gave no reason';
+}
+
+const PRINT_ATTEMPTS = 5;
+const PRINT_RETRY_MS = 350;
 
 const MASK = inPage(maskSecrets, { documentsInReach });
 const UNMASK = inPage(unmaskSecrets, { documentsInReach });

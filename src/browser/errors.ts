@@ -108,6 +108,9 @@ const NODE_GONE = /^unknown error: unhandled inspector error: .*Node with given 
  */
 const PAGE_BROKE_DRIVER = /^unknown error: Runtime\.(callFunctionOn|evaluate) threw exception/;
 
-/** chromedriver's "unknown error" for a tab or browser that died under it: the browser's failure, not ours. */
+/**
+ * The drivers' words for a tab or browser that died under them: chromedriver's "unknown error",
+ * geckodriver's for a Firefox process that went away mid-command. The browser's failure, not ours.
+ */
 const BROWSER_DIED =
-  /tab crashed|page crash|chrome not reachable|disconnected: not connected to DevTools|target closed/i;
+  /tab crashed|page crash|chrome not reachable|disconnected: not connected to DevTools|target closed|Failed to decode response from marionette/i;

@@ -1,7 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { wdError } from './webdriver.js';
 import { PageUnreachable } from '../errors.js';
-import { PORT_CLOSED, readProxyPageTitle } from '../grid/proxy-page.js';
+import { ADDRESS_CLOSED, PORT_CLOSED, readProxyPageTitle } from '../grid/proxy-page.js';
 import { poll } from '../poll.js';
 import { errorPageReason, inPage, navigationSettled, watchNavigations } from './scripts.js';
 import { readPageState, type PageState } from './page-state.js';
@@ -37,7 +37,7 @@ async function failedToLoad(driver: WebDriver, where: string): Promise<PageState
 const CHROME_ERROR_PAGE = 'chrome-error://';
 
 /**
- * The embedded Grid's browsers go through a proxy, and a browser shows an HTTP proxy's refusal
+ * The browsers go through the fence's proxy, and a browser shows an HTTP proxy's refusal
  * as the page: its title names the reason (grid/proxy-page.ts), answered here as the same 502 a
  * direct failure gets. The page state every acting tool answers with carries the title, so one
  * read serves both: the check costs no round trip of its own.
@@ -52,6 +52,12 @@ async function refusedByProxy(driver: WebDriver, where: string): Promise<PageSta
     throw new PageUnreachable(
       `${where} could not be loaded: that port of the browsers' own host is closed to them, not unanswered. ` +
         `Only the ports in BROWSER_LOOPBACK_PORTS (now: ${refused.openPorts}) are open to the browsers: add this one there and restart, if it serves the site under test.`,
+    );
+  }
+  if (refused.reason === ADDRESS_CLOSED) {
+    throw new PageUnreachable(
+      `${where} could not be loaded: the fence closes that address to the browsers (a private network's, the Grid's own, or the cloud metadata service), not unanswered. ` +
+        "If it serves the site under test on a private network, add its host to FENCE_ALLOW and restart; the Grid's own addresses stay closed.",
     );
   }
   throw unreachableFor(`net::${refused.reason}`, MEANING[refused.reason], where);
@@ -131,6 +137,7 @@ const MEANING: Record<string, string> = {
   ERR_CERT_DATE_INVALID: 'its TLS certificate has expired or is not yet valid',
   ERR_SSL_PROTOCOL_ERROR: 'the TLS handshake failed',
   ERR_TOO_MANY_REDIRECTS: 'it redirects in a loop',
+  ERR_INVALID_HTTP_RESPONSE: 'the site answered with what is not valid HTTP',
   // https and wss through the embedded Grid's proxy: the browser shows none of the proxy's answer.
   ERR_TUNNEL_CONNECTION_FAILED:
     "the browsers' proxy could not open it: no such host, nothing listening, or a port of the browsers' own host that BROWSER_LOOPBACK_PORTS does not open",

@@ -108,6 +108,27 @@ export function isFileInput(element: HTMLInputElement): boolean {
   return element.tagName === 'INPUT' && element.type === 'file';
 }
 
+/**
+ * Gives a file input one file, made here from its bytes (needs `isFileInput`): false when the
+ * element is no file input by then. Bubbling `input` and `change` follow, as after a person's pick.
+ */
+export function givesFile(element: HTMLInputElement, name: string, base64: string, type: string): boolean {
+  if (!isFileInput(element)) {
+    return false;
+  }
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) {
+    bytes[i] = binary.charCodeAt(i);
+  }
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([bytes], name, { type }));
+  element.files = transfer.files;
+  element.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  element.dispatchEvent(new Event('change', { bubbles: true }));
+  return true;
+}
+
 /** Whether a file input holds a file now (needs `isFileInput`). */
 export function holdsFile(element: HTMLInputElement): boolean {
   return isFileInput(element) && (element.files?.length ?? 0) > 0;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pageState } from '../browser/page-state.js';
 import { DEFAULT_WAIT_SECONDS, firstMatching } from '../browser/selectors.js';
 import { BadRequest } from '../errors.js';
+import { CONTROL_STATES } from '../live/answers.js';
 import type { BrowserToolContext, WorkspaceToolContext } from './context.js';
 import { selectorChoice, selectorList } from './schemas.js';
 
@@ -61,13 +62,21 @@ export interface AppFacts {
   visibility?: readonly ('model' | 'app')[];
   /** the app is the answer (watch): a client that renders no app would get nothing of use from it */
   appIsTheAnswer?: true;
+  /** a person's Control act: listed only to a client whose app may take Control (src/live/control-policy.ts) */
+  control?: true;
 }
 
-/** A row only its app calls: a person's button (take_control, hand_back), never a model's call. */
+/**
+ * A row only its app calls: a person's button (take_control, hand_back), never a model's call.
+ * It has no REST route: over HTTP nothing tells a person's click from a script holding a token.
+ */
 export function isAppButton(capability: { app?: AppFacts }): boolean {
   const visibility = capability.app?.visibility;
   return visibility !== undefined && !visibility.includes('model');
 }
+
+/** A row with a REST route: every row but an app's buttons. */
+export type RestCapability = Capability & { http: HttpRendering };
 
 /** A fact that may depend on the call's arguments (extract moves the page only when given a url). */
 export type ByArguments<I> = boolean | ((args: I) => boolean);
@@ -115,7 +124,7 @@ interface CommonDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   answersAsTaskWhileHeld?: boolean;
   /** the read, through the ordinary call path, that says the page a person handed back (await_control) */
   handBackRead?: CallOf;
-  /** the HTTP rendering, when it is not `POST /browser/<kebab-name>` */
+  /** the HTTP rendering, when it is not `POST /browser/<kebab-name>`; an app's button has none */
   http?: HttpRendering;
   /** the MCP resources this tool mirrors, for clients that cannot read resources (MIRROR_TOOLS) */
   mirrors?: Mirror | readonly Mirror[];
@@ -184,7 +193,8 @@ export interface RowFacts {
   boundsItself: boolean;
   answersAsTaskWhileHeld: boolean;
   handBackRead?: CallOf;
-  http: HttpRendering;
+  /** undefined for an app's button: a person's act through a host, never a REST call */
+  http: HttpRendering | undefined;
   takesSessionId: boolean;
   /** a stateless call must pass session_id */
   needsSessionId: boolean;
@@ -217,7 +227,7 @@ const withheldShape = {
   // Beside every answer for the same reason: any result can be the one a person's request lands on.
   control: z
     .object({
-      state: z.enum(['requested', 'held', 'handed_back']),
+      state: z.enum(CONTROL_STATES),
       who: z.string(),
       since: z.string(),
       hint: z.string(),
@@ -234,6 +244,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   // The call path hands a row's functions only what its own schemas parsed, so the types it
   // erases here are the ones the row was defined with.
   const def = typed as ErasedDefinition;
+  if (isAppButton(def) && def.http !== undefined) {
+    throw new Error(`${def.name} is an app's button: it has no REST route, so it takes no http rendering.`);
+  }
   const takesSessionId = def.attach !== 'none' || def.usesSessionId !== undefined;
   const alternatives = def.attach !== 'none' && 'selector' in def.input.shape;
   const shape = alternatives ? withSelectorChoice(def.input.shape) : def.input.shape;
@@ -264,7 +277,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
     boundsItself: def.boundsItself ?? false,
     answersAsTaskWhileHeld: def.answersAsTaskWhileHeld ?? false,
     handBackRead: def.handBackRead,
-    http: def.http ?? { method: 'POST', path: `/browser/${kebab(def.name)}` },
+    http: isAppButton(def) ? undefined : (def.http ?? { method: 'POST', path: `/browser/${kebab(def.name)}` }),
     takesSessionId,
     needsSessionId: takesSessionId && (def.attach !== 'none' || def.usesSessionId !== 'optional'),
     mirrors: def.mirrors === undefined ? [] : isList(def.mirrors) ? def.mirrors : [def.mirrors],

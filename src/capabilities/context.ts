@@ -3,7 +3,7 @@ import type { PageState } from '../browser/page-state.js';
 import type { WorkspaceFiles } from '../files/workspace-files.js';
 import type { LiveAppView } from '../live/app-live.js';
 import type { ControlView } from '../live/hand-back.js';
-import type { NetworkView } from '../live/network-view.js';
+import type { NetworkView } from '../live/monitor/network-view.js';
 import type { SecretListing } from '../secrets/catalogue.js';
 import type { ReceivingPage, SecretRef, TypeOutcome } from '../secrets/binding.js';
 import type { Caller } from '../workspace/caller.js';

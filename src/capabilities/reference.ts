@@ -17,8 +17,7 @@ export function renderToolReference(): string {
     '| tool | HTTP | kind | flow step |',
     '| --- | --- | --- | --- |',
     ...CAPABILITIES.map(
-      (c) =>
-        `| [\`${c.name}\`](#${c.name}) | \`${c.http.method} ${c.http.path}\` | ${c.kind} | ${c.runnableInFlow ? 'yes' : 'no'} |`,
+      (c) => `| [\`${c.name}\`](#${c.name}) | ${restOf(c)} | ${c.kind} | ${c.runnableInFlow ? 'yes' : 'no'} |`,
     ),
     '',
   ];
@@ -26,6 +25,11 @@ export function renderToolReference(): string {
     lines.push(...renderTool(capability), '');
   }
   return lines.join('\n');
+}
+
+/** A row's REST route, or why it has none. */
+function restOf(capability: Capability): string {
+  return capability.http ? `\`${capability.http.method} ${capability.http.path}\`` : "no REST route (its app's button)";
 }
 
 function renderTool(capability: Capability): string[] {
@@ -36,7 +40,7 @@ function renderTool(capability: Capability): string[] {
     '',
     `**${capability.title}** — ${capability.description}`,
     '',
-    `\`${capability.http.method} ${capability.http.path}\` · ${capability.kind} · ${capability.runnableInFlow ? 'may be a flow step' : 'not a flow step'}`,
+    `${restOf(capability)} · ${capability.kind} · ${capability.runnableInFlow ? 'may be a flow step' : 'not a flow step'}`,
     '',
     ...propertyTable('Argument', input),
     '',

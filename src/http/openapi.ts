@@ -1,6 +1,8 @@
+import { publicBase } from '../config.js';
 import { yaml } from '../lazy.js';
-import { CAPABILITIES } from '../capabilities/index.js';
-import type { Capability } from '../capabilities/capability.js';
+import { LICENSE } from '../package.js';
+import { REST_CAPABILITIES } from '../capabilities/index.js';
+import type { RestCapability } from '../capabilities/capability.js';
 import { STATUS_OF, WHEN } from '../errors.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { answerSchema, bodySchema } from './answer-schema.js';
@@ -50,7 +52,7 @@ function errorResponses(): Record<string, unknown> {
   );
 }
 
-function operationOf(capability: Capability): Record<string, unknown> {
+function operationOf(capability: RestCapability): Record<string, unknown> {
   const input = jsonSchemaOf(capability.input, 'input');
   const properties = isJsonObject(input.properties) ? input.properties : {};
   const inPath = pathParameterNames(capability.http.path);
@@ -193,10 +195,16 @@ function routeOperation(route: PlainRoute): Record<string, unknown> {
   };
 }
 
+/** Where this server is reached: PUBLIC_URL and ROUTE_PREFIX, the settings its links are made of. */
+export interface ServedAt {
+  publicUrl?: string;
+  routePrefix?: string;
+}
+
 /** The OpenAPI 3.1 document, rendered from the capability table, the plain routes and the error catalogue. */
-export function openApiDocument(version: string, routePrefix?: string): Record<string, unknown> {
+export function openApiDocument(version: string, servedAt: ServedAt = {}): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const capability of CAPABILITIES) {
+  for (const capability of REST_CAPABILITIES) {
     paths[capability.http.path] = {
       ...paths[capability.http.path],
       [capability.http.method.toLowerCase()]: operationOf(capability),
@@ -212,10 +220,9 @@ export function openApiDocument(version: string, routePrefix?: string): Record<s
       version,
       description:
         'Drive real browsers on a Selenium Grid. An operation with x-mcp-tool is also the MCP tool of that name; the others are health checks, this description, the workspace file tree, signed links and the admin API.',
+      license: { name: LICENSE, identifier: LICENSE },
     },
-    ...(routePrefix
-      ? { servers: [{ url: routePrefix, description: 'ROUTE_PREFIX: every path below is served under it' }] }
-      : {}),
+    servers: [serverOf(servedAt)],
     security: [{ bearer: [] }],
     paths,
     components: {
@@ -233,6 +240,22 @@ export function openApiDocument(version: string, routePrefix?: string): Record<s
   };
 }
 
-export function openApiYaml(version: string, routePrefix?: string): string {
-  return yaml().stringify(openApiDocument(version, routePrefix), { aliasDuplicateObjects: false });
+export function openApiYaml(version: string, servedAt: ServedAt = {}): string {
+  return yaml().stringify(openApiDocument(version, servedAt), { aliasDuplicateObjects: false });
+}
+
+/**
+ * This server, as its links name it. Without PUBLIC_URL the URL is a path, which a client resolves
+ * against the address it fetched this document from: the name it used, not one guessed here.
+ */
+function serverOf(servedAt: ServedAt): { url: string; description: string } {
+  const { publicUrl, routePrefix } = servedAt;
+  const url = publicBase({ publicUrl, routePrefix }) || '/';
+  const description = publicUrl
+    ? 'this server, at PUBLIC_URL'
+    : 'this server, at the address this document was fetched from (PUBLIC_URL names one)';
+  return {
+    url,
+    description: routePrefix ? `${description}; ROUTE_PREFIX: every path below is served under it` : description,
+  };
 }

@@ -11,6 +11,20 @@ const READY = z.object({
   store: z.boolean(),
   fence: z.string().optional(),
 });
+/** How many of a browser's slots offer a feature; counts stay off a public route. */
+const coverage = z.enum(['all', 'some', 'none']);
+const BROWSER_FEATURES = z.object({
+  managed_downloads: coverage.describe(
+    "slots whose node keeps downloads (se:downloadsEnabled): without, a browser's downloads cannot be read or kept",
+  ),
+  vnc: coverage.describe('slots a person can watch (se:vncEnabled): the live view'),
+  bidi: z
+    .boolean()
+    .nullable()
+    .describe(
+      'its browsers announce WebDriver BiDi (webSocketUrl, or the DevTools endpoint se:cdp for Chromium): network capture and the pages a person visits; null until one has run',
+    ),
+});
 const INFO = z.object({
   name: z.literal('selenium-flow'),
   version: z.string(),
@@ -20,6 +34,10 @@ const INFO = z.object({
     .array(z.string())
     .optional()
     .describe('what open_session {browser} may ask; absent while the Grid does not answer'),
+  grid_features: z
+    .record(z.string(), BROWSER_FEATURES)
+    .optional()
+    .describe("per browser, what the Grid's slots offer, read from the Grid; absent while it does not answer"),
 });
 const open = { tag: 'operations', access: 'public' } as const;
 /** Probes answer a Host-less or IP-addressed request; the Origin check still applies to them. */
@@ -65,16 +83,24 @@ export const PROBE_ROUTES: readonly PlainRoute[] = [
     // No Grid address: a page in a browser must not learn where the Grid listens.
     summary: 'The version and the enabled features',
     answers: INFO,
-    handler: async (_request, _reply, context) => ({
-      name: 'selenium-flow',
-      version: context.version,
-      auth: !context.tokens.open,
-      features: context.features,
-      browsers: await context.deps.workspaces.grid
-        .offeredBrowsers()
-        .then((names) => [...names].sort())
-        .catch(() => undefined),
-    }),
+    handler: async (_request, _reply, context) => {
+      const features = await context.deps.workspaces.grid.offers.features().catch(() => undefined);
+      return {
+        name: 'selenium-flow',
+        version: context.version,
+        auth: !context.tokens.open || context.oauth !== undefined,
+        features: context.features,
+        browsers: features && [...features.keys()],
+        grid_features:
+          features &&
+          Object.fromEntries(
+            [...features].map(([name, f]) => [
+              name,
+              { managed_downloads: share(f.managedDownloads, f.slots), vnc: share(f.vnc, f.slots), bidi: f.bidi },
+            ]),
+          ),
+      };
+    },
   },
 ];
 
@@ -119,3 +145,7 @@ export const OPERATION_ROUTES: readonly PlainRoute[] = [
     handler: async () => (flowSchema ??= flowDocumentJsonSchema(CAPABILITIES)),
   },
 ];
+
+function share(part: number, whole: number): z.infer<typeof coverage> {
+  return part === 0 ? 'none' : part >= whole ? 'all' : 'some';
+}

@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../errors.js';
-import { PACKAGE_ROOT } from '../package.js';
+import { UI_ARCHIVE } from '../package.js';
+import { readUi } from '../ui-archive.js';
 import { pathParams, type PlainRoute } from './routes.js';
-
-/** `vite build` (npm run build) writes ui/ here. */
-export const PAGE_DIR = join(PACKAGE_ROOT, 'dist', 'ui');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -51,8 +48,6 @@ interface Asset {
 class PageFiles {
   private files: Map<string, Asset> | undefined;
 
-  constructor(private readonly dir: string) {}
-
   get(name: string): Asset {
     const file = this.load().get(name);
     if (!file) {
@@ -67,33 +62,28 @@ class PageFiles {
     if (this.files) {
       return this.files;
     }
-    const files = new Map<string, Asset>();
-    const read = (relative: string) => {
-      const body = readFileSync(join(this.dir, relative));
-      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-      files.set(relative, {
-        type: TYPES[extname(relative)] ?? 'application/octet-stream',
-        body,
-        gzip: gzipSync(body, { level: 9 }),
-        etag,
-      });
-    };
-    try {
-      read('index.html');
-      for (const name of readdirSync(join(this.dir, 'assets'))) {
-        read(`assets/${name}`);
-      }
-    } catch {
+    const built = [...(readUi(UI_ARCHIVE) ?? [])].filter(([name]) => name.startsWith('ui/'));
+    if (!built.some(([name]) => name === 'ui/index.html')) {
       throw new NotFound(
-        'The admin page is not built in this install; run `npm run build` (it builds ui/ into dist/ui).',
+        'The admin page is not built in this install; run `npm run build` (it builds ui/ into dist/ui.br).',
       );
     }
-    this.files = files;
-    return files;
+    this.files = new Map(
+      built.map(([name, body]) => [
+        name.slice('ui/'.length),
+        {
+          type: TYPES[extname(name)] ?? 'application/octet-stream',
+          body,
+          gzip: gzipSync(body, { level: 9 }),
+          etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+        },
+      ]),
+    );
+    return this.files;
   }
 }
 
-const page = new PageFiles(PAGE_DIR);
+const page = new PageFiles();
 
 function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, headers: Record<string, string>) {
   void reply

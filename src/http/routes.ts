@@ -5,6 +5,7 @@ import { BadRequest } from '../errors.js';
 import type { AdminLink } from '../admin/link.js';
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { TokenBook } from '../workspace/tokens.js';
+import type { ResourceServer } from '../oauth/resource-server.js';
 import type { LiveService } from '../live/service.js';
 import { answerSerializer } from './answer-schema.js';
 import { isJsonObject } from '../json.js';
@@ -58,6 +59,8 @@ export interface RouteContext {
   admin?: AdminServices;
   /** the banner's one-time admin link, when no token is configured */
   adminLink?: AdminLink;
+  /** OAUTH_ISSUER: the admin page signs in through it */
+  oauth?: ResourceServer;
 }
 
 /**

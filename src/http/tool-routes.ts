@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
 import type { HttpRendering } from '../capabilities/capability.js';
-import { CAPABILITIES } from '../capabilities/index.js';
+import { REST_CAPABILITIES } from '../capabilities/index.js';
 import { BadRequest } from '../errors.js';
 import { isJsonObject } from '../json.js';
 import { answerSerializer } from './answer-schema.js';
@@ -13,7 +13,7 @@ import { fastifyPath, pathParams, queryOf } from './routes.js';
  * cannot read resources: REST serves every route either way.
  */
 export const toolRoutes: FastifyPluginAsync<{ deps: CallDeps }> = async (app, { deps }) => {
-  for (const capability of CAPABILITIES) {
+  for (const capability of REST_CAPABILITIES) {
     app.route({
       method: capability.http.method,
       url: fastifyPath(capability.http.path),

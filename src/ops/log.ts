@@ -33,9 +33,13 @@ export interface LogLines {
 
 /**
  * stderrLogger's child for one component, made at its first line, not at boot: pino loads
- * with it (src/lazy.ts), and a server that only lists its tools writes none.
+ * with it (src/lazy.ts), and a server that only lists its tools writes none. LOG_LEVEL=silent
+ * never loads it.
  */
 export function stderrLines(level: string, component: string): LogLines {
+  if (level === 'silent') {
+    return { info: () => undefined, warn: () => undefined };
+  }
   let logger: Logger | undefined;
   const child = () => (logger ??= stderrLogger(level).child({ component }));
   return {

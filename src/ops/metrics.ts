@@ -15,6 +15,45 @@ interface Metrics {
 let made: Metrics | undefined;
 
 /**
+ * Whether this process counts: one without an HTTP server (stdio) has no /metrics, so nothing could
+ * read its counts, and it never loads prom-client.
+ */
+let counting = true;
+
+export function countNothing(): void {
+  counting = false;
+}
+
+/**
+ * Counts made before the registry exists, applied when it is made: loading prom-client is ~40 ms
+ * of compiling in a fresh Node 20 process, which a first call must not wait for. It is made when
+ * the server is idle (ops/warm-up.ts), at the first scrape, or once this many counts wait.
+ */
+const pending: ((metrics: Metrics) => void)[] = [];
+const MAX_PENDING = 256;
+
+function count(apply: (metrics: Metrics) => void): void {
+  if (!counting) {
+    return;
+  }
+  if (made) {
+    apply(made);
+    return;
+  }
+  pending.push(apply);
+  if (pending.length >= MAX_PENDING) {
+    metrics();
+  }
+}
+
+/** Builds the registry now (ops/warm-up.ts). */
+export function prepareMetrics(): void {
+  if (counting) {
+    metrics();
+  }
+}
+
+/**
  * What /metrics exposes, in one registry for the process. Events are counted where they happen
  * (one call each); the Grid's slots are read when Prometheus scrapes. No label carries a
  * workspace, a URL, a title or an id: every label value comes from a fixed set (a tool name, an
@@ -73,37 +112,40 @@ function metrics(): Metrics {
         registers: [registry],
       }),
     };
+    for (const apply of pending.splice(0)) {
+      apply(made);
+    }
   }
   return made;
 }
 
 export function countToolCall(tool: string, outcome: string, ms: number): void {
-  const { toolCalls, toolSeconds } = metrics();
-  toolCalls.inc({ tool, outcome });
-  toolSeconds.observe({ tool }, ms / 1000);
+  count(({ toolCalls, toolSeconds }) => {
+    toolCalls.inc({ tool, outcome });
+    toolSeconds.observe({ tool }, ms / 1000);
+  });
 }
 
 export function countBrowser(change: 'opened' | 'ended'): void {
-  metrics().browsersOpen.inc(change === 'opened' ? 1 : -1);
+  count(({ browsersOpen }) => browsersOpen.inc(change === 'opened' ? 1 : -1));
 }
 
 export function countFlowRun(outcome: 'ok' | 'failed'): void {
-  metrics().flowRuns.inc({ outcome });
+  count(({ flowRuns }) => flowRuns.inc({ outcome }));
 }
 
 export function countSecretBind(allowed: boolean): void {
-  metrics().secretBinds.inc({ outcome: allowed ? 'allowed' : 'refused' });
+  count(({ secretBinds }) => secretBinds.inc({ outcome: allowed ? 'allowed' : 'refused' }));
 }
 
 /** A call starts waiting for its turn; the answer ends the wait (once, however often it is called). */
 export function waitForTurn(): () => void {
-  const { turnsWaiting } = metrics();
-  turnsWaiting.inc();
+  count(({ turnsWaiting }) => turnsWaiting.inc());
   let waiting = true;
   return () => {
     if (waiting) {
       waiting = false;
-      turnsWaiting.dec();
+      count(({ turnsWaiting }) => turnsWaiting.dec());
     }
   };
 }

@@ -1,11 +1,16 @@
 import type { EventBus } from '../events/events.js';
 import type { LiveStore } from '../live/live-store.js';
-import type { NetworkLog } from '../live/network-log.js';
+import type { NetworkLog } from '../live/monitor/network-log.js';
+import type { WorkspaceClaims } from '../quotas/workspaces.js';
 import type { RecordStore } from '../workspace/records.js';
 import type { Turns } from '../workspace/turns.js';
+import type { McpSessionStore } from '../workspace/mcp-sessions.js';
+import { MCP_SESSIONS_PER_TOKEN } from '../limits.js';
 import { RedisConnection } from './connection.js';
+import { RedisWorkspaceClaims } from './claims.js';
 import { RedisEventBus } from './events.js';
 import { RedisLiveStore } from './live-store.js';
+import { RedisMcpSessions } from './mcp-sessions.js';
 import { RedisNetworkLog } from './network-log.js';
 import { RedisRecordStore } from './record-store.js';
 import { RedisTurns } from './turns.js';
@@ -17,6 +22,8 @@ export interface RedisStores {
   liveStore: LiveStore;
   network: NetworkLog;
   events: EventBus;
+  claims: WorkspaceClaims;
+  mcpSessions: McpSessionStore;
 }
 
 /**
@@ -34,5 +41,7 @@ export async function openRedisStores(
     liveStore: new RedisLiveStore(connection),
     network: new RedisNetworkLog(connection, limits.networkCaptureLimit, limits.ttlSeconds),
     events: await RedisEventBus.open(connection),
+    claims: new RedisWorkspaceClaims(connection),
+    mcpSessions: new RedisMcpSessions(connection, limits.ttlSeconds, MCP_SESSIONS_PER_TOKEN),
   };
 }

@@ -1,7 +1,6 @@
-import type { WebDriver } from 'selenium-webdriver';
-import type { BrowserKind } from '../grid/capabilities.js';
+import { z } from 'zod';
+import { BROWSER_KINDS, type BrowserKind } from '../grid/capabilities.js';
 import type { Caller } from './caller.js';
-import type { SeenPage } from './records.js';
 import type { Workspaces } from './workspaces.js';
 
 /** What workspace-level tools may do, and nothing more: handlers see a narrow context. */
@@ -9,33 +8,34 @@ export interface WorkspaceView {
   open(
     kind: BrowserKind | undefined,
     window: { width?: number; height?: number },
-  ): Promise<{ sessionId?: string; url: string; title: string }>;
+  ): Promise<{ sessionId?: string; browser: BrowserKind; version: string }>;
   end(): Promise<{ ended: boolean }>;
   describe(): Promise<CurrentWorkspace>;
 }
 
-export interface CurrentWorkspace {
-  workspace: string | null;
-  mode: 'saved' | 'stateless';
-  browser: null | {
-    /** stateless only: the handle the caller passed */
-    session_id?: string;
-    kind: BrowserKind;
-    version: string;
-    alive: boolean;
-  };
-  window: { width: number; height: number } | null;
-  url: string | null;
-  title: string | null;
-  /** flows whose urls match the current page */
-  flows_here: string[];
-}
+/** current_workspace's answer (and workspace://current's), declared once for the row and the service. */
+export const currentWorkspaceAnswer = z.object({
+  workspace: z.string().nullable(),
+  mode: z.enum(['saved', 'stateless']),
+  browser: z
+    .object({
+      session_id: z.string().optional().describe('stateless mode only: the handle passed'),
+      kind: z.enum(BROWSER_KINDS),
+      version: z.string(),
+      alive: z.boolean(),
+    })
+    .nullable(),
+  window: z.object({ width: z.number(), height: z.number() }).nullable(),
+  url: z.string().nullable(),
+  title: z.string().nullable(),
+  flows_here: z.array(z.string()).describe('saved flows meant for the current page (run_flow)'),
+});
+
+export type CurrentWorkspace = z.infer<typeof currentWorkspaceAnswer>;
 
 /** What one caller's workspace service is built from. */
 export interface WorkspaceViewDeps {
   workspaces: Workspaces;
-  /** where a browser is: browser/'s page read, handed in (workspace/ never reads a page itself) */
-  readPage: (driver: WebDriver) => Promise<SeenPage>;
   /** the names of the caller's flows meant for the page it is on (none when flows are off) */
   flowsHere: () => Promise<string[]>;
 }
@@ -46,9 +46,8 @@ export function workspaceView(deps: WorkspaceViewDeps, caller: Caller, sessionId
   return {
     open: async (kind, window) => {
       const opened = await workspaces.open(caller, kind, window);
-      const page = await deps.readPage(opened.driver);
       // The opaque handle, never the Grid id; a saved workspace answers none (it remembers its browser).
-      return { sessionId: opened.handle, url: page.url, title: page.title };
+      return { sessionId: opened.handle, browser: opened.kind, version: opened.version };
     },
     end: async () => ({ ended: await workspaces.end(caller, sessionId) }),
     describe: () => describeWorkspace(deps, caller, sessionId),

@@ -70,7 +70,7 @@ export class Workspaces {
     kind: BrowserKind | undefined,
     window: { width?: number; height?: number },
     known?: WorkspaceRecord,
-  ): Promise<AttachedBrowser> {
+  ): Promise<AttachedBrowser & { kind: BrowserKind; version: string }> {
     const fresh = () => newRecord(this.limits.defaultBrowser);
     const record = caller.key ? (known ?? (await this.store.get(caller.key)) ?? fresh()) : fresh();
     const owner = caller.owner ?? 'anonymous';
@@ -107,7 +107,7 @@ export class Workspaces {
     } catch (err) {
       // Nobody will ever hold this browser: end it now rather than when the Grid reaps it.
       await this.grid.end(opened.gridId).catch(() => undefined);
-      await (caller.key ? this.detach(caller.key, saved) : this.store.delete(key)).catch(() => undefined);
+      await (caller.key ? this.detach(caller.key, saved, false) : this.store.delete(key)).catch(() => undefined);
       throw err;
     }
     this.events.emit({ type: 'browser_opened', workspace: caller.workspace ?? null, browser });
@@ -117,6 +117,8 @@ export class Workspaces {
       gridId: opened.gridId,
       browserName: browserNameOf(opened.capabilities),
       ...(caller.key ? { record: saved } : { handle }),
+      kind: browser,
+      version: opened.version,
     };
   }
 
@@ -155,7 +157,7 @@ export class Workspaces {
     }
     this.ended(key, record.gridId);
     await this.grid.end(record.gridId);
-    await (caller.key ? this.detach(caller.key, record) : this.store.delete(key));
+    await (caller.key ? this.detach(caller.key, record, false) : this.store.delete(key));
     this.events.emit({ type: 'browser_ended', workspace: caller.workspace ?? null, by });
     return true;
   }
@@ -254,10 +256,20 @@ export class Workspaces {
     await this.store.put(key, record);
   }
 
-  async detach(key: string, known?: WorkspaceRecord): Promise<void> {
+  /**
+   * Forgets the record's browser (found gone, or never to be held). What watches it is told it
+   * ended, and the Grid's session is ended too (`tell`), unless the caller already did both.
+   */
+  async detach(key: string, known?: WorkspaceRecord, tell = true): Promise<void> {
     const record = known ?? (await this.store.get(key));
     if (!record) {
       return;
+    }
+    if (tell && record.gridId !== undefined) {
+      this.ended(key, record.gridId);
+      // A browser that crashed or was killed leaves its Grid session, and its slot, behind until
+      // the Grid reaps it: the agent told to open_session would wait for a slot it cannot get.
+      await this.grid.end(record.gridId).catch(() => undefined);
     }
     delete record.gridId;
     delete record.capabilities;

@@ -3,27 +3,31 @@ import { connect } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from '../../src/embedded-grid/index.js';
 
-/** A real redis-server (Debian's), on a free loopback port, without persistence; it can be stopped and started again on the same port. */
+/** A real redis-server (Debian's), on a free loopback port, without persistence unless asked; it can be stopped and started again on the same port. */
 export interface RunningRedis {
   port: number;
   url: string;
   /** stops it (SIGTERM: connections close at once, as when Redis goes away) */
   stop(): Promise<void>;
-  /** starts it again on the same port, empty */
+  /** starts it again on the same port: empty, or with what it persisted */
   start(): Promise<void>;
   /** freezes it (SIGSTOP): connections stay open, nothing answers */
   pause(): void;
   resume(): void;
 }
 
-export async function startRedis(options: { password?: string } = {}): Promise<RunningRedis> {
+/** `persistDir`: Redis writes every command to an append-only file there (fsync each), and a restart reads it back. */
+export async function startRedis(options: { password?: string; persistDir?: string } = {}): Promise<RunningRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const killOnExit = () => child?.kill('SIGKILL');
   process.on('exit', killOnExit);
 
   const start = async () => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    const persistence = options.persistDir
+      ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.persistDir]
+      : ['--appendonly', 'no'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence];
     if (options.password) {
       args.push('--requirepass', options.password);
     }

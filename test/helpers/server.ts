@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import { capabilityNamed } from '../../src/capabilities/index.js';
 import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { loadConfig } from '../../src/config.js';
+import { freePort } from '../../src/embedded-grid/index.js';
 import { openServer, type HttpServer } from '../../src/server.js';
 import { callerOfWorkspace } from '../../src/workspace/caller.js';
 
@@ -81,6 +82,28 @@ export async function startServer(
   const config = loadConfig({}, { ...defaults, ...env });
   const server = await openServer(config, gridUrl);
   const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  return { server, url, close: () => server.close() };
+}
+
+/**
+ * A server as startServer starts one, on a port chosen before it starts, so its PUBLIC_URL can
+ * name it: an OAuth access token's audience is that URL (OAUTH_ISSUER needs PUBLIC_URL).
+ */
+export async function startPublicServer(
+  env: Record<string, string> = {},
+  gridUrl: string = inject('gridUrl'),
+): Promise<RunningServer> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const defaults = {
+    PORT: String(port),
+    PUBLIC_URL: url,
+    LOG_LEVEL: 'silent',
+    LIVE_VIEW: 'off',
+    DEFAULT_BROWSER: testBrowser(),
+  };
+  const server = await openServer(loadConfig({}, { ...defaults, ...env }), gridUrl);
+  await server.app.listen({ host: '127.0.0.1', port });
   return { server, url, close: () => server.close() };
 }
 

@@ -188,6 +188,8 @@ describe('the workspaces listing and one workspace', () => {
   });
 });
 
+const PUBLIC_ADMIN_ROUTES = new Set(['/admin/api/session', '/admin/api/sign-in', '/admin/api/sign-in/token']);
+
 describe('the OpenAPI document', () => {
   it('lists every admin route under the tag admin, with its answer schema', async () => {
     const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
@@ -198,8 +200,9 @@ describe('the OpenAPI document', () => {
     for (const [path, operations] of admin) {
       for (const operation of Object.values(operations)) {
         expect(operation.tags, path).toEqual(['admin']);
-        // The one public admin route: it exchanges the banner's one-time code, which is its own proof.
-        expect(operation.security, path).toEqual(path === '/admin/api/session' ? [] : [{ admin: [] }]);
+        // The public admin routes: the session exchanges the banner's one-time code, and the OAuth
+        // sign-in an authorization code; each is its own proof.
+        expect(operation.security, path).toEqual(PUBLIC_ADMIN_ROUTES.has(path) ? [] : [{ admin: [] }]);
       }
     }
     expect(document.paths['/admin/api/session']).toBeDefined();

@@ -96,7 +96,8 @@ describe('flow tools stay small', () => {
       new RegExp(`${library} holds ${MAX_FLOWS_PER_LIBRARY} flows, the most a library holds .*; delete flows`);
 
     const agent = await agentSave('budget-full', 'one-more', small);
-    expect(agent.status).toBe(400);
+    expect(agent.status).toBe(409);
+    expect(agent.body.error).toMatchObject({ code: 'quota_exceeded' });
     expect(messageOf(agent)).toMatch(full('budget-full'));
     const mcp = await connectMcp(running.url, '2026-07-28', { workspace: 'budget-full' });
     try {
@@ -107,7 +108,7 @@ describe('flow tools stay small', () => {
       await mcp.close();
     }
     const operator = await operatorSave('global', 'one-more', small);
-    expect(operator.status).toBe(400);
+    expect(operator.status).toBe(409);
     expect(messageOf(operator)).toMatch(full('global'));
     // A model reads list_flows whole: 2,000 flows are counted past its bound, not listed.
     const listed = await fetch(`${running.url}/flows?everywhere=true`, { headers: { 'x-workspace': 'budget-full' } });
@@ -129,7 +130,7 @@ describe('flow tools stay small', () => {
       headers: { ...admin, 'content-type': 'application/json' },
       body: JSON.stringify({ to: 'global' }),
     });
-    expect(move.status).toBe(400);
+    expect(move.status).toBe(409);
     expect(messageOf({ body: (await move.json()) as Record<string, unknown> })).toMatch(full('global'));
 
     // Six flows of about 6.7 KB each beside global's 1,000: the flow tools stop at the budget.

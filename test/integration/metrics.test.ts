@@ -105,6 +105,23 @@ describe('one log line per request and per tool call, and /metrics', () => {
     expect(sample(text, 'selenium_flow_flow_runs_total{outcome="ok"}')).toBe(1);
     expect(sample(text, 'selenium_flow_browsers_open')).toBe(1);
   });
+
+  it("logs a proxy's plain X-Request-Id on the request's lines and returns it; one it replaced is never logged", async () => {
+    const kept = await fetch(`${replica.url}/workspace`, {
+      headers: { ...workspace, 'x-request-id': 'proxy-trace.42' },
+    });
+    expect(kept.headers.get('x-request-id')).toBe('proxy-trace.42');
+    const refused = await fetch(`${replica.url}/workspace`, { headers: { 'x-request-id': 'token=leaked-by-a-proxy' } });
+    expect(refused.status).toBe(401);
+    const replaced = refused.headers.get('x-request-id');
+    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+    await expect
+      .poll(() => logLines(replica).filter((l) => l.event === 'request' && l.reqId === replaced).length)
+      .toBe(1);
+    const lines = logLines(replica).filter((l) => l.reqId === 'proxy-trace.42');
+    expect(lines.map((l) => l.event)).toEqual(['tool_call', 'request']);
+    expect(replica.output()).not.toContain('leaked-by-a-proxy');
+  });
 });
 
 function logLines(replica: Replica): Record<string, unknown>[] {

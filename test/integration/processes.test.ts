@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
 import { gridFetch } from '../../src/grid/grid.js';
-import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { startGridProxy } from '../helpers/grid-proxy.js';
 import { spawnReplica } from '../helpers/replica.js';
 import { rest, sharedGridEnv } from '../helpers/server.js';
@@ -157,12 +156,8 @@ describe('selenium-flow grid', () => {
     { timeout: 90_000 },
     async () => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'grid'], {
-        // Its fence applies to the shared test Grid's browsers too: it must leave the fixture sites open.
-        env: {
-          ...(process.env as Record<string, string>),
-          SE_OFFLINE: 'true',
-          BROWSER_LOOPBACK_PORTS: `${FIXTURE_PORTS.from}-${FIXTURE_PORTS.to}`,
-        },
+        // No fixture port open: its firewall keys on its own browser group, not the shared test Grid's.
+        env: { ...(process.env as Record<string, string>), SE_OFFLINE: 'true' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let printed = '';

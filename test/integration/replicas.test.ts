@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectMcp, rest, type ProtocolEra } from '../helpers/server.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
 import { roundRobinProxy, spawnReplica, type Replica } from '../helpers/replica.js';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../../src/mcp/apps.js';
 
 // Two `selenium-flow serve` processes (replicas A and B) sharing one real Redis, on the shared Grid.
 // At most one browser is open at a time here: the Grid's slots are shared with another test file.
@@ -128,6 +131,46 @@ describe('two replicas sharing Redis', () => {
       }
     },
   );
+
+  it('serves a 2025-11-25 session on either replica: what its client announced, its workspace, its end', async () => {
+    const proxy = await roundRobinProxy([a.url, b.url]);
+    const client = new LegacyClient(
+      { name: 'replicas-session', version: '1.0.0' },
+      { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } } },
+    );
+    const transport = new LegacyTransport(new URL(`${proxy.url}/mcp`));
+    await client.connect(transport);
+    try {
+      // initialize on one replica; each later request on the other, which knows the session from Redis.
+      for (let i = 0; i < 2; i++) {
+        expect((await client.listTools()).tools.map((t) => t.name)).toContain('watch');
+      }
+      await client.callTool({ name: 'navigate', arguments: { url: `${site}/table.html` } });
+      const read = await client.callTool({ name: 'extract', arguments: { selector: { css: 'h1' } } });
+      expect(read.structuredContent).toEqual({ value: 'Data table' });
+      expect(proxy.counts[0]).toBeGreaterThan(1);
+      expect(proxy.counts[1]).toBeGreaterThan(1);
+      // Redis holds the id's digest, never the id.
+      expect((await peek.keys('*')).join(' ')).not.toContain(transport.sessionId);
+      const id = transport.sessionId ?? '';
+      await transport.terminateSession();
+      for (const replica of [a, b]) {
+        const gone = await fetch(`${replica.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': id,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+        });
+        expect(gone.status).toBe(404);
+      }
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+  });
 
   it('carries on through B when A is killed in the middle of a call on the same browser', async () => {
     await rest(b.url, '/browser/navigate', { url: `${site}/login.html` }, ws('crash'));

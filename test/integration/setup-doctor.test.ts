@@ -104,9 +104,37 @@ describe('selenium-flow doctor', () => {
     expect(stdout).toContain('! Fence: NONE (BROWSER_FENCE=off): a page can run programs as you');
   });
 
-  it("says an external Grid's fence is its operator's", async () => {
-    const { stdout } = await cli(['doctor'], { PATH: process.env.PATH ?? '', GRID_URL: 'http://127.0.0.1:9' });
-    expect(stdout).toContain('! Fence: external Grid: fence the nodes yourself (docs/security.md)');
+  it("says a Grid at GRID_URL is fenced by this server's proxy, and where its nodes reach it", async () => {
+    const here = await cli(['doctor'], { PATH: process.env.PATH ?? '', GRID_URL: 'http://127.0.0.1:9' });
+    expect(here.stdout).toContain(
+      "✓ Fence: proxy at 127.0.0.1:<a free port> for the Grid's browsers (every port of this host closed; private networks closed but none; the Grid's own closed)",
+    );
+    const placed = await cli(['doctor'], {
+      PATH: process.env.PATH ?? '',
+      GRID_URL: 'http://127.0.0.1:9',
+      FENCE_ADDRESS: 'selenium-flow:4445',
+      FENCE_ALLOW: '10.20.0.0/16',
+      BROWSER_LOOPBACK_PORTS: '3000',
+    });
+    expect(placed.stdout).toContain(
+      "✓ Fence: proxy at selenium-flow:4445 for the Grid's browsers (this host's ports closed but 3000; private networks closed but 10.20.0.0/16; the Grid's own closed)",
+    );
+  });
+
+  it('says a Grid elsewhere needs FENCE_ADDRESS, and names BROWSER_FENCE=off for one left unfenced', async () => {
+    const elsewhere = await cli(['doctor'], { PATH: process.env.PATH ?? '', GRID_URL: 'http://192.0.2.1:4444' });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stdout).toMatch(
+      /✗ Fence: NONE: GRID_URL's nodes run on another host, and FENCE_ADDRESS is not set/,
+    );
+    const off = await cli(['doctor'], {
+      PATH: process.env.PATH ?? '',
+      GRID_URL: 'http://127.0.0.1:9',
+      BROWSER_FENCE: 'off',
+    });
+    expect(off.stdout).toContain(
+      "! Fence: NONE (BROWSER_FENCE=off): a page can reach its node's chromedriver and run programs there",
+    );
   });
 });
 

@@ -162,7 +162,8 @@ describe('stateless mode over HTTP (no X-Workspace)', () => {
   });
 });
 
-describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('stateless mode over MCP %s (no ?workspace)', (era) => {
+// A 2025-11-25 client over HTTP is in an MCP session, which is a workspace of its own (mcp-sessions.test.ts).
+describe.each<ProtocolEra>(['2026-07-28'])('stateless mode over MCP %s (no ?workspace)', (era) => {
   it('open_session answers session_id; calls without it name both remedies; with it they work', async () => {
     const mcp = await connectMcp(running.url, era);
     try {
@@ -202,8 +203,10 @@ describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('stateless mode over MC
       await mcp.close();
     }
   });
+});
 
-  it('a named workspace over MCP refuses session_id, saying to drop it', async () => {
+describe.each<ProtocolEra>(['2025-11-25', '2026-07-28'])('a named workspace over MCP %s', (era) => {
+  it('refuses session_id, saying to drop it', async () => {
     const mcp = await connectMcp(running.url, era, { workspace: `stateless-mcp-${era}` });
     try {
       const refused = await mcp.call('navigate', { url: `${site}/login.html`, session_id: unknownId() });

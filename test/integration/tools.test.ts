@@ -72,7 +72,8 @@ describe('open_session and current_workspace', () => {
     const held = await gridIdOf(running, WORKSPACE);
     expect(held).toBeDefined();
     const opened = await ok('open_session', { width: 1024, height: 768 });
-    expect(opened).not.toHaveProperty('session_id');
+    // Which browser opened; a new browser's blank page is not read.
+    expect(opened).toEqual({ browser: testBrowser(), version: expect.stringMatching(/^\d+\./) as string });
     const now = await gridIdOf(running, WORKSPACE);
     expect(now).toBeDefined();
     expect(now).not.toBe(held);
@@ -123,7 +124,8 @@ describe('interact', () => {
   it('clicks a link', async () => {
     await ok('navigate', { url: `${site}/login.html` });
     const clicked = await ok('interact', { action: 'click', selector: { css: '#to-table' } });
-    expect(clicked.done).toBe('click css=#to-table');
+    // Where the click left the browser, and nothing the caller already said (what, to which element).
+    expect(clicked).toEqual({ url: `${site}/table.html`, title: 'Data table' });
     await until("location.pathname === '/table.html'");
     await ok('navigate', { url: `${site}/login.html` });
   });

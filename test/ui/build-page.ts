@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-// The page tests drive what the package ships: ui/ is built into dist/ui before any of them
+// The page tests drive what the package ships: ui/ is built into dist/ui.br before any of them
 // starts, so a fresh clone's `npm test` (or a run of one file) never tests a stale or missing
 // build. In a child process: rolldown's native threads would keep vitest's own process alive.
 export default function setup(): void {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -72,6 +72,39 @@ describe('the workspaces list', () => {
       .toContain('“bad name!” is not a workspace name. A workspace name is 1-64 characters');
     await tab.page.getByRole('link', { name: 'Back to the workspaces' }).click();
     await tab.page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  });
+});
+
+describe("a workspace's disk", () => {
+  it('shows its use against WORKSPACE_DISK_QUOTA, and says when it is full', async () => {
+    const quotaDir = await mkdtemp(join(tmpdir(), 'admin-quota-'));
+    const small = await startServer({ MCP_AUTH_TOKEN: TOKEN, FLOW_DATA_DIR: quotaDir, WORKSPACE_DISK_QUOTA: '1' });
+    const quotaTab = await openTab(browser, `${small.url}/admin/`);
+    try {
+      // Files as the store keeps them: a quarter of the quota in one, the whole of it in the other.
+      for (const [workspace, size] of [
+        ['ui-quarter', 256 * 1024],
+        ['ui-full', 1024 * 1024],
+      ] as const) {
+        await mkdir(join(quotaDir, workspace, 'files'), { recursive: true });
+        await writeFile(join(quotaDir, workspace, 'files', 'data.bin'), Buffer.alloc(size));
+      }
+      await signIn(quotaTab, TOKEN);
+      const page = quotaTab.page;
+      const quarter = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'ui-quarter' }) });
+      await quarter.getByText('256 KB of 1.0 MB (25%)').waitFor();
+      const meter = quarter.getByRole('meter', { name: 'Disk use of ui-quarter' });
+      expect(await meter.evaluate((element) => (element as HTMLMeterElement).value)).toBe(256 * 1024);
+      const full = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'ui-full' }) });
+      await full.getByText('1.0 MB of 1.0 MB (100%): full, saves are refused').waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: join(tmpdir(), 'admin-disk-quota.png') });
+      expect(quotaTab.problems).toEqual([]);
+    } finally {
+      await quotaTab.page.close();
+      await small.close();
+      await rm(quotaDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -55,3 +55,24 @@ describe("the banner's admin line", () => {
     expect(said('90')).toContain('works once, for 90 s)');
   });
 });
+
+describe("the banner's Control line", () => {
+  const said = (env: Record<string, string>, code?: string) =>
+    accessLines(loadConfig({}, env, { command: 'serve' }), 'http://127.0.0.1:8080', code)[2];
+
+  it('names who may take Control, and never an admin credential the agents hold', () => {
+    expect(said({}, 'CODE')).toBe('  Control:  a person on the admin page');
+    expect(said({ MCP_AUTH_TOKEN: 'agents-token-0123456789' })).toBe(
+      "  Control:  nobody on the admin page: its credential is the agents' token; set ADMIN_TOKEN to one of its own",
+    );
+    expect(said({ MCP_AUTH_TOKEN: 'agents-token-0123456789', ADMIN_TOKEN: 'agents-token-0123456789' })).toContain(
+      'nobody on the admin page',
+    );
+    expect(
+      said({ MCP_AUTH_TOKEN: 'agents-token-0123456789', ADMIN_TOKEN: 'a-person-s-own-token-42', CONTROL_BY: 'apps' }),
+    ).toBe('  Control:  a person on the admin page, and the live app of hosts whose token says control: true');
+    expect(said({ CONTROL_BY: 'off' }, 'CODE')).toBe(
+      '  Control:  off (CONTROL_BY=off: browsers are watched, never taken)',
+    );
+  });
+});

@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { StoreUnavailable, TimedOut } from '../../src/errors.js';
 import { freePort } from '../../src/embedded-grid/index.js';
-import { connectBackends } from '../../src/parts.js';
+import { connectBackends } from '../../src/backends.js';
 import { openServer } from '../../src/server.js';
 import { newRecord } from '../../src/workspace/records.js';
+import { MemoryNetworkLog } from '../../src/live/monitor/network-log.js';
 import { RedisConnection } from '../../src/redis/connection.js';
+import { RedisNetworkLog } from '../../src/redis/network-log.js';
 import { RECORD_PREFIX } from '../../src/redis/keys.js';
 import { RedisRecordStore } from '../../src/redis/record-store.js';
 import { RedisTurns } from '../../src/redis/turns.js';
@@ -390,5 +392,40 @@ describe('RedisTurns across replicas', () => {
       await conn.client.set(holder, 'someone-else', 'PX', 5_000);
     });
     expect(await conn.client.get(holder)).toBe('someone-else');
+  });
+});
+
+describe('a network log, in memory and in Redis', () => {
+  const entry = {
+    id: 'r1',
+    method: 'GET',
+    url: 'https://example.test/',
+    status: 200,
+    type: 'document',
+    mime_type: 'text/html',
+    duration_ms: 3,
+    size: 10,
+    body: true,
+  };
+
+  it('keeps why capture stopped beside what it recorded, until capture begins again', async () => {
+    for (const log of [new MemoryNetworkLog(10, 60), new RedisNetworkLog(await connection(), 10, 60)]) {
+      const key = `named:stopped-${log.constructor.name}`;
+      await log.begin(key, { id: 'c1', gridId: 'g', since: '2026-12-07T00:00:00Z' });
+      expect(await log.append(key, 'c1', entry)).toBe(true);
+      await log.end(key, 'Capture stopped at 02:14 UTC: the browser it captured ended.');
+      expect(await log.state(key)).toBeUndefined();
+      expect(await log.list(key)).toEqual({
+        entries: [entry],
+        dropped: 0,
+        stopped: 'Capture stopped at 02:14 UTC: the browser it captured ended.',
+      });
+      // A write of the capture that stopped is refused; a new capture starts with no reason to give.
+      expect(await log.append(key, 'c1', entry)).toBe(false);
+      await log.begin(key, { id: 'c2', gridId: 'g', since: '2026-12-07T00:01:00Z' });
+      expect(await log.list(key)).toEqual({ entries: [], dropped: 0 });
+      await log.end(key);
+      expect(await log.list(key)).toEqual({ entries: [], dropped: 0 });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteQueue, filteredSetEncodings, TunnelEnd, versionOf, vncAuthResponse } from '../../src/live/rfb.js';
+import { ByteQueue, filteredSetEncodings, TunnelEnd, versionOf, vncAuthResponse } from '../../src/live/tunnel/rfb.js';
 
 describe('VNC Authentication', () => {
   it('answers the challenge with DES under the bit-reversed password (FIPS 46’s worked example)', () => {

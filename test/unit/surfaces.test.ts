@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { CAPABILITIES, MIRROR_TOOLS } from '../../src/capabilities/index.js';
+import { CAPABILITIES, MIRROR_TOOLS, REST_CAPABILITIES } from '../../src/capabilities/index.js';
 import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { loadConfig } from '../../src/config.js';
 import { openApiDocument } from '../../src/http/openapi.js';
@@ -111,8 +111,8 @@ describe('every surface is rendered from the capability table', () => {
     const paths = openApiDocument('test').paths as Record<string, Record<string, Operation>>;
     const operations = Object.values(paths).flatMap((byMethod) => Object.values(byMethod));
     const tools = operations.flatMap((o) => (o['x-mcp-tool'] ? [o['x-mcp-tool']] : []));
-    expect(tools.sort()).toEqual(CAPABILITIES.map((c) => c.name).sort());
-    for (const capability of CAPABILITIES) {
+    expect(tools.sort()).toEqual(REST_CAPABILITIES.map((c) => c.name).sort());
+    for (const capability of REST_CAPABILITIES) {
       const operation = paths[capability.http.path]?.[capability.http.method.toLowerCase()];
       expect(operation?.['x-mcp-tool']).toBe(capability.name);
       if (capability.http.method === 'POST') {
@@ -157,13 +157,23 @@ describe('every surface is rendered from the capability table', () => {
     },
   );
 
+  it("gives an app's buttons no REST route and no OpenAPI operation: only a host's app calls them", () => {
+    const buttons = CAPABILITIES.filter((c) => c.http === undefined).map((c) => c.name);
+    expect(buttons.sort()).toEqual(['hand_back', 'live_ticket', 'take_control']);
+    const operations = Object.values(openApiDocument('test').paths as Record<string, Record<string, Operation>>);
+    const documented = operations.flatMap((byMethod) => Object.values(byMethod).map((o) => o['x-mcp-tool']));
+    for (const name of buttons) {
+      expect(documented).not.toContain(name);
+    }
+  });
+
   it.each(['on', 'off'])('serves an HTTP route for every capability (MIRROR_TOOLS=%s)', async (mirrorTools) => {
     const server = createServer(
       loadConfig({}, { LOG_LEVEL: 'silent', MIRROR_TOOLS: mirrorTools }),
       'http://127.0.0.1:9',
     );
     await server.app.ready();
-    for (const capability of CAPABILITIES) {
+    for (const capability of REST_CAPABILITIES) {
       expect(
         server.app.hasRoute({ method: capability.http.method, url: fastifyPath(capability.http.path) }),
         capability.name,

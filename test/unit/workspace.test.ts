@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequest } from '../../src/errors.js';
-import { resolveCaller } from '../../src/workspace/caller.js';
+import { resolveCaller, sessionCaller } from '../../src/workspace/caller.js';
+import { mcpSessionDigest } from '../../src/workspace/mcp-sessions.js';
 import { MemoryRecordStore, newRecord } from '../../src/workspace/records.js';
 import { LocalTurns } from '../../src/workspace/turns.js';
 import { TimedOut } from '../../src/errors.js';
 
 describe('the caller key', () => {
   it('comes from the header, then the query, then the MCP session, else none', () => {
-    expect(resolveCaller({ header: 'a', query: 'b', mcpSessionId: 'c' })).toEqual({ key: 'named:a', workspace: 'a' });
-    expect(resolveCaller({ query: 'b', mcpSessionId: 'c' })).toEqual({ key: 'named:b', workspace: 'b' });
-    expect(resolveCaller({ mcpSessionId: 'c' })).toEqual({ key: 'mcp:c' });
+    expect(sessionCaller(resolveCaller({ header: 'a', query: 'b' }), 'c')).toEqual({ key: 'named:a', workspace: 'a' });
+    expect(sessionCaller(resolveCaller({ query: 'b' }), 'c')).toEqual({ key: 'named:b', workspace: 'b' });
+    // the id's digest, never the id: a store dump resumes no session
+    expect(sessionCaller(resolveCaller({}), 'c')).toEqual({ key: `mcp:${mcpSessionDigest('c')}` });
     expect(resolveCaller({})).toEqual({});
   });
 

@@ -4,7 +4,7 @@ import type { SecretCall } from '../../secrets/secret-call.js';
 import { filesOf, type WorkspaceFiles } from '../../files/workspace-files.js';
 import { liveAppView, type LiveViewer } from '../../live/app-live.js';
 import { handBackView } from '../../live/hand-back.js';
-import { networkView } from '../../live/network-view.js';
+import { networkView } from '../../live/monitor/network-view.js';
 import { workspaceView } from '../../workspace/view.js';
 import type { BrowserToolContext, WorkspaceToolContext } from '../context.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
@@ -16,7 +16,7 @@ import type { Files } from '../../files/files.js';
 import type { Secrets } from '../../secrets/binding.js';
 import type { Turns } from '../../workspace/turns.js';
 import type { Workspaces } from '../../workspace/workspaces.js';
-import type { Live } from '../../live/live.js';
+import type { Monitoring } from '../../live/monitor/monitoring.js';
 import type { Controls } from '../../live/control.js';
 import type { ControlTasks } from '../../live/tasks.js';
 import type { Capability } from '../capability.js';
@@ -28,7 +28,7 @@ import type { CallLog } from '../../ops/calls.js';
 export interface CallDeps {
   workspaces: Workspaces;
   /** the BiDi monitor and network capture; undefined where a caller built deps without them */
-  live?: Live;
+  monitoring?: Monitoring;
   turns: Turns;
   /** undefined when flows are off (no data directory) */
   flows?: FlowsService;
@@ -45,7 +45,14 @@ export interface CallDeps {
   /** what a result carries beside its answer while a person's Control applies (docs/live.md) */
   controlNotice?: (caller: Caller) => Promise<Record<string, unknown> | undefined>;
   /** a person's Control episodes, and how long await_control waits (LIVE_AWAIT_CAP) */
-  control?: { controls: Controls; capMs: number; tasks?: ControlTasks; viewer?: LiveViewer };
+  control?: {
+    controls: Controls;
+    capMs: number;
+    tasks?: ControlTasks;
+    viewer?: LiveViewer;
+    /** aborted when this replica stops (SIGTERM): a waiting await_control answers at once */
+    stopping?: AbortSignal;
+  };
 }
 
 export type ToolResult = Record<string, unknown>;
@@ -145,7 +152,6 @@ function workspaceContext(
     workspaceView(
       {
         workspaces: deps.workspaces,
-        readPage: readPageState,
         flowsHere: async () => (await flowsOf(false)?.list(false))?.map((f) => f.name) ?? [],
       },
       caller,

@@ -48,6 +48,9 @@ export const screenshot = defineTool({
   }),
   image: (result) => (result.data ? { data: result.data, mimeType: result.mime_type } : undefined),
   handler: async (args, { driver, browserName, files, secrets }) => {
+    if (args.save) {
+      files.ensureSaving();
+    }
     const data = await withSecretsMasked(driver, masking(secrets), () =>
       takeScreenshot(driver, browserName, {
         selector: args.selector,
@@ -73,7 +76,7 @@ export const screenshot = defineTool({
 export const print = defineTool({
   name: 'print',
   title: 'Print to PDF',
-  description: 'The page as a PDF, saved in Files; answers its uri.',
+  description: 'The page as a PDF, saved in Files.',
   kind: 'read',
   // saves a PDF in Files
   readOnly: false,
@@ -87,6 +90,7 @@ export const print = defineTool({
   }),
   output: z.object({ mime_type: z.literal('application/pdf'), bytes: z.number(), ...savedFile.shape }),
   handler: async (args, { driver, files, secrets }) => {
+    files.ensureSaving();
     const data = await withSecretsMasked(driver, masking(secrets), () =>
       printPdf(driver, { landscape: args.landscape ?? false, background: args.background ?? false }),
     );

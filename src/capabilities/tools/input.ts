@@ -9,7 +9,7 @@ import { fieldPage, receivingPage } from '../../browser/receiving-page.js';
 import { uploadFile } from '../../browser/upload.js';
 import { defineTool, asText, shortText } from '../capability.js';
 import { secretArgument } from './secrets.js';
-import { checked, exactlyOne, fileNameArgument, selector, waitOf, waitTimeout } from '../schemas.js';
+import { checked, exactlyOne, fileNameArgument, selector, selectorChoice, waitOf, waitTimeout } from '../schemas.js';
 import {
   MAX_LINE_CHARS,
   MAX_SCRIPT_ANSWER_BYTES,
@@ -21,6 +21,7 @@ import {
   MAX_WORD_CHARS,
 } from '../../limits.js';
 import { resolveUploadBytes } from '../../files/upload-source.js';
+import { typeByExtension } from '../../files/names.js';
 
 export const interactTool = defineTool({
   name: 'interact',
@@ -30,7 +31,7 @@ export const interactTool = defineTool({
   attach: 'open',
   runnableInFlow: true,
   navigates: true,
-  summary: (_args, result) => shortText(result.done),
+  summary: (args) => shortText(`${args.action} ${describeStep(args.selector)}`),
   input: z.object({
     action: z.enum(INTERACT_ACTIONS),
     selector,
@@ -41,14 +42,15 @@ export const interactTool = defineTool({
     args.action === 'select' && args.option === undefined
       ? 'select needs option: the text or value of the option to choose.'
       : undefined,
-  output: z.object({ done: z.string().describe('what was done, to which element') }),
+  // Nothing but where it left the browser: what was done, and to which element, the caller said.
+  output: z.object({}),
   handler: async (args, { driver }) => {
     const interaction =
       args.action === 'select'
         ? { action: args.action, option: checked(args.option, 'option') }
         : { action: args.action };
     await interact(driver, interaction, args.selector, waitOf(args));
-    return { done: `${args.action} ${describeSelector(args.selector)}` };
+    return {};
   },
 });
 
@@ -131,6 +133,16 @@ export const write = defineTool({
   },
 });
 
+/** A step's selector as its report names it; a list of alternatives by the first (its answer's selector_used says which matched). */
+function describeStep(given: unknown): string {
+  const parsed = selectorChoice.safeParse(given);
+  if (!parsed.success) {
+    return 'an element';
+  }
+  const [first] = Array.isArray(parsed.data) ? parsed.data : [parsed.data];
+  return first ? describeSelector(first) : 'an element';
+}
+
 /**
  * A secret in a field that is not a password field is allowed (a username, an account number
  * are secrets too, and their fields are text), and the answer says what that means.
@@ -188,8 +200,8 @@ export const uploadFileTool = defineTool({
       )
       .optional(),
     file: z.string().min(1).max(MAX_URI_CHARS).optional().describe('a workspace://files… uri'),
-    // No mime_type: WebDriver hands the browser a file, and the browser types it by its extension.
-    filename: fileNameArgument.optional().describe('the name the page sees; its extension sets the type'),
+    // No mime_type: the file's type follows its extension, as a browser types a file a person picks.
+    filename: fileNameArgument.optional().describe('name the page sees; its extension sets the type'),
     wait_timeout: waitTimeout,
   }),
   check: (args) =>
@@ -199,7 +211,7 @@ export const uploadFileTool = defineTool({
   output: z.object({ uploaded: z.string().describe('the file name the page received'), bytes: z.number() }),
   handler: async (args, { driver, files }) => {
     const file = await resolveUploadBytes(args, (uri) => files.readUri(uri));
-    await uploadFile(driver, args.selector, file, waitOf(args));
+    await uploadFile(driver, args.selector, { ...file, type: typeByExtension(file.name) }, waitOf(args));
     return { uploaded: file.name, bytes: file.bytes.byteLength };
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TRUNCATION_MARK } from '../../browser/reading.js';
-import { matchProblem, type CapturedBody } from '../../live/capture.js';
-import { isRequestType, REQUEST_TYPES } from '../../live/network-log.js';
+import { matchProblem, type CapturedBody } from '../../live/monitor/capture.js';
+import { isRequestType, REQUEST_TYPES } from '../../live/monitor/network-log.js';
 import { CARRIED } from '../../secrets/secret-call.js';
 import { signedLink } from '../../files/answers.js';
 import { defineTool } from '../capability.js';
@@ -55,7 +55,7 @@ export const captureNetwork = defineTool({
 export const workspaceNetwork = defineTool({
   name: 'workspace_network',
   title: 'Network requests',
-  description: 'Mirror of workspace://network: the captured requests.',
+  description: 'Mirror of workspace://network.',
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
@@ -92,6 +92,10 @@ export const workspaceNetwork = defineTool({
     count: z.number(),
     requests: z.array(entry),
     dropped: z.number().describe('oldest requests dropped to keep the limit'),
+    stopped: z
+      .string()
+      .optional()
+      .describe('why capture stopped unasked (its browser ended, or its BiDi failed), and what to do'),
   }),
   handler: async (args, { network }) => {
     const listing = await network.list(args);

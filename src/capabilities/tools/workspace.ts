@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { windowHeight, windowWidth } from '../schemas.js';
 import { defineTool } from '../capability.js';
+import { BROWSER_KINDS } from '../../grid/capabilities.js';
+import { currentWorkspaceAnswer } from '../../workspace/view.js';
+import { handBackSummary } from '../../live/hand-back.js';
 import { outlineTool } from './reading.js';
 import { readSkill, readSkillReference, REFERENCE_URI, SKILL_URI } from '../skill.js';
 
@@ -13,17 +16,18 @@ export const openSession = defineTool({
   attach: 'none',
   runnableInFlow: false,
   input: z.object({
-    browser: z.enum(['chrome', 'firefox']).optional().describe('default: last used'),
+    browser: z.enum(BROWSER_KINDS).optional().describe('default: last used'),
     width: windowWidth.optional(),
     height: windowHeight.optional(),
   }),
+  // A new browser's page is blank: the answer says which browser opened, not a page it read.
   output: z.object({
     session_id: z
       .string()
       .optional()
       .describe('stateless mode only: an opaque handle for this browser, valid for the caller that opened it'),
-    url: z.string(),
-    title: z.string(),
+    browser: z.enum(BROWSER_KINDS),
+    version: z.string(),
   }),
   handler: async (args, { workspace, secrets }) => {
     // A saved workspace's previous browser ends here: the values typed into it go with it.
@@ -31,8 +35,8 @@ export const openSession = defineTool({
     const opened = await workspace.open(args.browser, { width: args.width, height: args.height });
     return {
       ...(opened.sessionId === undefined ? {} : { session_id: opened.sessionId }),
-      url: opened.url,
-      title: opened.title,
+      browser: opened.browser,
+      version: opened.version,
     };
   },
 });
@@ -71,29 +75,14 @@ export const currentWorkspace = defineTool({
   takesTurn: false,
   http: { method: 'GET', path: '/workspace' },
   input: z.object({}),
-  output: z.object({
-    workspace: z.string().nullable(),
-    mode: z.enum(['saved', 'stateless']),
-    browser: z
-      .object({
-        session_id: z.string().optional().describe('stateless mode only: the handle passed'),
-        kind: z.enum(['chrome', 'firefox']),
-        version: z.string(),
-        alive: z.boolean(),
-      })
-      .nullable(),
-    window: z.object({ width: z.number(), height: z.number() }).nullable(),
-    url: z.string().nullable(),
-    title: z.string().nullable(),
-    flows_here: z.array(z.string()).describe('saved flows meant for the current page (run_flow)'),
-  }),
+  output: currentWorkspaceAnswer,
   handler: async (_args, { workspace }) => workspace.describe(),
 });
 
 export const skillTool = defineTool({
   name: 'selenium_flow_skill',
   title: 'The skill',
-  description: `Mirror of ${SKILL_URI} (read it first), or a reference it links to.`,
+  description: `Mirror of ${SKILL_URI}, or a reference it links to.`,
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,
@@ -135,22 +124,7 @@ export const awaitControl = defineTool({
   // enough to see the page, small enough for a model's context
   handBackRead: { tool: outlineTool, args: { max_chars: 4000 } },
   input: z.object({}),
-  output: z.object({
-    handed_back: z.boolean().describe('false: nobody had control, or still held at the cap (call again)'),
-    message: z.string().describe('what to do next'),
-    who: z.string().optional(),
-    held_for: z.number().optional().describe('seconds they held it'),
-    ended: z.literal(true).optional().describe('the browser ended while they held it: open_session'),
-    visited: z
-      .array(z.object({ url: z.string(), title: z.string() }))
-      .optional()
-      .describe('pages they reached, oldest first (at most 100)'),
-    dropped: z.number().optional().describe('older pages left out of visited'),
-    url: z.string().optional().describe('the page now'),
-    title: z.string().optional(),
-    outline: z.string().optional(),
-    truncated: z.boolean().optional(),
-  }),
+  output: handBackSummary,
   handler: async (_args, { control }) => ({ ...(await control.awaitHandBack()) }),
 });
 

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Socket } from 'node:net';
-import { BadRequest, errorBody, PayloadTooLarge, SeleniumFlowError } from '../../errors.js';
+import { BadRequest, errorBody, InsufficientScope, PayloadTooLarge, SeleniumFlowError } from '../../errors.js';
 import { global } from './global.js';
+import { returnRequestId } from './request-log.js';
 
 /**
  * A client that opens a connection and sends half a request holds a socket and its memory for as
@@ -40,9 +41,11 @@ export function frameworkErrors(
 ): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'> {
   return {
     // The router's own refusals (a malformed %-escape) and Node's (headers too large) in the shared error shape.
-    frameworkErrors: (err, _request, reply) => {
+    frameworkErrors: (err, request, untypedReply) => {
       const { status, body } = errorBody(fromFastifyError(err, maxBodyBytes));
-      void (reply as FastifyReply).code(status).send(body);
+      const reply = untypedReply as FastifyReply;
+      returnRequestId(request, reply);
+      void reply.code(status).send(body);
     },
     clientErrorHandler: refuseMalformedRequest,
   };
@@ -123,12 +126,34 @@ function sendError(reply: FastifyReply, err: unknown, app: FastifyInstance) {
   if (status === 500) {
     app.log.error({ err: errorSummary(err) }, 'unexpected error');
   }
-  if (status === 401) {
-    // RFC 6750: the scheme a client should answer with. No resource_metadata: there is no OAuth here.
-    const sent = reply.request.headers.authorization !== undefined;
-    void reply.header('www-authenticate', `Bearer realm="selenium-flow"${sent ? ', error="invalid_token"' : ''}`);
+  if (status === 401 || err instanceof InsufficientScope) {
+    void reply.header('www-authenticate', challengeOf(reply.request, err));
   }
   return reply.code(status).send(body);
+}
+
+/**
+ * RFC 6750 §3: the scheme a client should answer with. With OAUTH_ISSUER it also says where the
+ * issuer is found (RFC 9728 §5.1) and the scope the route needs, so an MCP client can sign in
+ * from the 401 alone, or again with more scope from the 403.
+ */
+function challengeOf(request: FastifyRequest, err: unknown): string {
+  const parts = ['realm="selenium-flow"'];
+  const oauth = request.oauthChallenge;
+  if (err instanceof InsufficientScope) {
+    parts.push('error="insufficient_scope"', `scope="${err.scope}"`);
+  } else {
+    if (request.headers.authorization !== undefined) {
+      parts.push('error="invalid_token"');
+    }
+    if (oauth) {
+      parts.push(`scope="${oauth.scope}"`);
+    }
+  }
+  if (oauth) {
+    parts.push(`resource_metadata="${oauth.resourceMetadata}"`);
+  }
+  return `Bearer ${parts.join(', ')}`;
 }
 
 /**

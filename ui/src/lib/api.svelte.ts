@@ -5,9 +5,14 @@
 import type { AdminApi, AdminRoute } from '../../../src/http/admin/api-map';
 
 const TOKEN_KEY = 'selenium-flow:admin-token';
+/** how the token came: pasted (or the admin link's session), or from OAUTH_ISSUER */
+const VIA_KEY = 'selenium-flow:admin-via';
+
+export type SignedInVia = 'token' | 'oauth';
 
 export const session = $state({
   token: sessionStorage.getItem(TOKEN_KEY) ?? '',
+  via: sessionStorage.getItem(VIA_KEY) === 'oauth' ? 'oauth' : 'token',
   /** why the sign-in form is showing, when it is not the first visit */
   refusal: '',
   /** false while the server cannot be reached; every poll that succeeds sets it back */
@@ -26,16 +31,19 @@ export class ApiError extends Error {
   }
 }
 
-export function signIn(token: string): void {
+export function signIn(token: string, via: SignedInVia = 'token'): void {
   session.token = token;
+  session.via = via;
   session.refusal = '';
   sessionStorage.setItem(TOKEN_KEY, token);
+  sessionStorage.setItem(VIA_KEY, via);
 }
 
 export function signOut(refusal = ''): void {
   session.token = '';
   session.refusal = refusal;
   sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(VIA_KEY);
 }
 
 /** `workspaces/a b/files` → an address under this page's own path (…/admin/api/…), whatever the prefix. */
@@ -88,8 +96,11 @@ export async function call(path: string, options: Call = {}): Promise<Response> 
     (answer as { error?: { message?: string } } | undefined)?.error?.message ??
     `The server answered HTTP ${response.status}.`;
   if (response.status === 401) {
+    // An access token expires: the server's sentence says so, and signing in again is one click.
     signOut(
-      'The server refused that token. Paste the ADMIN_TOKEN (or MCP_AUTH_TOKEN) this server runs with, or open the admin link it printed when it started.',
+      session.via === 'oauth'
+        ? message
+        : 'The server refused that token. Paste the ADMIN_TOKEN (or MCP_AUTH_TOKEN) this server runs with, or open the admin link it printed when it started.',
     );
   }
   throw new ApiError(response.status, message, answer);

@@ -26,6 +26,7 @@ export type {
   BrowserWindow,
   ControlAsked,
   ControlLeft,
+  ControlState,
   LiveControl,
   LiveStatus,
   LiveTicket,
