@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { FRAME_GONE, FRAME_GONE_WHILE_ACTING, FRAME_LEFT_BY_ACT } from '../../src/browser/frames.js';
 import { TRUNCATION_MARK } from '../../src/browser/reading.js';
 import {
@@ -117,7 +117,7 @@ describe('navigate', () => {
 });
 
 describe('interact', () => {
-  beforeAll(async () => {
+  beforeEach(async () => {
     await ok('navigate', { url: `${site}/login.html` });
   });
 
