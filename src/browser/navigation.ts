@@ -1,10 +1,8 @@
 import type { WebDriver } from 'selenium-webdriver';
-import { wdError } from './webdriver.js';
 import { PageUnreachable } from '../errors.js';
 import { ADDRESS_CLOSED, PORT_CLOSED, readProxyPageTitle } from '../grid/proxy-page.js';
-import { poll } from '../poll.js';
-import { errorPageReason, inPage, navigationSettled, watchNavigations } from './scripts.js';
-import { readPageState, type PageState } from './page-state.js';
+import { errorPageReason, inPage, watchNavigations } from './scripts.js';
+import { readPageState, waitUntilSettled, type PageState } from './page-state.js';
 
 export type HistoryAction = 'back' | 'forward' | 'refresh';
 
@@ -80,14 +78,6 @@ export async function moveThroughHistory(driver: WebDriver, action: HistoryActio
 }
 
 const WATCH_NAVIGATIONS = inPage(watchNavigations);
-const NAVIGATION_SETTLED = inPage(navigationSettled, { watchNavigations });
-/**
- * How long an act's navigation may take to commit and load before the page is read as it is. A
- * form whose answer is a download or a 204 starts a navigation that never leaves the page, and
- * nothing in the page says so: on Firefox such a submit answers after this long.
- */
-const SETTLE_MS = 10_000;
-const SETTLE_EVERY_MS = 50;
 
 /**
  * Runs an act that may send a form or move the page (a key, Enter in a field, a value whose
@@ -101,23 +91,8 @@ const SETTLE_EVERY_MS = 50;
 export async function settleAfter<T>(driver: WebDriver, act: () => Promise<T>): Promise<T> {
   await driver.executeScript(WATCH_NAVIGATIONS);
   const done = await act();
-  await poll(async () => ((await settledNow(driver)) ? true : undefined), SETTLE_MS, SETTLE_EVERY_MS);
+  await waitUntilSettled(driver, Date.now());
   return done;
-}
-
-async function settledNow(driver: WebDriver): Promise<boolean> {
-  try {
-    // A script that a navigation interrupts answers null (Firefox) or fails: not yet.
-    return (await driver.executeScript<unknown>(NAVIGATION_SETTLED)) === true;
-  } catch (err) {
-    if (err instanceof wdError().UnexpectedAlertOpenError) {
-      return true; // the page opened a dialog: that is the page state now
-    }
-    if (err instanceof wdError().JavascriptError || err instanceof wdError().NoSuchFrameError) {
-      return false;
-    }
-    throw err;
-  }
 }
 
 /** What Chromium's most common network failures mean, for the caller deciding what to do next. */

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { documentWentAway } from './errors.js';
 import { frameDiscarded } from './frames.js';
 import { wdError } from './webdriver.js';
-import { inPage, topPage, topPageAfterTasks, watchNavigations } from './scripts.js';
+import { poll } from '../poll.js';
+import { inPage, navigationSettled, topPage, topPageAfterTasks, watchNavigations } from './scripts.js';
 
 /** Where the browser is: every acting tool answers it, and the workspace remembers it. */
 export const pageState = z.object({
@@ -40,9 +41,9 @@ export async function readPageState(driver: WebDriver): Promise<PageState> {
  */
 export async function readPageAfterAct(driver: WebDriver): Promise<PageState> {
   return readPage(driver, async () => {
-    let top: [string, string] | null | 'leaving';
+    let top: [string, string] | null | 'leaving' | 'broken';
     try {
-      top = await driver.executeScript<[string, string] | null | 'leaving'>(TOP_PAGE_AFTER_TASKS);
+      top = await driver.executeScript<[string, string] | null | 'leaving' | 'broken'>(TOP_PAGE_AFTER_TASKS);
     } catch (err) {
       // The document went away under the script, or the page broke it: read again. A page
       // that truly never yields holds the second read too, until the call's deadline
@@ -53,8 +54,12 @@ export async function readPageAfterAct(driver: WebDriver): Promise<PageState> {
       }
       top = 'leaving';
     }
+    if (top === 'broken') {
+      // geckodriver reads the document it finds, one the act may be about to leave.
+      await waitUntilSettled(driver, Date.now());
+    }
     // null: a cross-origin frame, out of the script's reach; readPage asks the driver.
-    return top === 'leaving' ? driver.executeScript<[string, string] | null>(TOP_PAGE) : top;
+    return top === 'leaving' || top === 'broken' ? driver.executeScript<[string, string] | null>(TOP_PAGE) : top;
   });
 }
 
@@ -80,6 +85,45 @@ async function readPage(driver: WebDriver, readTop: () => Promise<[string, strin
     if (await frameDiscarded(driver, err)) {
       await driver.switchTo().defaultContent();
       return readPage(driver, readTop);
+    }
+    throw err;
+  }
+}
+
+const NAVIGATION_SETTLED = inPage(navigationSettled, { watchNavigations });
+/**
+ * How long an act's navigation may take to commit and load before the page is read as it is. A
+ * form whose answer is a download or a 204 starts a navigation that never leaves the page, and
+ * nothing in the page says so: on Firefox such a submit answers after this long.
+ */
+const SETTLE_MS = 10_000;
+const SETTLE_EVERY_MS = 50;
+/**
+ * How long an act on a page that broke the navigation watch waits for another document before
+ * the page is read as it is: the act may have started no navigation, and geckodriver's own wait
+ * after a click ends, under load, before the navigation the click started is seen.
+ */
+const BROKEN_WATCH_GRACE_MS = 2_000;
+
+/** Waits until the navigation an act (done at `actedAt`) started, if any, has loaded. */
+export async function waitUntilSettled(driver: WebDriver, actedAt: number): Promise<void> {
+  await poll(
+    async () => ((await settledNow(driver, Date.now() - actedAt >= BROKEN_WATCH_GRACE_MS)) ? true : undefined),
+    SETTLE_MS,
+    SETTLE_EVERY_MS,
+  );
+}
+
+async function settledNow(driver: WebDriver, graceOver: boolean): Promise<boolean> {
+  try {
+    // A script that a navigation interrupts answers null (Firefox) or fails: not yet.
+    return (await driver.executeScript<unknown>(NAVIGATION_SETTLED, graceOver)) === true;
+  } catch (err) {
+    if (err instanceof wdError().UnexpectedAlertOpenError) {
+      return true; // the page opened a dialog: that is the page state now
+    }
+    if (err instanceof wdError().JavascriptError || err instanceof wdError().NoSuchFrameError) {
+      return false;
     }
     throw err;
   }

@@ -43,15 +43,15 @@ export function topPage(): [string, string] | null {
  * The read after an act (needs `topPage` and `watchNavigations`), a promise the driver awaits:
  * it lets two timer turns pass, so the form submission a click queued has run, then answers
  * 'leaving' when a navigation away from this document started since the last read (the
- * driver, asked again, waits for it), else the page. A page whose setTimeout is its own (fake
+ * driver, asked again, waits for it), 'broken' when the page broke the watch, else the page. A page whose setTimeout is its own (fake
  * timers) may never run it: there it answers at once, as before the wait.
  */
-export function topPageAfterTasks(): Promise<[string, string] | null | 'leaving'> {
+export function topPageAfterTasks(): Promise<[string, string] | null | 'leaving' | 'broken'> {
   return new Promise((done) => {
     // Not watched (no read since this document came): nothing to go by, as before the watcher.
     const read = () => {
       const left = watchNavigations();
-      done(left === true || left === 'broken' ? 'leaving' : topPage());
+      done(left === true ? 'leaving' : left === 'broken' ? 'broken' : topPage());
     };
     if (String(setTimeout).includes('[native code]')) {
       setTimeout(() => setTimeout(read));
@@ -245,6 +245,15 @@ export function watchNavigations(fresh = true): boolean | 'unwatched' | 'broken'
     navigation?.addEventListener('navigateerror', () => (seen.finished += 1));
     return 'unwatched';
   } catch {
+    // Marked on the document, not the window the page broke: navigationSettled then tells this
+    // document, left behind, from the next one (a page that breaks this too waits out the grace).
+    try {
+      if (fresh) {
+        (document as Document & Record<symbol, boolean>)[Symbol.for('selenium-flow.left-behind')] = true;
+      }
+    } catch {
+      // read as it is once the grace is over
+    }
     return 'broken';
   }
 }
@@ -252,9 +261,19 @@ export function watchNavigations(fresh = true): boolean | 'unwatched' | 'broken'
 /**
  * Whether a navigation watched by watchNavigations (needed beside it) is over: none left the
  * document, or another document is here now and has loaded. Firefox shows a passing
- * about:blank while one document replaces another.
+ * about:blank while one document replaces another. On a page that broke the watch, only another
+ * document has settled until `graceOver`: the act may have started no navigation at all.
  */
-export function navigationSettled(): boolean {
+export function navigationSettled(graceOver = false): boolean {
+  let leftBehind = false;
+  try {
+    leftBehind = (document as Document & Record<symbol, unknown>)[Symbol.for('selenium-flow.left-behind')] === true;
+  } catch {
+    // read as a new document
+  }
   const left = watchNavigations(false);
+  if (left === 'broken' && leftBehind && !graceOver) {
+    return false;
+  }
   return left === false || (left !== true && document.readyState === 'complete' && location.href !== 'about:blank');
 }
