@@ -34,6 +34,30 @@ export async function displayShowing(title: string): Promise<BrowserDisplay> {
   throw new Error(`No display shows a window titled ${title}; the displays show: ${await windowNames()}.`);
 }
 
+/**
+ * Every display's windows (name and geometry), pointer and focus: for a failure of input through
+ * VNC to say what the screen was like.
+ */
+export async function displaysSeen(): Promise<string> {
+  const seen: string[] = [];
+  for (const entry of (await readdir(tmpdir())).filter((e) => e.startsWith('selenium-flow-display-'))) {
+    const dir = join(tmpdir(), entry);
+    const number = (await readFile(join(dir, 'display'), 'utf8').catch(() => '')).trim();
+    const env = xEnv({ display: `:${number}`, xauthority: join(dir, 'xauth') });
+    const said = async (command: string, args: string[]) =>
+      (await run(command, args, { env }).catch(() => ({ stdout: '?' }))).stdout.trim();
+    const windows = (await said('xwininfo', ['-root', '-tree']))
+      .split('\n')
+      .flatMap(
+        (line) => /^\s+0x[0-9a-f]+ "([^"]+)":.* (\d+x\d+\+-?\d+\+-?\d+)/.exec(line)?.slice(1, 3).join(' ') ?? [],
+      );
+    const pointer = await said('xdotool', ['getmouselocation']);
+    const focus = await said('xdotool', ['getwindowfocus', 'getwindowname']);
+    seen.push(`:${number} [${windows.join(' | ')}] pointer ${pointer}, focus ${focus}`);
+  }
+  return seen.join('; ') || 'no display at all';
+}
+
 /** Every display's window names, for a failure to say what it saw instead. */
 async function windowNames(): Promise<string> {
   const seen: string[] = [];
@@ -317,5 +341,19 @@ async function attackAs(attack: WindowAttack & { workspace: string }, agent: Cal
   expect(shared.length, shared.join(', ')).toBeLessThanOrEqual(2);
   for (const path of [...attack.serversFiles, '/root', '/home']) {
     expect(await view.sees(path), path).toBe(false);
+  }
+}
+
+/** The page heard `expected` through VNC within 10 s; else the failure says what the displays showed. */
+export async function heardIs(heard: () => Promise<string[]>, expected: string[]): Promise<void> {
+  try {
+    await expect.poll(heard, { timeout: 10_000 }).toEqual(expected);
+  } catch (error) {
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}; the displays: ${await displaysSeen()}`,
+      {
+        cause: error,
+      },
+    );
   }
 }

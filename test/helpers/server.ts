@@ -248,3 +248,43 @@ export async function waitForWatchableSlot(
     throw new Error(`no watchable slot of the Grid came free within ${withinMs / 1000} s (${held.join('; ')})`);
   }
 }
+
+/**
+ * Opens a workspace's browser on the shared Grid's watchable slot (the server runs with
+ * LIVE_VIEW=prefer): waits for the slot, opens with `first` (a call that opens a browser), and
+ * when another file's browser took the slot in between, or the server's reading of the Grid
+ * was older than the wait, the browser is headless: it is ended and the open tried again.
+ */
+export async function openWatchable(
+  running: RunningServer,
+  workspace: string,
+  headers: Record<string, string>,
+  options: {
+    first?: { path: string; body: Record<string, unknown> };
+    browser?: BrowserKind;
+    gridUrl?: string;
+    withinMs?: number;
+  } = {},
+): Promise<void> {
+  const {
+    first = { path: '/browser/open-session', body: {} },
+    browser = 'chrome',
+    gridUrl = inject('gridUrl'),
+  } = options;
+  const deadline = Date.now() + (options.withinMs ?? 180_000);
+  for (let tries = 1; ; tries++) {
+    await waitForWatchableSlot(gridUrl, Math.max(deadline - Date.now(), 1_000), browser);
+    const opened = await rest(running.url, first.path, first.body, headers);
+    if (opened.status !== 200) {
+      throw new Error(`${first.path} answered ${opened.status}: ${JSON.stringify(opened.body)}`);
+    }
+    const record = await running.server.store.get(callerOfWorkspace(workspace).key);
+    if (record?.capabilities?.['se:vnc'] !== undefined) {
+      return;
+    }
+    await rest(running.url, '/browser/end-browser', {}, headers);
+    if (Date.now() > deadline) {
+      throw new Error(`no browser of ${workspace} landed on the watchable slot in ${tries} tries`);
+    }
+  }
+}

@@ -12,11 +12,11 @@ import { RfbClient } from '../helpers/rfb-client.js';
 import {
   gridIdOf,
   gridSessionIds,
+  openWatchable,
   rest,
   sharedGridEnv,
   startServer,
   testBrowser,
-  waitForWatchableSlot,
   type RunningServer,
 } from '../helpers/server.js';
 
@@ -433,8 +433,9 @@ describe.skipIf(!chromium)('a viewer of a browser that ends under Control', () =
     const own = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' });
     const watched = { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'watched-failure' };
     try {
-      await waitForWatchableSlot(gridUrl);
-      expect((await rest(own.url, '/browser/navigate', { url: `${site}/welcome.html` }, watched)).status).toBe(200);
+      await openWatchable(own, 'watched-failure', watched, {
+        first: { path: '/browser/navigate', body: { url: `${site}/welcome.html` } },
+      });
       const gridId = (await gridIdOf(own, 'watched-failure')) ?? '';
       const minted = await rest(
         own.url,

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectAppClient } from '../ui/app-host.js';
+import { heardIs } from '../helpers/browser-window.js';
 import { RfbClient } from '../helpers/rfb-client.js';
-import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
+import { openWatchable, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 /**
  * The live app's tools (watch, live_ticket, take_control, hand_back) as the app calls them: over
@@ -60,9 +61,9 @@ beforeAll(async () => {
   );
   running = await startServer({ TOKENS_FILE: tokensFile, CONTROL_BY: 'apps', LIVE_VIEW: 'prefer' });
   wsBase = running.url.replace(/^http/, 'ws');
-  await waitForWatchableSlot(inject('gridUrl'));
-  const opened = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/input-log.html` }, agent);
-  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+  await openWatchable(running, WORKSPACE, agent, {
+    first: { path: '/browser/navigate', body: { url: `${inject('siteUrl')}/input-log.html` } },
+  });
   app = await appClient(WORKSPACE);
 }, 240_000);
 
@@ -141,7 +142,7 @@ describe('the live app’s tools', () => {
       expect(taken.structured).toMatchObject({ state: 'held', who: 'the person at the MCP client' });
       await poke(client, 'abc');
       const held = ['button 0', 'key a', 'key b', 'key c'];
-      await expect.poll(heard, { timeout: 10_000 }).toEqual(held);
+      await heardIs(heard, held);
 
       const navigate = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html` }, agent);
       expect(navigate.status).toBe(409);
@@ -162,7 +163,7 @@ describe('the live app’s tools', () => {
       // The marker: held again, one more key; 'xyz' would stand before it had it passed.
       expect((await app.call('take_control', { viewer: minted.viewer })).structured).toMatchObject({ state: 'held' });
       await poke(client, 'q');
-      await expect.poll(heard, { timeout: 10_000 }).toEqual([...held, 'button 0', 'key q']);
+      await heardIs(heard, [...held, 'button 0', 'key q']);
       const again = await app.call('hand_back', { viewer: minted.viewer });
       expect(again.structured).toEqual({ state: 'handed_back' });
       // The hand-back is said to the agent, once, on its next call: the person's own button

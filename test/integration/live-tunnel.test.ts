@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
+import { heardIs } from '../helpers/browser-window.js';
 import { RfbClient } from '../helpers/rfb-client.js';
-import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
+import { openWatchable, rest, startServer, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'live-admin-token';
 const TOKEN = 'live-bearer-token';
@@ -13,17 +14,7 @@ beforeAll(async () => {
   // LIVE_VIEW prefer: this file's browser takes the shared Grid's one watchable slot.
   running = await startServer({ ADMIN_TOKEN: ADMIN, MCP_AUTH_TOKEN: TOKEN, LIVE_VIEW: 'prefer' });
   wsBase = running.url.replace(/^http/, 'ws');
-  await waitForWatchableSlot(inject('gridUrl'));
-  const opened = await rest(
-    running.url,
-    '/browser/open-session',
-    {},
-    {
-      authorization: `Bearer ${TOKEN}`,
-      'x-workspace': 'watched',
-    },
-  );
-  expect(opened.status).toBe(200);
+  await openWatchable(running, 'watched', { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'watched' });
 }, 240_000);
 
 afterAll(async () => {
@@ -74,10 +65,11 @@ function refusedWith(path: string, headers: Record<string, string> = {}): Promis
 describe('a watchable Firefox', () => {
   it('is headed on a display of its own, and its VNC greets through the tunnel', async () => {
     const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'watched-firefox' };
-    await waitForWatchableSlot(inject('gridUrl'), 150_000, 'firefox');
     try {
-      const opened = await rest(running.url, '/browser/open-session', { browser: 'firefox' }, agent);
-      expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+      await openWatchable(running, 'watched-firefox', agent, {
+        first: { path: '/browser/open-session', body: { browser: 'firefox' } },
+        browser: 'firefox',
+      });
       const status = await rest(running.url, '/admin/api/workspaces/watched-firefox/live', undefined, admin);
       expect(status.body).toEqual({
         browser: true,
@@ -257,14 +249,14 @@ describe('Watch is watch: input reaches the VNC server only under Control', () =
       expect((await control('POST', minted.body.viewer)).state).toBe('held');
       await poke(client, 'def');
       const held = ['button 0', 'key d', 'key e', 'key f'];
-      await expect.poll(heard, { timeout: 10_000 }).toEqual(held);
+      await heardIs(heard, held);
 
       expect(await control('DELETE', minted.body.viewer)).toEqual({ state: 'handed_back' });
       await poke(client, 'xyz');
       // The marker: held again, one more key; 'xyz' would stand before it had it passed.
       expect((await control('POST', minted.body.viewer)).state).toBe('held');
       await poke(client, 'q');
-      await expect.poll(heard, { timeout: 10_000 }).toEqual([...held, 'button 0', 'key q']);
+      await heardIs(heard, [...held, 'button 0', 'key q']);
       expect(await control('DELETE', minted.body.viewer)).toEqual({ state: 'handed_back' });
     } finally {
       client.close();

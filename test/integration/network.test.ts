@@ -196,7 +196,7 @@ describe('network capture over HTTP and MCP', () => {
     expect(saved.status).toBeLessThan(300);
     const ran = await rest(server.url, '/flows/orders/run', {}, { 'x-workspace': 'net-flow' });
     expect(ran.status).toBe(200);
-    expect(ran.body).toMatchObject({ status: 'ok' });
+    expect(ran.body, JSON.stringify(ran.body)).toMatchObject({ status: 'ok' });
     const listing = await listedWith('/api/orders', 'net-flow');
     expect(listing.match).toBe('*/api/*');
     expect(listing.requests.map((r) => new URL(r.url).pathname)).toEqual(['/api/orders']);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
+import { openWatchable, rest, startServer, type RunningServer } from '../helpers/server.js';
 import { connectAppClient, renderApp, type McpAppClient, type RenderedApp } from './app-host.js';
 import { launchBrowser, type PageBrowser } from './browser.js';
 import { clickInPicture, expectWindowFillsFrame, inWorkspaceBrowser, type InBrowser } from './live-picture.js';
@@ -58,14 +58,9 @@ beforeAll(async () => {
     launchBrowser(),
   ]);
   inBrowser = inWorkspaceBrowser(running, inject('gridUrl'), WORKSPACE);
-  await waitForWatchableSlot(inject('gridUrl'));
-  const opened = await rest(
-    running.url,
-    '/browser/navigate',
-    { url: `${inject('siteUrl')}/input-log.html` },
-    asWorkspace,
-  );
-  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+  await openWatchable(running, WORKSPACE, asWorkspace, {
+    first: { path: '/browser/navigate', body: { url: `${inject('siteUrl')}/input-log.html` } },
+  });
   host = await connectAppClient(running.url, {
     workspace: WORKSPACE,
     headers: { authorization: `Bearer ${HOST_TOKEN}` },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEmbeddedGrid, type EmbeddedGrid } from '../../src/embedded-grid/index.js';
 import { FIXTURE_PORTS } from '../fixtures/site.js';
 import { callHeldOpen } from '../helpers/running-call.js';
-import { rest, startServer, waitForWatchableSlot, type RunningServer } from '../helpers/server.js';
+import { openWatchable, rest, startServer, type RunningServer } from '../helpers/server.js';
 import {
   accessibilityViolations,
   launchBrowser,
@@ -38,9 +38,10 @@ beforeAll(async () => {
     launchBrowser(),
   ]);
   inBrowser = inWorkspaceBrowser(running, gridUrl, WORKSPACE);
-  await waitForWatchableSlot(gridUrl);
-  const opened = await rest(running.url, '/browser/navigate', { url: `${siteUrl}/login.html` }, agent);
-  expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+  await openWatchable(running, WORKSPACE, agent, {
+    first: { path: '/browser/navigate', body: { url: `${siteUrl}/login.html` } },
+    gridUrl,
+  });
   const status = await rest(running.url, `/admin/api/workspaces/${WORKSPACE}/live`, undefined, {
     authorization: `Bearer ${ADMIN}`,
   });
