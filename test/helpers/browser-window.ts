@@ -345,12 +345,16 @@ async function attackAs(attack: WindowAttack & { workspace: string }, agent: Cal
 }
 
 /** The page heard `expected` through VNC within 10 s; else the failure says what the displays showed. */
-export async function heardIs(heard: () => Promise<string[]>, expected: string[]): Promise<void> {
+export async function heardIs(
+  heard: () => Promise<string[]>,
+  expected: string[],
+  context: () => Promise<string> = () => Promise.resolve(''),
+): Promise<void> {
   try {
     await expect.poll(heard, { timeout: 10_000 }).toEqual(expected);
   } catch (error) {
     throw new Error(
-      `${error instanceof Error ? error.message : String(error)}; the displays: ${await displaysSeen()}`,
+      `${error instanceof Error ? error.message : String(error)}; the displays: ${await displaysSeen()}; ${await context()}`,
       {
         cause: error,
       },

@@ -288,3 +288,12 @@ export async function openWatchable(
     }
   }
 }
+
+/** Which session holds each watchable slot, and which is the workspace's: for a live test's failure. */
+export async function watchableSlotsSeen(running: RunningServer, workspace: string): Promise<string> {
+  const own = await gridIdOf(running, workspace);
+  const slots = upSlots(await fetchGridStatus(inject('gridUrl')))
+    .filter((slot) => slot.stereotype?.[LIVE_VIEW_CAPABILITY] === true)
+    .map((slot) => `${String(slot.stereotype?.browserName)} slot: ${slot.session?.sessionId.slice(0, 8) ?? 'free'}`);
+  return `${workspace}'s browser: ${own?.slice(0, 8) ?? 'none'}; ${slots.join(', ')}`;
+}

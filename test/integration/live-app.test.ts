@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectAppClient } from '../ui/app-host.js';
 import { heardIs } from '../helpers/browser-window.js';
 import { RfbClient } from '../helpers/rfb-client.js';
-import { openWatchable, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { openWatchable, rest, startServer, watchableSlotsSeen, type RunningServer } from '../helpers/server.js';
 
 /**
  * The live app's tools (watch, live_ticket, take_control, hand_back) as the app calls them: over
@@ -142,7 +142,7 @@ describe('the live app’s tools', () => {
       expect(taken.structured).toMatchObject({ state: 'held', who: 'the person at the MCP client' });
       await poke(client, 'abc');
       const held = ['button 0', 'key a', 'key b', 'key c'];
-      await heardIs(heard, held);
+      await heardIs(heard, held, () => watchableSlotsSeen(running, WORKSPACE));
 
       const navigate = await rest(running.url, '/browser/navigate', { url: `${inject('siteUrl')}/table.html` }, agent);
       expect(navigate.status).toBe(409);
@@ -163,7 +163,7 @@ describe('the live app’s tools', () => {
       // The marker: held again, one more key; 'xyz' would stand before it had it passed.
       expect((await app.call('take_control', { viewer: minted.viewer })).structured).toMatchObject({ state: 'held' });
       await poke(client, 'q');
-      await heardIs(heard, [...held, 'button 0', 'key q']);
+      await heardIs(heard, [...held, 'button 0', 'key q'], () => watchableSlotsSeen(running, WORKSPACE));
       const again = await app.call('hand_back', { viewer: minted.viewer });
       expect(again.structured).toEqual({ state: 'handed_back' });
       // The hand-back is said to the agent, once, on its next call: the person's own button

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
 import { heardIs } from '../helpers/browser-window.js';
 import { RfbClient } from '../helpers/rfb-client.js';
-import { openWatchable, rest, startServer, type RunningServer } from '../helpers/server.js';
+import { openWatchable, rest, startServer, watchableSlotsSeen, type RunningServer } from '../helpers/server.js';
 
 const ADMIN = 'live-admin-token';
 const TOKEN = 'live-bearer-token';
@@ -249,14 +249,14 @@ describe('Watch is watch: input reaches the VNC server only under Control', () =
       expect((await control('POST', minted.body.viewer)).state).toBe('held');
       await poke(client, 'def');
       const held = ['button 0', 'key d', 'key e', 'key f'];
-      await heardIs(heard, held);
+      await heardIs(heard, held, () => watchableSlotsSeen(running, 'watched'));
 
       expect(await control('DELETE', minted.body.viewer)).toEqual({ state: 'handed_back' });
       await poke(client, 'xyz');
       // The marker: held again, one more key; 'xyz' would stand before it had it passed.
       expect((await control('POST', minted.body.viewer)).state).toBe('held');
       await poke(client, 'q');
-      await heardIs(heard, [...held, 'button 0', 'key q']);
+      await heardIs(heard, [...held, 'button 0', 'key q'], () => watchableSlotsSeen(running, 'watched'));
       expect(await control('DELETE', minted.body.viewer)).toEqual({ state: 'handed_back' });
     } finally {
       client.close();
