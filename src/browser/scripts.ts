@@ -249,7 +249,7 @@ export function watchNavigations(fresh = true): boolean | 'unwatched' | 'broken'
     // document, left behind, from the next one (a page that breaks this too waits out the grace).
     try {
       if (fresh) {
-        (document as Document & Record<symbol, boolean>)[Symbol.for('selenium-flow.left-behind')] = true;
+        Reflect.set(document, Symbol.for('selenium-flow.left-behind'), true);
       }
     } catch {
       // read as it is once the grace is over
@@ -267,7 +267,7 @@ export function watchNavigations(fresh = true): boolean | 'unwatched' | 'broken'
 export function navigationSettled(graceOver = false): boolean {
   let leftBehind = false;
   try {
-    leftBehind = (document as Document & Record<symbol, unknown>)[Symbol.for('selenium-flow.left-behind')] === true;
+    leftBehind = Reflect.get(document, Symbol.for('selenium-flow.left-behind')) === true;
   } catch {
     // read as a new document
   }
