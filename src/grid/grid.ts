@@ -168,7 +168,14 @@ export class Grid {
    * own timeout (minutes). A Grid with no node up yet may be scaling from zero, so it is asked.
    */
   private async checkOffers(kind: BrowserKind): Promise<Offers | undefined> {
-    const offers = await this.offers.get().catch(() => undefined);
+    const read = await this.offers.get().catch(() => undefined);
+    // Whether the watchable slot is free decides where a browser runs: on a stale reading, one
+    // another process took is asked for and queued (a 503 after GRID_SLOT_WAIT), and one freed
+    // since is missed (the browser runs headless, and nobody can watch it).
+    const offers =
+      this.options.liveView === 'prefer' && read?.steered.has(kind)
+        ? await this.offers.get(true).catch(() => read)
+        : read;
     const offered = offers?.browsers;
     if (offered && offered.size > 0 && !offered.has(kind)) {
       const names = [...offered].sort().join(', ');

@@ -203,10 +203,10 @@ export class GridOffers {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The offers; throws only when there has never been a reading and the Grid does not answer. */
-  async get(): Promise<Offers> {
+  /** The offers (read again first when `fresh` and stale); throws only when never read and the Grid is down. */
+  async get(fresh = false): Promise<Offers> {
     const last = this.last;
-    if (!last) {
+    if (!last || (fresh && this.now() - last.at >= this.freshMs)) {
       return this.refresh();
     }
     if (this.now() - last.at >= this.freshMs) {

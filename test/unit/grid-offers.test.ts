@@ -120,6 +120,28 @@ describe('the cached reading', () => {
     expect(reads).toBe(3);
   });
 
+  it('reads again before answering a caller that asks for a fresh reading, once the last is stale', async () => {
+    let reads = 0;
+    let clock = 0;
+    let answer = status(node(1, { browserName: 'chrome' }));
+    const offers = new GridOffers(
+      async () => {
+        reads += 1;
+        return answer;
+      },
+      1000,
+      () => clock,
+    );
+    await offers.get(true);
+    clock = 500;
+    await offers.get(true);
+    expect(reads).toBe(1);
+    answer = status(node(1, { browserName: 'firefox' }));
+    clock = 1500;
+    expect((await offers.get(true)).browsers.has('firefox')).toBe(true);
+    expect(reads).toBe(2);
+  });
+
   it('fails only when there was never a reading', async () => {
     const offers = new GridOffers(async () => {
       throw new Error('down');
