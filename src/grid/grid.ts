@@ -17,7 +17,7 @@ import {
   type WindowSize,
 } from './capabilities.js';
 import { browserNotStarted, translateGridError } from './failures.js';
-import { newSession } from './new-session.js';
+import { newSession, startOnTheTab } from './new-session.js';
 import { sessionRunning } from './session-lookup.js';
 
 /** Where the Grid's URL and its credentials are handled; re-exported for the callers that came before. */
@@ -138,6 +138,7 @@ export class Grid {
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
     const offers = await this.checkOffers(kind);
     const asked = this.sessionCapabilities(kind, window, offers);
+    const headed = headedOn(kind, offers, this.liveViewAsked(kind, offers));
     let session: Session;
     try {
       session = await newSession(this.executor, asked);
@@ -160,6 +161,9 @@ export class Grid {
       }
     }
     this.offers.learned(kind, bidiRouteOf(kept) !== undefined);
+    if (kind === 'chrome' && headed) {
+      await startOnTheTab(this.attach(session.getId(), kept)).catch(() => undefined);
+    }
     return { gridId: session.getId(), kind, version: String(answered.get('browserVersion') ?? ''), capabilities: kept };
   }
 

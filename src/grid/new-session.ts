@@ -1,4 +1,4 @@
-import type { Session } from 'selenium-webdriver';
+import type { Session, WebDriver } from 'selenium-webdriver';
 import type { Executor } from 'selenium-webdriver/http/index.js';
 import { selenium, seleniumCommand, seleniumSession } from '../browser/webdriver.js';
 
@@ -32,3 +32,25 @@ export async function newSession(executor: Executor, capabilities: Record<string
   }
   return session;
 }
+
+/**
+ * A headed Chromium lists its omnibox's popup (chrome://omnibox-popup.top-chrome/, a page no
+ * tab shows) among its windows, and chromedriver may start a session on it rather than on the
+ * window's tab: every page the agent opened then loaded where no window showed it, and a person
+ * watching saw the blank tab and typed into it (seen under load, in CI). Such a session is moved
+ * to the tab; a session already on one costs one read.
+ */
+export async function startOnTheTab(driver: WebDriver): Promise<void> {
+  if (!(await driver.getCurrentUrl()).startsWith(BROWSER_UI)) {
+    return;
+  }
+  for (const handle of await driver.getAllWindowHandles()) {
+    await driver.switchTo().window(handle);
+    if (!(await driver.getCurrentUrl()).startsWith(BROWSER_UI)) {
+      return;
+    }
+  }
+}
+
+/** The browser's own user interface, drawn as web pages (the omnibox's popup, say). */
+const BROWSER_UI = 'chrome://';
