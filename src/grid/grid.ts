@@ -202,10 +202,10 @@ export class Grid {
    */
   private liveViewAsked(kind: BrowserKind, offers: Offers | undefined): Record<string, boolean> {
     // Unread offers (a fresh process whose first /status read failed, as under load): with the
-    // live view off, a request that said nothing could land on a watchable slot and run headed
+    // live view not preferred, a request that said nothing could land on a watchable slot and run headed
     // (no print, slow screenshots). Saying false is safe anywhere: a Grid whose slots do not
     // name the capability does not compare it.
-    if (!offers && this.options.liveView === 'off') {
+    if (!offers && this.options.liveView !== 'prefer') {
       return { [LIVE_VIEW_CAPABILITY]: false };
     }
     if (!offers?.steered.has(kind)) {
