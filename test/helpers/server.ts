@@ -1,4 +1,5 @@
 import { LIVE_VIEW_CAPABILITY, type BrowserKind } from '../../src/grid/capabilities.js';
+import { sessionCapabilities } from '../../src/grid/session-lookup.js';
 import { fetchGridStatus, upSlots } from '../../src/grid/status.js';
 import { poll } from '../../src/poll.js';
 import { gridFetch } from '../../src/grid/grid.js';
@@ -295,5 +296,21 @@ export async function watchableSlotsSeen(running: RunningServer, workspace: stri
   const slots = upSlots(await fetchGridStatus(inject('gridUrl')))
     .filter((slot) => slot.stereotype?.[LIVE_VIEW_CAPABILITY] === true)
     .map((slot) => `${String(slot.stereotype?.browserName)} slot: ${slot.session?.sessionId.slice(0, 8) ?? 'free'}`);
-  return `${workspace}'s browser: ${own?.slice(0, 8) ?? 'none'}; ${slots.join(', ')}`;
+  const handles = own
+    ? await gridFetch(`${inject('gridUrl')}/session/${own}/window/handles`, { method: 'GET' })
+        .then(async (response) => JSON.stringify(((await response.json()) as { value?: unknown }).value))
+        .catch((error: unknown) => String(error))
+    : '-';
+  const debuggerAddress = own
+    ? (
+        (await sessionCapabilities(inject('gridUrl'), own).catch(() => undefined))?.['goog:chromeOptions'] as
+          { debuggerAddress?: string } | undefined
+      )?.debuggerAddress
+    : undefined;
+  const targets = debuggerAddress
+    ? await fetch(`http://${debuggerAddress}/json/list`)
+        .then(async (response) => JSON.stringify(await response.json()))
+        .catch((error: unknown) => String(error))
+    : '-';
+  return `${workspace}'s browser: ${own?.slice(0, 8) ?? 'none'} (tabs ${handles}, targets ${targets}); ${slots.join(', ')}`;
 }
