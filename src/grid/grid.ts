@@ -138,7 +138,6 @@ export class Grid {
   async open(kind: BrowserKind, window: WindowSize): Promise<OpenedBrowser> {
     const offers = await this.checkOffers(kind);
     const asked = this.sessionCapabilities(kind, window, offers);
-    const headed = headedOn(kind, offers, this.liveViewAsked(kind, offers));
     let session: Session;
     try {
       session = await newSession(this.executor, asked);
@@ -161,7 +160,7 @@ export class Grid {
       }
     }
     this.offers.learned(kind, bidiRouteOf(kept) !== undefined);
-    if (kind === 'chrome' && headed) {
+    if (kind === 'chrome') {
       await startOnTheTab(this.attach(session.getId(), kept)).catch(() => undefined);
     }
     return { gridId: session.getId(), kind, version: String(answered.get('browserVersion') ?? ''), capabilities: kept };

@@ -34,23 +34,26 @@ export async function newSession(executor: Executor, capabilities: Record<string
 }
 
 /**
- * A headed Chromium lists its omnibox's popup (chrome://omnibox-popup.top-chrome/, a page no
- * tab shows) among its windows, and chromedriver may start a session on it rather than on the
- * window's tab: every page the agent opened then loaded where no window showed it, and a person
- * watching saw the blank tab and typed into it (seen under load, in CI). Such a session is moved
- * to the tab; a session already on one costs one read.
+ * Chromium lists its omnibox's popup (chrome://omnibox-popup.top-chrome/, a hidden 1 × 1 page
+ * no tab shows) among its windows, headless or headed, and chromedriver may start a session on
+ * it rather than on the browser's one tab: the agent's pages then loaded where no window showed
+ * them, a screenshot was 1 pixel wide, and a person watching saw the blank tab and typed into it
+ * (seen under load, in CI). chromedriver opens that tab on `data:,`: a session elsewhere is
+ * moved to it, and one already there costs one read.
  */
 export async function startOnTheTab(driver: WebDriver): Promise<void> {
-  if (!(await driver.getCurrentUrl()).startsWith(BROWSER_UI)) {
+  if ((await driver.getCurrentUrl()) === FIRST_TAB) {
     return;
   }
+  const started = await driver.getWindowHandle();
   for (const handle of await driver.getAllWindowHandles()) {
     await driver.switchTo().window(handle);
-    if (!(await driver.getCurrentUrl()).startsWith(BROWSER_UI)) {
+    if ((await driver.getCurrentUrl()) === FIRST_TAB) {
       return;
     }
   }
+  await driver.switchTo().window(started);
 }
 
-/** The browser's own user interface, drawn as web pages (the omnibox's popup, say). */
-const BROWSER_UI = 'chrome://';
+/** Where chromedriver opens a new browser's tab. */
+const FIRST_TAB = 'data:,';
