@@ -163,7 +163,7 @@ describe('a flow', () => {
       ],
     });
     const compact = await rest(running.url, '/flows/typed/run', {}, ws);
-    expect(compact.body).toMatchObject({
+    expect(compact.body, JSON.stringify(compact.body)).toMatchObject({
       status: 'ok',
       returned: {
         typed: { value: 'first@example.com' },
