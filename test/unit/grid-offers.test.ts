@@ -88,58 +88,48 @@ describe('what a Grid offers for watching', () => {
 });
 
 describe('the cached reading', () => {
+  /** Offers fresh for 1 s on the test's clock, counting their reads of the status the test sets. */
+  function clocked(first: ReturnType<typeof status>) {
+    const grid = { reads: 0, clock: 0, answer: first };
+    const read = async () => {
+      grid.reads += 1;
+      return grid.answer;
+    };
+    return { grid, offers: new GridOffers(read, 1000, () => grid.clock) };
+  }
+
   it('reads once for concurrent callers, then answers from the reading and refreshes a stale one behind it', async () => {
-    let reads = 0;
-    let clock = 0;
-    let answer = status(node(1, { browserName: 'chrome', ...VNC }));
-    const offers = new GridOffers(
-      async () => {
-        reads += 1;
-        return answer;
-      },
-      1000,
-      () => clock,
-    );
+    const { grid, offers } = clocked(status(node(1, { browserName: 'chrome', ...VNC })));
     const [a, b] = await Promise.all([offers.get(), offers.get()]);
-    expect(reads).toBe(1);
+    expect(grid.reads).toBe(1);
     expect(a.headed.has('chrome')).toBe(true);
     expect(b).toBe(a);
-    clock = 500;
+    grid.clock = 500;
     await offers.get();
-    expect(reads).toBe(1);
-    answer = status(node(1, { browserName: 'firefox' }));
-    clock = 1500;
+    expect(grid.reads).toBe(1);
+    grid.answer = status(node(1, { browserName: 'firefox' }));
+    grid.clock = 1500;
     // stale: answered from the last reading, while the next one is read behind it
     expect((await offers.get()).browsers.has('chrome')).toBe(true);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(reads).toBe(2);
+    expect(grid.reads).toBe(2);
     expect((await offers.get()).browsers.has('firefox')).toBe(true);
     offers.changed();
     await offers.get();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(reads).toBe(3);
+    expect(grid.reads).toBe(3);
   });
 
   it('reads again before answering a caller that asks for a fresh reading, once the last is stale', async () => {
-    let reads = 0;
-    let clock = 0;
-    let answer = status(node(1, { browserName: 'chrome' }));
-    const offers = new GridOffers(
-      async () => {
-        reads += 1;
-        return answer;
-      },
-      1000,
-      () => clock,
-    );
+    const { grid, offers } = clocked(status(node(1, { browserName: 'chrome' })));
     await offers.get(true);
-    clock = 500;
+    grid.clock = 500;
     await offers.get(true);
-    expect(reads).toBe(1);
-    answer = status(node(1, { browserName: 'firefox' }));
-    clock = 1500;
+    expect(grid.reads).toBe(1);
+    grid.answer = status(node(1, { browserName: 'firefox' }));
+    grid.clock = 1500;
     expect((await offers.get(true)).browsers.has('firefox')).toBe(true);
-    expect(reads).toBe(2);
+    expect(grid.reads).toBe(2);
   });
 
   it('fails only when there was never a reading', async () => {
