@@ -48,7 +48,9 @@ export function explainWebDriverError(err: unknown): unknown {
     return new NotFound('No such frame; list the iframes with outline and enter one by its selector.');
   }
   if (err instanceof wdError().NoSuchWindowError) {
-    return new NotFound('The browser window was closed; call open_session to start a new browser.');
+    return new NotFound(
+      'The tab the browser was on is closed; list them with navigate {action: "tabs"} and select one with navigate {tab}.',
+    );
   }
   if (err instanceof wdError().ScriptTimeoutError || err instanceof wdError().TimeoutError) {
     return new TimedOut('The page did not finish in time; call again, or check the page with outline.');

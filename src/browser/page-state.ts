@@ -14,6 +14,7 @@ export const pageState = z.object({
     .object({ message: z.string() })
     .optional()
     .describe('a page dialog is open: answer it with the dialog tool'),
+  opened_tabs: z.array(z.number()).optional().describe('tabs the act opened, by place: navigate {tab} moves there'),
   frame_gone: z
     .string()
     .optional()

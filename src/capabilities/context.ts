@@ -1,3 +1,4 @@
+import type { KnownWindows } from '../browser/tabs.js';
 import type { WebDriver } from 'selenium-webdriver';
 import type { PageState } from '../browser/page-state.js';
 import type { WorkspaceFiles } from '../files/workspace-files.js';
@@ -41,6 +42,8 @@ export interface BrowserToolContext {
 export interface BrowserChange {
   frames?: number;
   window?: { width: number; height: number };
+  /** the browser's windows, after the tabs tool listed them */
+  windows?: KnownWindows;
 }
 
 /** What a tool may do with secrets: list them, and get one value for the page about to receive it. */

@@ -38,6 +38,11 @@ export interface WorkspaceRecord {
    * their values to screen its answers about this browser too.
    */
   typedSecrets?: { name: string; key: string }[];
+  /**
+   * the browser's windows as last seen (browser/tabs.ts reads them): its tabs, and Chromium's
+   * own UI windows, so an act names a tab it opened and current_workspace counts them
+   */
+  windows?: { tabs: string[]; ui: string[] };
   openedAt?: string;
   touchedAt: string;
   /** who opened the browser (a Principal's id): counts against BROWSERS_PER_CALLER, owns a stateless handle */

@@ -23,6 +23,7 @@ export const currentWorkspaceAnswer = z.object({
       kind: z.enum(BROWSER_KINDS),
       version: z.string(),
       alive: z.boolean(),
+      tabs: z.number().optional().describe('open tabs as of the last act; tabs lists them'),
     })
     .nullable(),
   window: z.object({ width: z.number(), height: z.number() }).nullable(),
@@ -79,7 +80,15 @@ async function describeWorkspace(
   return {
     workspace: caller.workspace ?? null,
     mode: 'saved',
-    browser: record?.gridId && alive ? { kind: record.browser, version: record.browserVersion ?? '', alive } : null,
+    browser:
+      record?.gridId && alive
+        ? {
+            kind: record.browser,
+            version: record.browserVersion ?? '',
+            alive,
+            ...(record.windows ? { tabs: record.windows.tabs.length } : {}),
+          }
+        : null,
     window: record ? record.window : null,
     url: record?.url ?? null,
     title: record?.title ?? null,

@@ -276,6 +276,7 @@ export class Workspaces {
     delete record.browserVersion;
     delete record.openedAt;
     delete record.dialog;
+    delete record.windows;
     delete record.frames;
     record.touchedAt = new Date().toISOString();
     await this.store.put(key, record);

@@ -371,7 +371,7 @@ describe('refused flows, params and bounds, over MCP and HTTP alike', () => {
         [
           'save_flow',
           { name: 'refused', document: { steps: [{ tool: 'navigate', args: { action: 'back', wait: 1 } }] } },
-          'Invalid flow: step 1 (navigate): unknown argument "wait"; navigate takes url, action.',
+          'Invalid flow: step 1 (navigate): unknown argument "wait"; navigate takes url, action, tab.',
         ],
         [
           'save_flow',

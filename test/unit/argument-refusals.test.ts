@@ -136,10 +136,10 @@ describe('a refused argument is one sentence with its name, the rule, and the fi
     );
     // A key is said back where it is shaped like a name; any other may be a value in the wrong place.
     expect(refusal('navigate', { url: 'https://a.example/', colour: 1 })).toBe(
-      'Unknown argument "colour" for navigate; its arguments are: url, action, session_id.',
+      'Unknown argument "colour" for navigate; its arguments are: url, action, tab, session_id.',
     );
     expect(refusal('navigate', { url: 'https://a.example/', [`my password is ${typed}`]: 1 })).toBe(
-      'Unknown argument (a key that is no name) for navigate; its arguments are: url, action, session_id.',
+      'Unknown argument (a key that is no name) for navigate; its arguments are: url, action, tab, session_id.',
     );
   });
 });

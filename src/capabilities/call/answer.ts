@@ -1,4 +1,5 @@
 import { readPageAfterAct, readPageState, type PageState } from '../../browser/page-state.js';
+import { tabsOpenedSince } from '../../browser/tabs.js';
 import type { SecretCall } from '../../secrets/secret-call.js';
 import { answeredSomething, rememberCall } from '../../workspace/recent.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
@@ -33,7 +34,7 @@ export async function answerCall(
   }
   const { answer, seen } =
     capability.kind === 'act'
-      ? await answerAct(browser, secrets, result, known)
+      ? await answerAct(browser, secrets, result, known, capability.navigates(args))
       : await answerRead(capability.navigates(args), browser, secrets, result);
   if (call.caller.key) {
     await deps.workspaces.touch(call.caller.key, seen, browser.record);
@@ -64,6 +65,21 @@ async function answerRead(
 }
 
 /**
+ * The page, and the tabs the act opened (a link to _blank, window.open): the agent is told, or
+ * it would act on the page it left and never learn the new one. The workspace learns them.
+ */
+async function withOpenedTabs(browser: AttachedBrowser, page: PageState): Promise<PageState> {
+  const record = browser.record;
+  // Reading a new window leaves the entered frame: the next act on the top page names it.
+  if (!record || record.frames) {
+    return page;
+  }
+  const { opened, windows } = await tabsOpenedSince(browser.driver, record.windows);
+  record.windows = windows;
+  return opened.length > 0 ? { ...page, opened_tabs: opened } : page;
+}
+
+/**
  * Where the browser is after an act: what the handler handed back on `pageKnown` (write reads it
  * in a round trip it makes anyway), else read now, unless nobody will read it. A page whose
  * address or title carries a typed secret is neither answered nor remembered.
@@ -73,11 +89,13 @@ async function answerAct(
   secrets: SecretCall,
   result: ToolResult,
   known: PageState | 'read' | undefined,
+  navigated: boolean,
 ): Promise<Answered> {
-  const page = known === 'read' ? await readPageAfterAct(browser.driver) : known;
-  if (!page) {
+  const read = known === 'read' ? await readPageAfterAct(browser.driver) : known;
+  if (!read) {
     return { answer: secrets.screenAnswer(result), seen: undefined };
   }
+  const page = navigated && browser.record && !read.dialog ? await withOpenedTabs(browser, read) : read;
   const { shown, withheld } = secrets.screen(page);
   // A dialog hides the page's address from WebDriver: the page the act named (a navigation's),
   // else the one the workspace was on.

@@ -201,10 +201,13 @@ async function runHandler(
       pageKnown: (page) => {
         known = page;
       },
-      remember: ({ frames, window }) => {
+      remember: ({ frames, window, windows }) => {
         const record = browser?.record;
         if (record && window) {
           record.window = window;
+        }
+        if (record && windows) {
+          record.windows = windows;
         }
         if (record && frames !== undefined && frames > 0) {
           record.frames = frames;

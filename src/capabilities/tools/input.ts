@@ -154,7 +154,7 @@ function shownInClear(field: string): string {
 export const pressKeyTool = defineTool({
   name: 'press_key',
   title: 'Press a key',
-  description: 'Press a key (Enter, Tab, ArrowDown, a character…).',
+  description: 'Enter, Tab, ArrowDown, a character…',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -201,7 +201,7 @@ export const uploadFileTool = defineTool({
       .optional(),
     file: z.string().min(1).max(MAX_URI_CHARS).optional().describe('a workspace://files… uri'),
     // No mime_type: the file's type follows its extension, as a browser types a file a person picks.
-    filename: fileNameArgument.optional().describe('name the page sees; its extension sets the type'),
+    filename: fileNameArgument.optional().describe('as the page sees it (sets the type)'),
     wait_timeout: waitTimeout,
   }),
   check: (args) =>

@@ -1,14 +1,35 @@
 import { z } from 'zod';
 import { answerDialog, resizeWindow, switchFrame } from '../../browser/context.js';
+import type { WebDriver } from 'selenium-webdriver';
 import { moveThroughHistory, navigateTo } from '../../browser/navigation.js';
+import type { PageState } from '../../browser/page-state.js';
+import { closeTab, listTabs, openTab, selectTab } from '../../browser/tabs.js';
 import { defineTool, asText, shortText } from '../capability.js';
 import { checked, exactlyOne, selector, waitOf, waitTimeout, webUrl, windowHeight, windowWidth } from '../schemas.js';
 import { MAX_PROMPT_CHARS } from '../../limits.js';
 
+/** Far more tabs than an agent keeps open; a bound on what a place may say. */
+const MAX_TABS = 100;
+
+const TAB_ACTIONS = ['tabs', 'new_tab', 'close_tab'] as const;
+
+const tabList = z
+  .array(
+    z.object({
+      tab: z.number(),
+      url: z.string(),
+      title: z.string(),
+      active: z.boolean().describe('the tab the browser acts in'),
+      dialog: z.literal(true).optional(),
+    }),
+  )
+  .optional()
+  .describe("the browser's tabs, after a tab action");
+
 export const navigate = defineTool({
   name: 'navigate',
   title: 'Navigate',
-  description: 'Open url, or go back, forward or refresh.',
+  description: 'Open url or tab; back, forward, refresh; tabs, new_tab, close_tab.',
   kind: 'act',
   attach: 'open',
   runnableInFlow: true,
@@ -17,6 +38,9 @@ export const navigate = defineTool({
   // A history move says which it was, wherever it led; an opened page names where it landed (the
   // page read), or the address it was sent to when the page went unread.
   summary: (args, result) => {
+    if (result.tabs !== undefined) {
+      return `${args.action ?? 'selected a tab'}: ${result.tabs.length} open`;
+    }
     if (args.action !== undefined) {
       return args.action === 'refresh' ? 'refreshed' : `went ${asText(args.action)}`;
     }
@@ -26,14 +50,18 @@ export const navigate = defineTool({
     'navigate takes no secret: a secret in a URL lands in browser history, referrers, server logs and the workspace record. Open the page, then type the secret into its field with write {selector, secret: {name, key}}.',
   input: z.object({
     url: webUrl.optional(),
-    action: z.enum(['back', 'forward', 'refresh']).optional(),
+    action: z.enum(['back', 'forward', 'refresh', ...TAB_ACTIONS]).optional(),
+    tab: z.number().int().min(-MAX_TABS).max(MAX_TABS).optional(),
   }),
-  check: (args) =>
-    exactlyOne(args, ['url', 'action'])
-      ? undefined
-      : 'Pass exactly one of url (a page to open) or action (back, forward or refresh).',
-  output: z.object({}),
+  check: navigationProblem,
+  output: z.object({ tabs: tabList }),
   handler: async (args, { driver, pageKnown, remember }) => {
+    if (args.tab !== undefined || isTabAction(args.action)) {
+      // Each tab starts on its top page; the workspace learns the windows, so no act names these as new.
+      const listed = await actOnTabs(driver, args, pageKnown);
+      remember({ frames: 0, windows: listed.windows });
+      return { tabs: listed.tabs };
+    }
     if (args.url !== undefined) {
       pageKnown(await navigateTo(driver, args.url));
     } else if (args.action !== undefined) {
@@ -44,6 +72,43 @@ export const navigate = defineTool({
     return {};
   },
 });
+
+function isTabAction(action: string | undefined): action is (typeof TAB_ACTIONS)[number] {
+  return TAB_ACTIONS.some((tabAction) => tabAction === action);
+}
+
+/** A url alone, a history move alone, a tab alone, or a tab action with what it takes. */
+function navigationProblem(args: { url?: string; action?: string; tab?: number }): string | undefined {
+  const { url, action, tab } = args;
+  if (action === 'new_tab') {
+    return tab === undefined ? undefined : 'new_tab opens a tab: pass url for its page, and no tab.';
+  }
+  if (action === 'close_tab') {
+    return url === undefined ? undefined : 'close_tab closes tab (the current one when none is passed): pass no url.';
+  }
+  return exactlyOne(args, ['url', 'action', 'tab'])
+    ? undefined
+    : 'Pass exactly one of url (a page to open), action (back, forward, refresh, tabs, new_tab, close_tab) or tab (an id from action tabs, to select it).';
+}
+
+/** Select, open or close a tab as asked, then list them all (the tabs action only lists). */
+async function actOnTabs(
+  driver: WebDriver,
+  args: { url?: string; action?: string; tab?: number },
+  pageKnown: (page: PageState) => void,
+) {
+  if (args.action === 'new_tab') {
+    await openTab(driver);
+    if (args.url !== undefined) {
+      pageKnown(await navigateTo(driver, args.url));
+    }
+  } else if (args.action === 'close_tab') {
+    await closeTab(driver, args.tab);
+  } else if (args.tab !== undefined) {
+    await selectTab(driver, args.tab);
+  }
+  return listTabs(driver);
+}
 
 export const frame = defineTool({
   name: 'frame',

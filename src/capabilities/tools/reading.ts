@@ -15,7 +15,7 @@ const WITHHELD = { withheld: true as const, withheld_reason: CARRIED };
 export const extractTool = defineTool({
   name: 'extract',
   title: 'Extract',
-  description: 'Read text, html, value or an attribute of selector, or the page.',
+  description: 'Text, html, value or attribute of selector, or of the page.',
   kind: 'read',
   // url navigates first
   readOnly: false,
@@ -103,7 +103,7 @@ export const assertTool = defineTool({
   summary: () => 'passed',
   draft: { returns: true },
   input: z.object({
-    script: z.string().min(1).max(MAX_SCRIPT_CHARS).optional().describe('JavaScript returning true'),
+    script: z.string().min(1).max(MAX_SCRIPT_CHARS).optional().describe('JS returning true'),
     selector: selector.optional(),
     state: z.enum(['present', 'absent', 'visible', 'hidden']).optional().describe('default present'),
     timeout: z.number().min(0).max(120).optional().describe('seconds (default 5)'),

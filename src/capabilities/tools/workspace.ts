@@ -44,7 +44,7 @@ export const openSession = defineTool({
 export const endBrowser = defineTool({
   name: 'end_browser',
   title: 'End the browser',
-  description: 'End the browser; its files and flows stay.',
+  description: 'End the browser; files and flows stay.',
   kind: 'act',
   attach: 'none',
   usesSessionId: 'required',
@@ -112,7 +112,7 @@ export const skillTool = defineTool({
 export const awaitControl = defineTool({
   name: 'await_control',
   title: 'Await hand-back',
-  description: 'After a 409 naming it: waits for the hand-back; answers pages visited and the page now.',
+  description: 'After a 409 naming it: wait for the person to hand back.',
   kind: 'read',
   attach: 'none',
   runnableInFlow: false,

@@ -1,0 +1,171 @@
+import type { WebDriver } from 'selenium-webdriver';
+import { BadRequest, NotFound } from '../errors.js';
+import { readPageState } from './page-state.js';
+import { wdError } from './webdriver.js';
+
+/**
+ * A tab as an agent sees it: `tab` is its place among the browser's tabs, in the order the
+ * browser lists them (the order they opened), which a flow can name too (-1, the newest).
+ */
+export interface Tab {
+  tab: number;
+  url: string;
+  title: string;
+  active: boolean;
+  dialog?: true;
+}
+
+/**
+ * The windows a browser lists, by WebDriver handle, as the workspace remembers them: its tabs,
+ * and Chromium's own WebUI windows (the omnibox's popup), listed with them but no tab.
+ * Remembering both lets an act tell a tab it opened from a window seen before, unread.
+ */
+export interface KnownWindows {
+  tabs: string[];
+  ui: string[];
+}
+
+/** Chromium's browser UI pages (chrome://omnibox-popup.top-chrome/): listed as windows, never a tab. */
+const BROWSER_UI = /^chrome:\/\/[^/]*\.top-chrome\//;
+
+/** A limit on what the record keeps: a page that opens windows in a loop must not grow it. */
+const MAX_KNOWN = 50;
+
+interface Listed {
+  tabs: Tab[];
+  handles: string[];
+  windows: KnownWindows;
+}
+
+/**
+ * The browser's tabs, each read in turn (WebDriver reads only the window it is on), and the
+ * browser back on the tab it was on; one whose tab was closed is left on the first tab.
+ */
+export async function listTabs(driver: WebDriver): Promise<Listed> {
+  const current = await currentHandle(driver);
+  const tabs: Tab[] = [];
+  const handles: string[] = [];
+  const ui: string[] = [];
+  for (const handle of await driver.getAllWindowHandles()) {
+    await driver.switchTo().window(handle);
+    const page = await readTab(driver);
+    if (page === 'ui') {
+      ui.push(handle);
+      continue;
+    }
+    const dialog = page.dialog ? { dialog: true as const } : {};
+    tabs.push({ tab: tabs.length, url: page.url, title: page.title, active: handle === current, ...dialog });
+    handles.push(handle);
+  }
+  const active = tabs.find((tab) => tab.active) ?? tabs[0];
+  if (active) {
+    active.active = true;
+    await driver.switchTo().window(handles[active.tab] ?? '');
+  }
+  return { tabs, handles, windows: bounded({ tabs: handles, ui }) };
+}
+
+/** Moves the browser (and what a person watching sees) to the tab at `tab` (-1: the last). */
+export async function selectTab(driver: WebDriver, tab: number): Promise<void> {
+  const { handles } = await listTabs(driver);
+  await driver.switchTo().window(handleAt(handles, tab));
+}
+
+/** Opens a blank tab and moves the browser to it (the caller navigates it, if asked). */
+export async function openTab(driver: WebDriver): Promise<void> {
+  await driver.switchTo().newWindow('tab');
+}
+
+/**
+ * Closes the tab (the current one when none is named) and moves the browser to the tab it was
+ * on, or to the last open tab when that was the one closed. The last tab stays: closing it
+ * would end the browser, which end_browser does on purpose.
+ */
+export async function closeTab(driver: WebDriver, tab: number | undefined): Promise<void> {
+  const { tabs, handles } = await listTabs(driver);
+  const current = handles[tabs.find((open) => open.active)?.tab ?? -1];
+  const closing = tab === undefined ? current : handleAt(handles, tab);
+  if (closing === undefined) {
+    throw new NotFound('The browser has no tab open; call open_session for a new browser.');
+  }
+  const staying = handles.filter((handle) => handle !== closing);
+  if (staying.length === 0) {
+    throw new BadRequest("That is the browser's last tab; end_browser ends the browser, or open another tab first.");
+  }
+  await driver.switchTo().window(closing);
+  await driver.close();
+  await driver.switchTo().window(current !== closing && current ? current : (staying[staying.length - 1] ?? ''));
+}
+
+/**
+ * The tabs an act opened (by place), and the windows the workspace knows after it: a window it
+ * had not seen is read once to tell a tab from Chromium's UI, and the browser goes back. A
+ * browser before its first act (a navigation, which opens no tab) learns its windows unread:
+ * the tab it is on, and any other as UI; the tabs action reads them all when asked.
+ */
+export async function tabsOpenedSince(
+  driver: WebDriver,
+  known: KnownWindows | undefined,
+): Promise<{ opened: number[]; windows: KnownWindows }> {
+  const handles = await driver.getAllWindowHandles();
+  if (!known) {
+    const current = await driver.getWindowHandle();
+    return { opened: [], windows: bounded({ tabs: [current], ui: handles.filter((h) => h !== current) }) };
+  }
+  const unseen = handles.filter((h) => !known.tabs.includes(h) && !known.ui.includes(h));
+  const ui = known.ui.filter((h) => handles.includes(h));
+  if (unseen.length > 0) {
+    const current = await driver.getWindowHandle();
+    for (const handle of unseen) {
+      await driver.switchTo().window(handle);
+      if (BROWSER_UI.test(await urlOf(driver))) {
+        ui.push(handle);
+      }
+    }
+    await driver.switchTo().window(current);
+  }
+  const tabs = handles.filter((h) => !ui.includes(h));
+  const opened = unseen.filter((h) => !ui.includes(h)).map((h) => tabs.indexOf(h));
+  return { opened, windows: bounded({ tabs, ui }) };
+}
+
+function handleAt(handles: string[], tab: number): string {
+  const handle = handles.at(tab);
+  if (handle === undefined) {
+    throw new NotFound(
+      `No tab ${tab}: the browser has ${handles.length} (0 to ${handles.length - 1}, or -1 for the last); navigate {action: "tabs"} lists them.`,
+    );
+  }
+  return handle;
+}
+
+async function readTab(driver: WebDriver): Promise<'ui' | { url: string; title: string; dialog?: unknown }> {
+  return BROWSER_UI.test(await urlOf(driver)) ? 'ui' : readPageState(driver);
+}
+
+/** The window's address; '' while a dialog hides it (a tab, then: no UI window opens one). */
+async function urlOf(driver: WebDriver): Promise<string> {
+  try {
+    return await driver.getCurrentUrl();
+  } catch (err) {
+    if (err instanceof wdError().UnexpectedAlertOpenError) {
+      return '';
+    }
+    throw err;
+  }
+}
+
+async function currentHandle(driver: WebDriver): Promise<string | undefined> {
+  try {
+    return await driver.getWindowHandle();
+  } catch (err) {
+    if (err instanceof wdError().NoSuchWindowError) {
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+function bounded(windows: KnownWindows): KnownWindows {
+  return { tabs: windows.tabs.slice(-MAX_KNOWN), ui: windows.ui.slice(-MAX_KNOWN) };
+}
