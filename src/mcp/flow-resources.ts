@@ -1,7 +1,6 @@
 import { callTool } from '../capabilities/call/call.js';
-import { listFlows } from '../capabilities/tools/flows.js';
 import { flowDocumentJsonSchema } from '../flows/document.js';
-import { CAPABILITIES } from '../capabilities/index.js';
+import { CAPABILITIES, ROLES } from '../capabilities/index.js';
 import type { ResourceDefinition } from './resources.js';
 
 /** Reads are resources, writes are tools; each resource reads through its mirror tool. */
@@ -21,7 +20,7 @@ export const FLOW_RESOURCES: ResourceDefinition[] = [
 
 export const FLOW_COMPLETIONS: Record<string, NonNullable<ResourceDefinition['complete']>> = {
   'flow://flows/{name}': async (deps, caller) => {
-    const listing = await callTool(deps, listFlows, { everywhere: true }, caller);
+    const listing = await callTool(deps, ROLES.listsFlows, { everywhere: true }, caller);
     return (listing.flows as { name: string }[]).map((f) => f.name);
   },
 };

@@ -1,6 +1,6 @@
 import type { CallDeps } from '../capabilities/call/call.js';
 import type { FlowTool } from '../flows/view.js';
-import { runFlowTool } from '../capabilities/tools/flows.js';
+import { ROLES } from '../capabilities/index.js';
 import { jsonSchemaOf } from '../capabilities/json-schema.js';
 import { isJsonObject } from '../json.js';
 import { GLOBAL_LIBRARY } from '../flows/names.js';
@@ -26,7 +26,7 @@ export interface FlowToolsMeta {
 }
 
 /** The session_id a stateless caller passes, exactly as run_flow declares it. */
-const runFlowArguments = jsonSchemaOf(runFlowTool.input, 'input').properties;
+const runFlowArguments = jsonSchemaOf(ROLES.runsFlows.input, 'input').properties;
 const SESSION_ID = isJsonObject(runFlowArguments) ? runFlowArguments.session_id : undefined;
 
 /**

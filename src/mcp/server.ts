@@ -1,7 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
 import { callTool, type CallDeps, type ToolResult } from '../capabilities/call/call.js';
-import { runFlowTool } from '../capabilities/tools/flows.js';
-import { capabilityNamed } from '../capabilities/index.js';
+import { ROLES, capabilityNamed } from '../capabilities/index.js';
 import { splitImage, type Capability } from '../capabilities/capability.js';
 import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
 import type { StepProgress } from '../flows/view.js';
@@ -91,7 +90,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const args = request.params.arguments ?? {};
     const flowCall = await flowToolCall(deps, caller, flowTools, request.params.name, args);
-    const capability = flowCall ? runFlowTool : capabilityNamed(request.params.name);
+    const capability = flowCall ? ROLES.runsFlows : capabilityNamed(request.params.name);
     const listed = (c: Capability) => options.tools.some((t) => t.name === c.name) && listedTo(c, client(ctx));
     if (!capability || (!flowCall && !listed(capability))) {
       // A protocol error, not a tool result: no call was made, and the model cannot fix it by changing arguments.

@@ -1,6 +1,6 @@
 import { callTool } from '../capabilities/call/call.js';
 import { REFERENCE_URI, skillReferences } from '../capabilities/skill.js';
-import { skillTool } from '../capabilities/tools/workspace.js';
+import { ROLES } from '../capabilities/index.js';
 import type { ResourceDefinition } from './resources.js';
 
 /**
@@ -15,7 +15,7 @@ export const SKILL_RESOURCES: ResourceDefinition[] = skillReferences().map((name
   description: `references/${name}, linked from SKILL.md`,
   mimeType: 'text/markdown',
   read: async (deps, caller, uri) => {
-    const answer = await callTool(deps, skillTool, { reference: name }, caller);
+    const answer = await callTool(deps, ROLES.skill, { reference: name }, caller);
     return [{ uri, mimeType: 'text/markdown', text: String(answer.text) }];
   },
 }));

@@ -2,7 +2,7 @@ import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprot
 import { z } from 'zod';
 import { said } from '../live/control-copy.js';
 import { TASK_POLL_MS, TASK_TTL_MS, type ControlTask } from '../live/tasks.js';
-import { CAPABILITIES } from '../capabilities/index.js';
+import { ROLES } from '../capabilities/index.js';
 import type { Capability } from '../capabilities/capability.js';
 import type { CallDeps } from '../capabilities/call/contexts.js';
 import type { Caller } from '../workspace/caller.js';
@@ -53,12 +53,6 @@ export async function startControlTask(
   // carries an empty content list beside it, which a client of the extension reads past.
   return { content: [], resultType: 'task', ...wireTask(task, waiting(episode.who)) };
 }
-
-/**
- * The row a task settles by calling again once the person has handed back. A task's record does
- * not name its tool: one row answers as a task, and the surfaces test holds it to one.
- */
-const TASK_ROW = CAPABILITIES.find((capability) => capability.answersAsTaskWhileHeld);
 
 /**
  * tasks/get, tasks/update and tasks/cancel for await_control's tasks (the SDK lets a server own
@@ -119,7 +113,7 @@ export async function settle(
   runTool: RunTool,
 ): Promise<{ task: ControlTask; statusMessage?: string }> {
   const control = deps.control;
-  if (task.status !== 'working' || !control?.tasks || !TASK_ROW) {
+  if (task.status !== 'working' || !control?.tasks) {
     return { task };
   }
   const episode = await control.controls.episode(task.workspace);
@@ -131,7 +125,8 @@ export async function settle(
     return { task, statusMessage: 'handed back; reading the page' };
   }
   try {
-    const answer = await runTool(TASK_ROW, {}, caller);
+    // A task's record does not name its tool: it settles by calling the one row that answers as a task.
+    const answer = await runTool(ROLES.awaitsControl, {}, caller);
     // inlined as the 2026-07-28 wire has a tools/call result: with its resultType
     return { task: await control.tasks.complete(task, { ...answer, resultType: 'complete' }) };
   } catch (err) {

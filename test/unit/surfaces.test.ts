@@ -205,7 +205,7 @@ describe('the capability table itself', () => {
   });
 
   it('has one row that answers as a task while held, and its hand-back read is a read that opens no browser', () => {
-    // A task's record does not name its tool (mcp/tasks.ts settles it with the one such row).
+    // A task's record does not name its tool (mcp/tasks.ts settles it with ROLES.awaitsControl, the one such row).
     const tasks = CAPABILITIES.filter((c) => c.answersAsTaskWhileHeld);
     expect(tasks.map((c) => c.name)).toEqual(['await_control']);
     for (const capability of CAPABILITIES.filter((c) => c.handBackRead)) {
