@@ -48,6 +48,12 @@ export const ZONES = [
       'The surfaces reach flows/ through the call path; only the document schema, names, the service types and a flow as a tool are theirs.',
   },
   {
+    target: ['./src/mcp', './src/http'],
+    from: './src/capabilities/tools',
+    message:
+      'The surfaces render the capability table (capabilities/index.ts); a row they call for themselves is a ROLES entry, not an import.',
+  },
+  {
     // Every folder of src/ but redis/ itself: parts.ts (at the top) picks the store, commands.ts names it.
     target: './src/!(redis)/**',
     from: './src/redis',

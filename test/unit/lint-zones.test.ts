@@ -68,6 +68,16 @@ describe('lint holds the architecture', () => {
     expect(await problems('src/http/allowed.ts', "export { uriOf } from '../files/uris.js';\n")).toEqual([]);
   });
 
+  it('fails an import of a row from mcp/ and http/, and lets the table and its roles through', async () => {
+    const row = "export { runFlowTool } from '../capabilities/tools/flows.js';\n";
+    for (const surface of ['mcp', 'http']) {
+      const found = await problems(`src/${surface}/forbidden.ts`, row);
+      expect(found.join('\n'), surface).toMatch(/import-x\/no-restricted-paths: .*a ROLES entry, not an import/);
+    }
+    const roles = "export { CAPABILITIES, ROLES } from '../capabilities/index.js';\n";
+    expect(await problems('src/mcp/allowed.ts', roles)).toEqual([]);
+  });
+
   it('fails a WebDriver call from capabilities/, and lets a type through', async () => {
     const call = await problems('src/capabilities/forbidden.ts', "export { Key } from 'selenium-webdriver';\n");
     expect(call.join('\n')).toMatch(/no-restricted-imports: .*WebDriver calls live in browser/);
