@@ -4,21 +4,37 @@ import { TASK_POLL_MS, TASK_TTL_MS, type ControlTask } from '../live/tasks.js';
 import type { Capability } from '../capabilities/capability.js';
 import type { CallDeps } from '../capabilities/call/contexts.js';
 import type { Caller } from '../workspace/caller.js';
-import { settle, type RunTool } from './tasks.js';
+import { CONTROL_TASKS, settle, type RunTool, type TaskEra } from './tasks.js';
 
 /**
  * 2025-11-25's experimental tasks, as that era's initialize answers them: a task-augmented
  * tools/call (await_control only), tasks/get, tasks/result, tasks/list and tasks/cancel. The task
  * is the same row in the live store as a 2026-07-28 task (live/tasks.ts); only the wire differs.
  */
-export const LEGACY_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+const LEGACY_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const STOPPING_TASK =
   'This replica of selenium-flow is stopping; call tasks/result again, and another replica (or this one, restarted) waits on: the task is kept.';
 
+/** 2025-11-25's tasks, for a server that serves that era's client. */
+export const LEGACY_TASKS: TaskEra = {
+  // A 2025-11-25 request may declare the extension too (start, below): it is offered beside the era's own.
+  capabilities: (deps) => ({
+    ...CONTROL_TASKS.capabilities(deps),
+    ...(deps.control?.tasks ? { tasks: LEGACY_TASKS_CAPABILITY } : {}),
+  }),
+  // Without the era's `task` param, a request whose _meta declares the extension (the SDK lifts
+  // it on either era) gets that extension's task, as a 2026-07-28 request would.
+  start: async (deps, capability, caller, call) =>
+    asksForTask(call.params)
+      ? startLegacyTask(deps, capability, caller)
+      : CONTROL_TASKS.start(deps, capability, caller, call),
+  serve: serveLegacyTasks,
+};
+
 /** Whether this 2025-11-25 tools/call asked to run as a task (its `task` param). */
-export function asksForTask(params: { task?: unknown }): boolean {
+function asksForTask(params: { task?: unknown }): boolean {
   return typeof params.task === 'object' && params.task !== null;
 }
 
@@ -26,7 +42,7 @@ export function asksForTask(params: { task?: unknown }): boolean {
  * A task for a task-augmented await_control, whether or not someone is in control (the client
  * asked for a task, so it gets one: with nobody in control the first tasks/get settles it).
  */
-export async function startLegacyTask(
+async function startLegacyTask(
   deps: CallDeps,
   capability: Capability,
   caller: Caller,
@@ -40,7 +56,7 @@ export async function startLegacyTask(
   return { content: [], task: wire(task) };
 }
 
-export function serveLegacyTasks(server: Server, deps: CallDeps, caller: Caller, runTool: RunTool): void {
+function serveLegacyTasks(server: Server, deps: CallDeps, caller: Caller, runTool: RunTool): void {
   const params = z.object({ taskId: z.string() });
   const found = async (taskId: string): Promise<ControlTask> => {
     const task = await deps.control?.tasks?.get(taskId, caller.workspace, caller.owner ?? '');

@@ -9,10 +9,10 @@ import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flo
 import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
 import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
-import { LEGACY_TASKS_CAPABILITY, asksForTask, serveLegacyTasks, startLegacyTask } from './legacy-tasks.js';
+import { LEGACY_TASKS } from './legacy-tasks.js';
 import { announcesApps, listedTo, toolsFor, type AppClient } from './apps.js';
 import { controlRefusal } from '../live/control-policy.js';
-import { TASKS_EXTENSION, declaresTasks, serveControlTasks, startControlTask } from './tasks.js';
+import { CONTROL_TASKS, type TaskEra } from './tasks.js';
 import { DefaultJsonSchemaValidator } from './sdk-shims.js';
 
 export interface McpOptions {
@@ -55,10 +55,11 @@ const INSTRUCTIONS = [
 export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptions): Server {
   const flowTools = options.flowTools ?? NO_FLOW_TOOLS;
   const listChanged = flowTools.enabled && deps.flows !== undefined;
+  const tasks = options.era === 'legacy' ? LEGACY_TASKS : CONTROL_TASKS;
   const server = new Server(
     { name: 'selenium-flow', version: options.version },
     {
-      capabilities: capabilitiesOf(deps, options, listChanged),
+      capabilities: capabilitiesOf(deps, tasks, listChanged),
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: new DefaultJsonSchemaValidator(),
     },
@@ -99,16 +100,9 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
         `Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`,
       );
     }
-    if (!flowCall && options.era === 'legacy' && asksForTask(request.params)) {
-      const task = await startLegacyTask(deps, capability, caller);
-      if (task) {
-        return task;
-      }
-    } else if (!flowCall && declaresTasks(ctx)) {
-      const task = await startControlTask(deps, capability, caller);
-      if (task) {
-        return task;
-      }
+    const task = flowCall ? undefined : await tasks.start(deps, capability, caller, { params: request.params, ctx });
+    if (task) {
+      return task;
     }
     // A flow tool is run_flow with its params: the same call, the same report.
     // notifications/cancelled ends a wait (await_control) as the HTTP exchange closing does.
@@ -122,24 +116,17 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
       },
     );
   });
-  if (options.era === 'legacy') {
-    serveLegacyTasks(server, deps, caller, runTool);
-  } else {
-    serveControlTasks(server, deps, caller, runTool);
-  }
+  tasks.serve(server, deps, caller, runTool);
   serveResources(server, deps, caller, options, apps);
   return server;
 }
 
-function capabilitiesOf(deps: CallDeps, options: McpOptions, listChanged: boolean) {
+function capabilitiesOf(deps: CallDeps, tasks: TaskEra, listChanged: boolean) {
   return {
     tools: listChanged ? { listChanged: true } : {},
     resources: {},
     completions: {},
-    // await_control answers as a task to a client that declares the extension (tasks.ts)
-    ...(deps.control?.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
-    // and to a 2025-11-25 client as that era's experimental tasks (legacy-tasks.ts)
-    ...(deps.control?.tasks && options.era === 'legacy' ? { tasks: LEGACY_TASKS_CAPABILITY } : {}),
+    ...tasks.capabilities(deps),
   };
 }
 

@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type Server, type ServerCapabilities } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { said } from '../live/control-copy.js';
 import { TASK_POLL_MS, TASK_TTL_MS, type ControlTask } from '../live/tasks.js';
@@ -8,7 +8,7 @@ import type { CallDeps } from '../capabilities/call/contexts.js';
 import type { Caller } from '../workspace/caller.js';
 
 /** The 2026-07-28 Tasks extension (SEP-2663), as a client declares it in a request's capabilities. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 type ToolAnswer = { content: unknown[]; structuredContent?: unknown; isError?: boolean };
 export type RunTool = (capability: Capability, args: unknown, caller: Caller) => Promise<ToolAnswer>;
@@ -19,12 +19,43 @@ interface RequestContext {
   mcpReq: { envelope?: { [CLIENT_CAPABILITIES]?: { extensions?: Record<string, unknown> } } };
 }
 
+/** A tools/call as a task era reads it: its params (2025-11-25's `task`) and its context (2026-07-28's envelope). */
+export interface TaskCall {
+  params: { task?: unknown };
+  ctx: RequestContext;
+}
+
+/** What tools/call answers instead of the tool's result: a task handle, each era's shape. */
+export type TaskHandle = { content: [] } & Record<string, unknown>;
+
+/**
+ * One protocol era's tasks, for await_control: what the server declares, when a tools/call is
+ * answered with a task, and the tasks/* methods. The server picks one by its era, once
+ * (server.ts); both eras keep the same task in the live store and settle it alike (settle).
+ */
+export interface TaskEra {
+  /** spread into the server's capabilities */
+  capabilities(deps: CallDeps): Pick<ServerCapabilities, 'extensions' | 'tasks'>;
+  /** a task handle instead of the call's answer; undefined: the call goes on as ever */
+  start(deps: CallDeps, capability: Capability, caller: Caller, call: TaskCall): Promise<TaskHandle | undefined>;
+  serve(server: Server, deps: CallDeps, caller: Caller, runTool: RunTool): void;
+}
+
+/** 2026-07-28's Tasks extension (SEP-2663): the era a server without a 2025-11-25 client serves. */
+export const CONTROL_TASKS: TaskEra = {
+  // await_control answers as a task to a client that declares the extension
+  capabilities: (deps) => (deps.control?.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+  start: async (deps, capability, caller, { ctx }) =>
+    declaresTasks(ctx) ? startControlTask(deps, capability, caller) : undefined,
+  serve: serveControlTasks,
+};
+
 /**
  * Whether this request's client takes a task for an answer: it named the extension in the
  * request's own capabilities (2026-07-28 carries them on every request). A 2025-11-25 client
  * has no such envelope and keeps the blocking call with progress.
  */
-export function declaresTasks(ctx: RequestContext): boolean {
+function declaresTasks(ctx: RequestContext): boolean {
   const extensions = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES]?.extensions;
   return extensions !== undefined && Object.hasOwn(extensions, TASKS_EXTENSION);
 }
@@ -35,7 +66,7 @@ export function declaresTasks(ctx: RequestContext): boolean {
  * (the call goes on as ever) for any other row, with nobody in control (it answers at once), or
  * without a workspace.
  */
-export async function startControlTask(
+async function startControlTask(
   deps: CallDeps,
   capability: Capability,
   caller: Caller,
@@ -59,7 +90,7 @@ export async function startControlTask(
  * these on 2026-07-28). All three answer -32021 to a client that did not declare the extension
  * (SEP-2575's missing capability), never -32601: the methods exist, that client may not use them.
  */
-export function serveControlTasks(server: Server, deps: CallDeps, caller: Caller, runTool: RunTool): void {
+function serveControlTasks(server: Server, deps: CallDeps, caller: Caller, runTool: RunTool): void {
   const params = z.object({ taskId: z.string() });
   const found = async (taskId: string, ctx: RequestContext): Promise<ControlTask> => {
     if (!declaresTasks(ctx)) {
