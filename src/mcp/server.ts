@@ -1,18 +1,15 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
-import { callTool, type CallDeps, type ToolResult } from '../capabilities/call/call.js';
-import { ROLES, capabilityNamed } from '../capabilities/index.js';
-import { splitImage, type Capability } from '../capabilities/capability.js';
+import type { CallDeps } from '../capabilities/call/call.js';
 import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
-import type { StepProgress } from '../flows/view.js';
 import type { Caller } from '../workspace/caller.js';
-import { flowToolCall, flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
+import { flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
 import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
-import { answerText } from './answer-text.js';
 import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
 import { LEGACY_TASKS } from './legacy-tasks.js';
-import { announcesApps, listedTo, toolsFor, type AppClient } from './apps.js';
+import { announcesApps, toolsFor, type AppClient } from './apps.js';
 import { controlRefusal } from '../live/control-policy.js';
 import { CONTROL_TASKS, type TaskEra } from './tasks.js';
+import { serveToolCall, toolRunner } from './tool-call.js';
 import { DefaultJsonSchemaValidator } from './sdk-shims.js';
 
 export interface McpOptions {
@@ -88,34 +85,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
       ...(listChanged ? { _meta: { [FLOW_TOOLS_META]: flows.meta } } : {}),
     };
   });
-  server.setRequestHandler('tools/call', async (request, ctx) => {
-    const args = request.params.arguments ?? {};
-    const flowCall = await flowToolCall(deps, caller, flowTools, request.params.name, args);
-    const capability = flowCall ? ROLES.runsFlows : capabilityNamed(request.params.name);
-    const listed = (c: Capability) => options.tools.some((t) => t.name === c.name) && listedTo(c, client(ctx));
-    if (!capability || (!flowCall && !listed(capability))) {
-      // A protocol error, not a tool result: no call was made, and the model cannot fix it by changing arguments.
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool "${request.params.name}"; call tools/list for the tools this server has.`,
-      );
-    }
-    const task = flowCall ? undefined : await tasks.start(deps, capability, caller, { params: request.params, ctx });
-    if (task) {
-      return task;
-    }
-    // A flow tool is run_flow with its params: the same call, the same report.
-    // notifications/cancelled ends a wait (await_control) as the HTTP exchange closing does.
-    const abandoned = caller.abandoned ? AbortSignal.any([caller.abandoned, ctx.mcpReq.signal]) : ctx.mcpReq.signal;
-    return runTool(
-      capability,
-      flowCall ?? args,
-      { ...caller, abandoned },
-      {
-        progress: progressOf(ctx.mcpReq._meta?.progressToken, ctx.mcpReq.notify),
-      },
-    );
-  });
+  serveToolCall(server, deps, caller, { tools: options.tools, flowTools, client, tasks, runTool });
   tasks.serve(server, deps, caller, runTool);
   serveResources(server, deps, caller, options, apps);
   return server;
@@ -127,24 +97,6 @@ function capabilitiesOf(deps: CallDeps, tasks: TaskEra, listChanged: boolean) {
     resources: {},
     completions: {},
     ...tasks.capabilities(deps),
-  };
-}
-
-/** One tool call through the call path, answered as a tool result (a refusal is isError, not a protocol error). */
-function toolRunner(deps: CallDeps, options: McpOptions) {
-  return async (capability: Capability, args: unknown, as: Caller, asStep?: { progress?: StepProgress }) => {
-    if (options.noGrid !== undefined && capability.attach !== 'none') {
-      return errorResult(options.noGrid);
-    }
-    try {
-      return toolResult(capability, await callTool(deps, capability, args, as, asStep));
-    } catch (err) {
-      const { status, body } = errorBody(err);
-      if (status === 500) {
-        options.log(err);
-      }
-      return errorResult(body.error.message);
-    }
   };
 }
 
@@ -175,36 +127,6 @@ function serveResources(
   });
 }
 
-/** Each flow step, as a progress notification, when the client sent a progressToken. */
-function progressOf(
-  token: string | number | undefined,
-  notify: (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>,
-): StepProgress | undefined {
-  if (token === undefined) {
-    return undefined;
-  }
-  return (progress, total, message) => {
-    notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(
-      () => undefined,
-    );
-  };
-}
-
-/**
- * structuredContent carries the result; the text block says the same in plain lines for a
- * model (answer-text.ts). An image travels once, as an image block, not also in the JSON.
- */
-function toolResult(capability: Capability, result: ToolResult) {
-  const { image, rest: structured } = splitImage(capability, result);
-  const content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[] = [
-    { type: 'text', text: answerText(capability, structured) },
-  ];
-  if (image) {
-    content.push({ type: 'image', data: image.data, mimeType: image.mimeType });
-  }
-  return { content, structuredContent: structured };
-}
-
 /**
  * A resource read that fails is a JSON-RPC error. "Not found" is ResourceNotFoundError: the SDK
  * sends it as -32602 with data.uri on both protocol eras (what 2026-07-28 requires; SDK 2.x never
@@ -222,8 +144,4 @@ function resourceError(err: unknown, uri: string, log: (err: unknown) => void): 
   }
   log(err);
   return new ProtocolError(ProtocolErrorCode.InternalError, errorBody(err).body.error.message);
-}
-
-function errorResult(message: string) {
-  return { content: [{ type: 'text' as const, text: message }], isError: true };
 }
