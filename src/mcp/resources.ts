@@ -1,9 +1,10 @@
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import { callTool, type CallDeps } from '../capabilities/call/call.js';
 import type { Capability, Mirror } from '../capabilities/capability.js';
 import { CAPABILITIES } from '../capabilities/index.js';
-import { NotFound } from '../errors.js';
+import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
-import { APP_RESOURCES } from './apps.js';
+import { APP_RESOURCES, type announcesApps } from './apps.js';
 import { FILE_RESOURCES } from './file-resources.js';
 import { FLOW_COMPLETIONS, FLOW_RESOURCES } from './flow-resources.js';
 import { SKILL_COMPLETIONS, SKILL_RESOURCES } from './skill-resources.js';
@@ -129,4 +130,50 @@ export function matchTemplate(template: string, uri: string): Record<string, str
   } catch {
     return undefined; // a malformed %-escape names no resource
   }
+}
+
+/** The resources (workspace files, the skill, apps' pages) and completion of their names. */
+export function serveResources(
+  server: Server,
+  deps: CallDeps,
+  caller: Caller,
+  log: (err: unknown) => void,
+  apps: (ctx: Parameters<typeof announcesApps>[1]) => boolean,
+): void {
+  server.setRequestHandler('resources/list', (_request, ctx) => ({ resources: listResources(apps(ctx)) }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates() }));
+  server.setRequestHandler('resources/read', async (request) => {
+    try {
+      return { contents: await readResource(deps, caller, request.params.uri) };
+    } catch (err) {
+      throw resourceError(err, request.params.uri, log);
+    }
+  });
+  server.setRequestHandler('completion/complete', async (request) => {
+    const ref = request.params.ref;
+    const values =
+      ref.type === 'ref/resource'
+        ? await completeResource(deps, caller, ref.uri, request.params.argument.name, request.params.argument.value)
+        : [];
+    return { completion: { values, total: values.length, hasMore: false } };
+  });
+}
+
+/**
+ * A resource read that fails is a JSON-RPC error. "Not found" is ResourceNotFoundError: the SDK
+ * sends it as -32602 with data.uri on both protocol eras (what 2026-07-28 requires; SDK 2.x never
+ * emits 2025-11-25's -32002). Other refusals keep their sentence; only a bug is -32603.
+ */
+function resourceError(err: unknown, uri: string, log: (err: unknown) => void): ProtocolError {
+  if (err instanceof NotFound) {
+    return new ResourceNotFoundError(uri, err.message);
+  }
+  if (err instanceof SeleniumFlowError) {
+    return new ProtocolError(
+      err.status < 500 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
+      err.message,
+    );
+  }
+  log(err);
+  return new ProtocolError(ProtocolErrorCode.InternalError, errorBody(err).body.error.message);
 }

@@ -1,10 +1,9 @@
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
+import { Server } from '@modelcontextprotocol/server';
 import type { CallDeps } from '../capabilities/call/call.js';
-import { errorBody, NotFound, SeleniumFlowError } from '../errors.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowToolsFor, affects, type FlowToolOptions } from './flow-tools.js';
 import { SHARED_ARGUMENTS, type ListedTool } from './tools.js';
-import { completeResource, listResources, listResourceTemplates, readResource } from './resources.js';
+import { serveResources } from './resources.js';
 import { LEGACY_TASKS } from './legacy-tasks.js';
 import { announcesApps, toolsFor, type AppClient } from './apps.js';
 import { controlRefusal } from '../live/control-policy.js';
@@ -47,7 +46,9 @@ const INSTRUCTIONS = [
 
 /**
  * One MCP server instance for one caller. It is cheap: the tool list is rendered once at
- * boot, and every call goes through the same call path as HTTP.
+ * boot, and every call goes through the same call path as HTTP. It reads as a table of contents,
+ * as http/app.ts does: what it declares, then each method's module (tools/call: tool-call.ts; the
+ * era's tasks: tasks.ts or legacy-tasks.ts; resources and completion: resources.ts).
  */
 export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptions): Server {
   const flowTools = options.flowTools ?? NO_FLOW_TOOLS;
@@ -87,7 +88,7 @@ export function buildMcpServer(deps: CallDeps, caller: Caller, options: McpOptio
   });
   serveToolCall(server, deps, caller, { tools: options.tools, flowTools, client, tasks, runTool });
   tasks.serve(server, deps, caller, runTool);
-  serveResources(server, deps, caller, options, apps);
+  serveResources(server, deps, caller, options.log, apps);
   return server;
 }
 
@@ -98,50 +99,4 @@ function capabilitiesOf(deps: CallDeps, tasks: TaskEra, listChanged: boolean) {
     completions: {},
     ...tasks.capabilities(deps),
   };
-}
-
-/** The resources (workspace files, the skill, apps' pages) and completion of their names. */
-function serveResources(
-  server: Server,
-  deps: CallDeps,
-  caller: Caller,
-  options: McpOptions,
-  apps: (ctx: Parameters<typeof announcesApps>[1]) => boolean,
-): void {
-  server.setRequestHandler('resources/list', (_request, ctx) => ({ resources: listResources(apps(ctx)) }));
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listResourceTemplates() }));
-  server.setRequestHandler('resources/read', async (request) => {
-    try {
-      return { contents: await readResource(deps, caller, request.params.uri) };
-    } catch (err) {
-      throw resourceError(err, request.params.uri, options.log);
-    }
-  });
-  server.setRequestHandler('completion/complete', async (request) => {
-    const ref = request.params.ref;
-    const values =
-      ref.type === 'ref/resource'
-        ? await completeResource(deps, caller, ref.uri, request.params.argument.name, request.params.argument.value)
-        : [];
-    return { completion: { values, total: values.length, hasMore: false } };
-  });
-}
-
-/**
- * A resource read that fails is a JSON-RPC error. "Not found" is ResourceNotFoundError: the SDK
- * sends it as -32602 with data.uri on both protocol eras (what 2026-07-28 requires; SDK 2.x never
- * emits 2025-11-25's -32002). Other refusals keep their sentence; only a bug is -32603.
- */
-function resourceError(err: unknown, uri: string, log: (err: unknown) => void): ProtocolError {
-  if (err instanceof NotFound) {
-    return new ResourceNotFoundError(uri, err.message);
-  }
-  if (err instanceof SeleniumFlowError) {
-    return new ProtocolError(
-      err.status < 500 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError,
-      err.message,
-    );
-  }
-  log(err);
-  return new ProtocolError(ProtocolErrorCode.InternalError, errorBody(err).body.error.message);
 }
