@@ -66,3 +66,64 @@ export function frameGone(): FrameGone {
 export function frameGoneWhileActing(): FrameGone {
   return new FrameGone(FRAME_GONE_WHILE_ACTING);
 }
+
+/** Refuses a call meant for the frame the caller entered (`entered` deep) once it is gone. */
+export async function checkEnteredFrame(driver: WebDriver, entered: number | undefined): Promise<void> {
+  if (entered && (await enteredFrameGone(driver, entered))) {
+    throw frameGone();
+  }
+}
+
+/**
+ * Whether the frame an act began in (`entered` deep, checked before it) went away during the
+ * act: a script or a click that removed it, a key that sent it elsewhere. The act was done
+ * there, once, and must not be reported as not done: a caller told so does it again.
+ */
+async function frameLeftDuring(driver: WebDriver, entered: number | undefined, err?: unknown): Promise<boolean> {
+  if (!entered) {
+    // Nobody tracks this browser's frames (a stateless caller): geckodriver's word is all there is.
+    return err !== undefined && frameDiscarded(driver, err);
+  }
+  try {
+    return await enteredFrameGone(driver, entered);
+  } catch {
+    // the browser cannot say (a dialog the act opened holds it): the act's own answer stands
+    return false;
+  }
+}
+
+/**
+ * Whether the frame an act began in (`entered` deep) went away with it; if so the browser is
+ * left on the top page, where the driver runs the next call anyway.
+ */
+export async function leftFrameWithAct(driver: WebDriver, entered: number | undefined): Promise<boolean> {
+  if (!entered || !(await frameLeftDuring(driver, entered))) {
+    return false;
+  }
+  await driver.switchTo().defaultContent();
+  return true;
+}
+
+/**
+ * The frame_gone a call failed with `err` is, if its frame being gone is why (`acting`: an act
+ * begun in the frame `entered` deep, which may have done part of its work there). The browser
+ * is then on the top page, so the next call acts there (the error says so, and how to go back in).
+ */
+export async function leaveGoneFrame(
+  driver: WebDriver,
+  err: unknown,
+  { acting, entered }: { acting: boolean; entered: number | undefined },
+): Promise<FrameGone | undefined> {
+  let gone: FrameGone | undefined;
+  if (err instanceof FrameGone) {
+    gone = err;
+  } else if (acting && (await frameLeftDuring(driver, entered, err))) {
+    gone = frameGoneWhileActing();
+  } else if (await frameDiscarded(driver, err)) {
+    gone = frameGone();
+  }
+  if (gone) {
+    await driver.switchTo().defaultContent();
+  }
+  return gone;
+}

@@ -256,6 +256,14 @@ export class Workspaces {
     await this.store.put(key, record);
   }
 
+  /** Forgets the frame the caller entered, found gone: its next call acts on the top page. */
+  async forgetFrame(caller: Caller, browser: AttachedBrowser): Promise<void> {
+    if (browser.record && caller.key) {
+      delete browser.record.frames;
+      await this.touch(caller.key, undefined, browser.record);
+    }
+  }
+
   /**
    * Forgets the record's browser (found gone, or never to be held). What watches it is told it
    * ended, and the Grid's session is ended too (`tell`), unless the caller already did both.

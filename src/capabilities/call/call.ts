@@ -1,12 +1,5 @@
 import { explainWebDriverError } from '../../browser/errors.js';
-import {
-  enteredFrameGone,
-  FRAME_LEFT_BY_ACT,
-  FrameGone,
-  frameDiscarded,
-  frameGone,
-  frameGoneWhileActing,
-} from '../../browser/frames.js';
+import { checkEnteredFrame, FRAME_LEFT_BY_ACT, leaveGoneFrame, leftFrameWithAct } from '../../browser/frames.js';
 import type { PageState } from '../../browser/page-state.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';
 import { BrowserGone, translateGridError } from '../../grid/failures.js';
@@ -121,42 +114,6 @@ async function takeTurn<T>(turns: Turns, key: string, run: () => Promise<T>): Pr
   }
 }
 
-/**
- * The frame the caller entered is gone: the browser is on the top page now, and the workspace
- * forgets the frame, so the next call acts there (`gone` says so, and how to go back in).
- */
-async function leftVanishedFrame(
-  deps: CallDeps,
-  caller: Caller,
-  browser: AttachedBrowser,
-  gone: FrameGone,
-): Promise<FrameGone> {
-  await browser.driver.switchTo().defaultContent();
-  if (browser.record && caller.key) {
-    delete browser.record.frames;
-    await deps.workspaces.touch(caller.key, undefined, browser.record);
-  }
-  return gone;
-}
-
-/**
- * Whether the frame an act began in (`entered` deep, checked before it) went away during the
- * act: a script or a click that removed it, a key that sent it elsewhere. The act was done
- * there, once, and must not be reported as not done: a caller told so does it again.
- */
-async function frameLeftDuring(browser: AttachedBrowser, entered: number | undefined, err?: unknown): Promise<boolean> {
-  if (!entered) {
-    // Nobody tracks this browser's frames (a stateless caller): geckodriver's word is all there is.
-    return err !== undefined && frameDiscarded(browser.driver, err);
-  }
-  try {
-    return await enteredFrameGone(browser.driver, entered);
-  } catch {
-    // the browser cannot say (a dialog the act opened holds it): the act's own answer stands
-    return false;
-  }
-}
-
 interface CallState {
   sessionId: string | undefined;
   secrets: SecretCall;
@@ -184,12 +141,8 @@ async function runHandler(
   attached.browser = browser;
   try {
     await checkPreconditions(deps.preconditions, { capability, args, caller, browser, sessionId });
-    if (
-      browser?.record?.frames &&
-      capability.inEnteredFrame &&
-      (await enteredFrameGone(browser.driver, browser.record.frames))
-    ) {
-      throw frameGone();
+    if (browser && capability.inEnteredFrame) {
+      await checkEnteredFrame(browser.driver, browser.record?.frames);
     }
     await secrets.adopt(browser?.record);
     // The frame this act begins in, checked just above: the act runs there or nowhere.
@@ -217,23 +170,20 @@ async function runHandler(
       },
       callTool,
     });
-    if (browser && entered && (await frameLeftDuring(browser, entered))) {
-      // Read, and remembered, on the top page, where the driver runs the next call anyway.
-      await browser.driver.switchTo().defaultContent();
+    if (browser && (await leftFrameWithAct(browser.driver, entered))) {
+      // Read, and remembered, on the top page.
       delete browser.record?.frames;
       result = { ...result, frame_gone: FRAME_LEFT_BY_ACT };
     }
     return await answerCall(deps, call, args, browser, result, known ?? (answerUnread ? undefined : 'read'));
   } catch (err) {
-    if (browser && err instanceof FrameGone) {
-      throw await leftVanishedFrame(deps, caller, browser, err);
-    }
     const acting = capability.kind === 'act' && capability.inEnteredFrame;
-    if (browser && acting && (await frameLeftDuring(browser, browser.record?.frames, err))) {
-      throw await leftVanishedFrame(deps, caller, browser, frameGoneWhileActing());
-    }
-    if (browser && (await frameDiscarded(browser.driver, err))) {
-      throw await leftVanishedFrame(deps, caller, browser, frameGone());
+    const gone = browser
+      ? await leaveGoneFrame(browser.driver, err, { acting, entered: browser.record?.frames })
+      : undefined;
+    if (browser && gone) {
+      await deps.workspaces.forgetFrame(caller, browser);
+      throw gone;
     }
     const translated = translateGridError(err);
     if (browser && translated instanceof BrowserGone && caller.key) {
