@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
-import { NotFound } from '../errors.js';
+import { BadRequest, NotFound } from '../errors.js';
 import { frameDepth, inPage } from './scripts.js';
+import { findElement, type Selector } from './selectors.js';
 import { wdError } from './webdriver.js';
 
 const FRAME_DEPTH = inPage(frameDepth);
@@ -22,6 +23,31 @@ export const FRAME_GONE_WHILE_ACTING =
 /** How many frames deep the browser's commands run now: 0 on the top page. */
 export async function framesDeep(driver: WebDriver): Promise<number> {
   return driver.executeScript<number>(FRAME_DEPTH);
+}
+
+/** The iframe to enter, or where to go back to. */
+export type FrameTarget = Selector | 'parent' | 'top';
+
+/** Switches, and answers how many frames deep the browser is then (the workspace remembers it). */
+export async function switchFrame(driver: WebDriver, target: FrameTarget, waitSeconds: number): Promise<number> {
+  if (target === 'top') {
+    await driver.switchTo().defaultContent();
+    return 0;
+  }
+  if (target === 'parent') {
+    await driver.switchTo().parentFrame();
+    return framesDeep(driver);
+  }
+  const element = await findElement(driver, target, waitSeconds);
+  try {
+    await driver.switchTo().frame(element);
+  } catch (err) {
+    if (err instanceof wdError().NoSuchFrameError) {
+      throw new BadRequest('That element is not a frame; point selector at an <iframe> or <frame>.');
+    }
+    throw err;
+  }
+  return framesDeep(driver);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { openDialogMessage } from '../../browser/context.js';
+import { openDialogMessage } from '../../browser/dialogs.js';
 import { dialogOpen } from '../../browser/errors.js';
 import type { Caller } from '../../workspace/caller.js';
 import type { AttachedBrowser } from '../../workspace/workspaces.js';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { answerDialog, resizeWindow, switchFrame } from '../../browser/context.js';
+import { answerDialog } from '../../browser/dialogs.js';
+import { switchFrame } from '../../browser/frames.js';
+import { resizeWindow } from '../../browser/window.js';
 import type { WebDriver } from 'selenium-webdriver';
 import { moveThroughHistory, navigateTo } from '../../browser/navigation.js';
 import type { PageState } from '../../browser/page-state.js';

@@ -2,33 +2,6 @@ import type { Alert, WebDriver } from 'selenium-webdriver';
 import { wdError } from './webdriver.js';
 import { BadRequest, NotFound } from '../errors.js';
 import { poll } from '../poll.js';
-import { findElement, type Selector } from './selectors.js';
-import { framesDeep } from './frames.js';
-
-/** The iframe to enter, or where to go back to. */
-export type FrameTarget = Selector | 'parent' | 'top';
-
-/** Switches, and answers how many frames deep the browser is then (the workspace remembers it). */
-export async function switchFrame(driver: WebDriver, target: FrameTarget, waitSeconds: number): Promise<number> {
-  if (target === 'top') {
-    await driver.switchTo().defaultContent();
-    return 0;
-  }
-  if (target === 'parent') {
-    await driver.switchTo().parentFrame();
-    return framesDeep(driver);
-  }
-  const element = await findElement(driver, target, waitSeconds);
-  try {
-    await driver.switchTo().frame(element);
-  } catch (err) {
-    if (err instanceof wdError().NoSuchFrameError) {
-      throw new BadRequest('That element is not a frame; point selector at an <iframe> or <frame>.');
-    }
-    throw err;
-  }
-  return framesDeep(driver);
-}
 
 export type DialogAction = 'accept' | 'dismiss';
 
@@ -87,8 +60,4 @@ async function answerPrompt(alert: Alert, text: string): Promise<void> {
     }
     throw err;
   }
-}
-
-export async function resizeWindow(driver: WebDriver, width: number, height: number): Promise<void> {
-  await driver.manage().window().setRect({ width, height });
 }
