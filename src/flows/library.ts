@@ -6,7 +6,7 @@ import { NO_EVENTS, type EventSink } from '../events/events.js';
 import type { Caller } from '../workspace/caller.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams, type FlowDocument } from './document.js';
 import { draftFlow } from './draft.js';
-import { urlMatches } from './glob.js';
+import { urlMatches } from './url-match.js';
 import { checkFlowName, GLOBAL_LIBRARY } from './names.js';
 import { validatorOf } from './parameters.js';
 import { runFlow } from './runner.js';

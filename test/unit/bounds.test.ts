@@ -7,7 +7,7 @@ import { jsonSchemaOf } from '../../src/capabilities/json-schema.js';
 import { MAX_URL_CHARS } from '../../src/limits.js';
 import { parseFlow, prepareParams } from '../../src/flows/document.js';
 import type { JsonSchemaObject } from '../../src/flows/parameters.js';
-import { urlMatches } from '../../src/flows/glob.js';
+import { urlMatches } from '../../src/flows/url-match.js';
 import { FlowLibraries } from '../../src/flows/library.js';
 import { runFlow } from '../../src/flows/runner.js';
 import { COMPILED_SCHEMAS_KEPT, compiledSchemaCount, re2Syntax } from '../../src/flows/parameters.js';

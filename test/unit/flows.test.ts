@@ -9,7 +9,7 @@ import { InvalidFlow } from '../../src/errors.js';
 import { defineTool } from '../../src/capabilities/capability.js';
 import { CAPABILITIES, capabilityNamed } from '../../src/capabilities/index.js';
 import { flowDocumentJsonSchema, parseFlow, prepareParams } from '../../src/flows/document.js';
-import { urlMatches } from '../../src/flows/glob.js';
+import { urlMatches } from '../../src/flows/url-match.js';
 import { checkFlowName } from '../../src/flows/names.js';
 import type { JsonSchemaObject } from '../../src/flows/parameters.js';
 import { referencesIn, substitute } from '../../src/flows/references.js';
