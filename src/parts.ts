@@ -229,14 +229,8 @@ function createControl(
   },
 ): { controls: Controls; liveView: LiveService } {
   const { liveStore, store, turns, grid, workspaces, monitoring } = parts;
-  const controls: Controls = new Controls(liveStore, store, turns, undefined, {
-    follow: (browser) => pages.follow(browser),
-    unfollow: (gridId) => pages.unfollow(gridId),
-    // never a WebDriver command: that would count as use, and a held browser nobody uses must still idle out
-    alive: (gridId) => workspaces.isRunning(gridId),
-    bidiAddress: (capabilities) => monitoring.bidiAddress(capabilities),
-  });
   // The replica that granted Control follows the pages; a browser the Grid reaped ends the episode.
+  // Asked only of a browser Controls follows, so `controls` below is there by then.
   const pages = new VisitedPages(monitoring.monitors, liveStore, async (workspace, gridId) => {
     if (!(await controls.holds(workspace, gridId))) {
       return false;
@@ -246,6 +240,13 @@ function createControl(
     }
     await controls.ended(workspace);
     return false;
+  });
+  const controls = new Controls(liveStore, store, turns, undefined, {
+    follow: (browser) => pages.follow(browser),
+    unfollow: (gridId) => pages.unfollow(gridId),
+    // never a WebDriver command: that would count as use, and a held browser nobody uses must still idle out
+    alive: (gridId) => workspaces.isRunning(gridId),
+    bidiAddress: (capabilities) => monitoring.bidiAddress(capabilities),
   });
   // A browser that ends under a person's hands ends their Control too: nothing is left to hold.
   workspaces.onBrowserEnded((key) => {
