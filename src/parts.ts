@@ -241,7 +241,7 @@ function createControl(
     await controls.ended(workspace);
     return false;
   });
-  const controls = new Controls(liveStore, store, turns, undefined, {
+  const controls = new Controls(liveStore, store, turns, {
     follow: (browser) => pages.follow(browser),
     unfollow: (gridId) => pages.unfollow(gridId),
     // never a WebDriver command: that would count as use, and a held browser nobody uses must still idle out

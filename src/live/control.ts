@@ -62,8 +62,8 @@ export class Controls {
     private readonly store: LiveStore,
     private readonly records: RecordStore,
     private readonly turns: Turns,
-    private readonly now: () => Date = () => new Date(),
     private readonly browsers?: ControlledBrowsers,
+    private readonly now: () => Date = () => new Date(),
   ) {
     this.episodes = episodesIn(store);
     this.handBacks = handBacksIn(store);

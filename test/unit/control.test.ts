@@ -9,7 +9,7 @@ import { LocalTurns } from '../../src/workspace/turns.js';
 async function controlsWithBrowser(alive = true) {
   const records = new MemoryRecordStore(3600);
   await records.put('named:w', { ...newRecord(), gridId: 'g1' });
-  const controls = new Controls(new MemoryLiveStore(), records, new LocalTurns(), undefined, {
+  const controls = new Controls(new MemoryLiveStore(), records, new LocalTurns(), {
     follow: async () => undefined,
     unfollow: async () => undefined,
     alive: async () => alive,
@@ -24,7 +24,7 @@ describe('the grant', () => {
     await records.put('named:w', { ...newRecord(), gridId: 'g1' });
     let followed: () => void = () => undefined;
     const states: (string | undefined)[] = [];
-    const controls: Controls = new Controls(new MemoryLiveStore(), records, new LocalTurns(), undefined, {
+    const controls: Controls = new Controls(new MemoryLiveStore(), records, new LocalTurns(), {
       follow: async () => {
         // what a person would see at the moment the recorder starts
         states.push((await controls.episode('w'))?.state);
