@@ -1,4 +1,4 @@
-import type { CallDeps } from '../capabilities/call/call.js';
+import type { AdminDeps } from './deps.js';
 import { BadRequest, NotFound } from '../errors.js';
 import type { EventSink } from '../events/events.js';
 import type { FlowStore } from '../flows/store.js';
@@ -15,7 +15,7 @@ import type { WorkspaceOverview } from './overview.js';
  */
 export async function deleteWorkspace(
   rawName: string,
-  deps: CallDeps,
+  deps: AdminDeps,
   flowStore: FlowStore | undefined,
   overview: WorkspaceOverview,
   events: EventSink,

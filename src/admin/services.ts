@@ -1,4 +1,4 @@
-import type { CallDeps } from '../capabilities/call/call.js';
+import type { AdminDeps } from './deps.js';
 import { BadRequest } from '../errors.js';
 import type { EventLog } from '../events/events.js';
 import type { FlowStore } from '../flows/store.js';
@@ -26,7 +26,7 @@ export interface AdminServices {
 }
 
 export function createAdmin(
-  deps: CallDeps,
+  deps: AdminDeps,
   flowStore: FlowStore | undefined,
   library: FlowLibraries | undefined,
   events: EventLog,
