@@ -30,6 +30,12 @@ export const ZONES = [
     message: 'flows/ runs steps through the toolbox it is handed; it must not reach the surfaces or the call path.',
   },
   {
+    target: ['./src/admin', './src/events', './src/ops'],
+    from: ['./src/capabilities/call', './src/mcp', './src/http'],
+    message:
+      'admin/, events/ and ops/ serve the surfaces and the call path; they take narrow deps of their own and import neither.',
+  },
+  {
     target: './src/workspace',
     from: './src/browser',
     message: 'workspace/ remembers browsers; reading a page is browser/, handed in by the call path.',

@@ -40,6 +40,20 @@ describe('lint holds the architecture', () => {
     expect(found.join('\n')).toMatch(/import-x\/no-restricted-paths/);
   });
 
+  it('fails an import of the call path or a surface from admin/, events/ and ops/', async () => {
+    const imports = [
+      "export type { CallDeps } from '../capabilities/call/call.js';\n",
+      "export { buildMcpServer } from '../mcp/server.js';\n",
+      "export { buildApp } from '../http/app.js';\n",
+    ];
+    for (const folder of ['admin', 'events', 'ops']) {
+      for (const code of imports) {
+        const found = await problems(`src/${folder}/forbidden.ts`, code);
+        expect(found.join('\n'), `${folder}: ${code}`).toMatch(/import-x\/no-restricted-paths: .*take narrow deps/);
+      }
+    }
+  });
+
   it('fails an import of browser/ from workspace/', async () => {
     const found = await problems(
       'src/workspace/forbidden.ts',
