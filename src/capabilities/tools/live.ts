@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTROL_STATES, liveControl, liveTicket } from '../../live/answers.js';
+import { CONTROL_STATES, controlAsked, liveTicket } from '../../live/answers.js';
 import { defineTool } from '../capability.js';
 
 /**
@@ -68,7 +68,7 @@ export const takeControl = defineTool({
   destructive: false,
   app: CONTROL_BUTTON,
   input: z.object({ viewer }),
-  output: liveControl.extend({ hint: z.string() }),
+  output: controlAsked,
   handler: async (args, { live }) => live.take(args.viewer),
 });
 
