@@ -5,7 +5,7 @@ import { findGeckodriver, locate, packagesFor } from './packages.js';
 import { browserSandbox } from './sandbox.js';
 import { findJar, isReadable } from './requirements.js';
 import { MANAGED_DOWNLOADS_SWITCH } from '../errors.js';
-import { bidiRouteOf, type BrowserKind } from '../grid/capabilities.js';
+import { bidiRouteOf, BROWSER_KINDS, type BrowserKind } from '../grid/capabilities.js';
 import { withoutCredentials } from '../grid/fetch.js';
 import { Grid } from '../grid/grid.js';
 import type { BrowserFeatures } from '../grid/offers.js';
@@ -115,7 +115,7 @@ async function remoteGrid(options: DoctorOptions & { gridUrl: string }): Promise
 const TRIAL_SECONDS = 30;
 
 function isBrowserKind(name: string): name is BrowserKind {
-  return name === 'chrome' || name === 'firefox';
+  return BROWSER_KINDS.some((kind) => kind === name);
 }
 
 /**
