@@ -196,19 +196,21 @@ describe('RedisRecordStore', () => {
   });
 
   it('slides the TTL on every write, and forgets a record left unused', async () => {
+    const ttlMs = 800;
     const conn = await connection();
-    const store = new RedisRecordStore(conn, 0.8, `${RECORD_PREFIX}ttl-test:`);
+    const store = new RedisRecordStore(conn, ttlMs / 1000, `${RECORD_PREFIX}ttl-test:`);
     const key = `${RECORD_PREFIX}ttl-test:named:t`;
     await store.put('named:t', newRecord());
+    const firstSet = Date.now();
     expect(await conn.client.pttl(key)).toBeGreaterThan(600);
-    await delay(500);
-    expect(await conn.client.pttl(key)).toBeLessThan(400);
+    await until(async () => (await conn.client.pttl(key)) < 400);
+    const secondSent = Date.now();
     await store.put('named:t', newRecord());
     expect(await conn.client.pttl(key)).toBeGreaterThan(600);
-    await delay(500);
-    expect(await store.get('named:t')).toBeDefined(); // 1 s after the first write: alive because the second slid it
-    await delay(500);
-    expect(await store.get('named:t')).toBeUndefined();
+    // Midway between the first write's expiry and the second's: alive only because the second slid it.
+    await delay(Math.max(0, (firstSet + secondSent) / 2 + ttlMs - Date.now()));
+    expect(await store.get('named:t')).toBeDefined();
+    await until(async () => (await store.get('named:t')) === undefined, ttlMs);
   });
 
   it('answers StoreUnavailable with the reason while Redis is away, fast, and works again when it returns', async () => {
@@ -312,12 +314,15 @@ describe('RedisTurns across replicas', () => {
 
   it('keeps a long call its turn by renewing the lease', async () => {
     const [connA, connB] = [await connection(), await connection()];
-    const [a, b] = [new RedisTurns(connA, { leaseMs: 200 }), new RedisTurns(connB, { leaseMs: 200 })];
+    const leaseMs = 200;
+    // Held past four leases: only renewing keeps the other replica from taking the turn meanwhile.
+    const heldMs = 4 * leaseMs + 100;
+    const [a, b] = [new RedisTurns(connA, { leaseMs }), new RedisTurns(connB, { leaseMs })];
     const key = 'workspace:named:long';
     const log: string[] = [];
     const long = a.run(key, async () => {
       log.push('long starts');
-      await delay(900);
+      await delay(heldMs);
       log.push('long ends');
     });
     await until(async () => log.length === 1);
