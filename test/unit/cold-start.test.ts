@@ -27,6 +27,9 @@ const DEFERRED = [
   'content-disposition',
 ];
 
+/** How long after warm-up the WebDriver class must still be unloaded: a negative check, so a fixed wait. */
+const STILL_UNLOADED_FOR_MS = 300;
+
 /** The record up to its n-th `--- stdout` mark (test/fixtures/record-loads.mjs). */
 function untilMark(record: string, n: number): string[] {
   const lines = record.split('\n');
@@ -110,14 +113,27 @@ describe('stdio cold start', () => {
 
     // Then, its start answered, it gets ready for a first browser (ops/warm-up.ts): each ping's
     // answer marks what it has loaded by then. The logger (a call's line) is the last it loads.
+    let pings = 3;
     const lastMark = async () => {
-      send({ id: 3, method: 'ping' });
-      await delay(100);
+      const id = pings++;
+      const answered = new Promise<void>((resolve) => {
+        const onLine = (line: string) => {
+          if ((JSON.parse(line) as { id?: number }).id === id) {
+            answers.off('line', onLine);
+            resolve();
+          }
+        };
+        answers.on('line', onLine);
+      });
+      send({ id, method: 'ping' });
+      // The recorder writes its mark before the answer, so the mark is in the file once it came.
+      await answered;
       return (await readFile(record, 'utf8')).split('--- stdout').at(-2) ?? '';
     };
-    const ready = await poll(async () => ((await lastMark()).includes('/pino/') ? true : undefined), 20_000, 0);
+    const ready = await poll(async () => ((await lastMark()).includes('/pino/') ? true : undefined), 20_000, 50);
     expect(ready, 'the logger loaded after the tools were listed').toBe(true);
-    await delay(300);
+    // Warm-up must not go on to load the WebDriver class later: only a first browser may.
+    await delay(STILL_UNLOADED_FOR_MS);
     const loadedThen = await lastMark();
     expect(loadedThen).toContain('selenium-webdriver/http/index.js');
     // The WebDriver class (most of selenium-webdriver) is not: it loads while the Grid starts the first browser.
