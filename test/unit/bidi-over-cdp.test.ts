@@ -5,6 +5,7 @@ import { WebSocketServer } from 'ws';
 import { connectBidiOverCdp } from '../../src/live/monitor/bidi-over-cdp.js';
 import type { Lost } from '../../src/live/monitor/bidi.js';
 import { BidiMonitors } from '../../src/live/monitor/monitor.js';
+import { poll } from '../../src/poll.js';
 
 // A browser's DevTools endpoint, faked: the real one cannot be made, on demand, to hand the mapper
 // a message it throws on, nor to detach a tab exactly while the mapper's command to it is in
@@ -24,6 +25,9 @@ interface FakeBrowser {
   /** detach the tab `session` as soon as the mapper asks it anything, before answering */
   detachOnFirstCommand: Set<string>;
 }
+
+/** How long a rejection the work left unawaited has to show before none is taken to be coming. */
+const ESCAPE_WINDOW_MS = 200;
 
 let server: WebSocketServer;
 let port: number;
@@ -80,8 +84,9 @@ async function escaping(work: () => Promise<void>): Promise<unknown[]> {
   process.on('uncaughtException', note);
   try {
     await work();
-    // A rejection is reported after the microtasks of its turn: give it a few turns.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A rejection is reported after the microtasks of its turn, and nothing says none is coming:
+    // a fixed while, for it to come if it would.
+    await new Promise((resolve) => setTimeout(resolve, ESCAPE_WINDOW_MS));
   } finally {
     process.off('unhandledRejection', note);
     process.off('uncaughtException', note);
@@ -111,7 +116,13 @@ describe("Chromium's BiDi mapper in a thread of its own", () => {
           },
         }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The tab is detached as the mapper's first command to it arrives.
+      const commanded = await poll(
+        async () => (browser.detachOnFirstCommand.has('tab-session') ? undefined : true),
+        5_000,
+        10,
+      );
+      expect(commanded, 'the mapper never sent the tab a command').toBe(true);
       // The mapper still serves: a command is answered, and nothing was lost.
       expect(await connection.send('browsingContext.getTree', {})).toEqual({ contexts: [] });
       expect(lost).toEqual([]);
