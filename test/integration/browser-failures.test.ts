@@ -30,6 +30,8 @@ const site = inject('siteUrl');
 const gridUrl = inject('gridUrl');
 const chromium = testBrowser() === 'chrome';
 const MODES = ['capture', 'control'] as const;
+/** How long a served process must live on after the tabs flickered: a negative check, so a fixed wait. */
+const STILL_RUNNING_AFTER_MS = 1_000;
 type Mode = (typeof MODES)[number];
 
 let running: RunningServer;
@@ -98,6 +100,8 @@ async function recovers(workspace: string): Promise<void> {
 async function devtools(gridId: string): Promise<{
   send(method: string, params?: object, sessionId?: string): Promise<Record<string, unknown>>;
   fire(method: string, params?: object, sessionId?: string): void;
+  /** the first event `method` whose params `matches`, from now on */
+  event(method: string, matches: (params: Record<string, unknown>) => boolean): Promise<void>;
   close(): void;
 }> {
   const { address, authorization } = splitCredentials(gridUrl);
@@ -111,10 +115,15 @@ async function devtools(gridId: string): Promise<{
   socket.on('error', () => undefined);
   let id = 0;
   const waiting = new Map<number, (answer: Record<string, unknown>) => void>();
+  const listening = new Set<(method: string, params: Record<string, unknown>) => void>();
   socket.on('message', (data: Buffer) => {
-    const message = JSON.parse(data.toString()) as { id?: number };
+    const message = JSON.parse(data.toString()) as { id?: number; method?: string; params?: Record<string, unknown> };
     if (message.id !== undefined) {
       waiting.get(message.id)?.(message);
+    } else if (message.method !== undefined) {
+      for (const listener of listening) {
+        listener(message.method, message.params ?? {});
+      }
     }
   });
   const fire = (method: string, params: object = {}, sessionId?: string) => {
@@ -132,6 +141,21 @@ async function devtools(gridId: string): Promise<{
         });
       }),
     fire: (method, params, sessionId) => void fire(method, params, sessionId),
+    event: (method, matches) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          listening.delete(listener);
+          reject(new Error(`DevTools never sent ${method}`));
+        }, 15_000);
+        const listener = (heard: string, params: Record<string, unknown>) => {
+          if (heard === method && matches(params)) {
+            clearTimeout(timer);
+            listening.delete(listener);
+            resolve();
+          }
+        };
+        listening.add(listener);
+      }),
     close: () => socket.close(),
   };
 }
@@ -183,9 +207,12 @@ async function crashRenderer(gridId: string): Promise<void> {
     // The page the agent opened: a headed Chromium's own window has pages of its own (its omnibox's).
     const page = targetInfos.find((target) => target.type === 'page' && target.url.startsWith(site));
     const attached = await cdp.send('Target.attachToTarget', { targetId: page?.targetId, flatten: true });
+    // Target.targetCrashed comes only to a connection that discovers targets.
+    await cdp.send('Target.setDiscoverTargets', { discover: true });
+    const crashed = cdp.event('Target.targetCrashed', (params) => params.targetId === page?.targetId);
     // Never answered: the renderer is gone.
     cdp.fire('Page.crash', {}, (attached.result as { sessionId: string }).sessionId);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await crashed;
   } finally {
     cdp.close();
   }
@@ -410,7 +437,8 @@ describe.skipIf(!chromium)('selenium-flow serve', () => {
       expect(gridId, 'the browser the server opened, found on the Grid').toBeDefined();
       expect((await rest(base, '/browser/capture-network', { on: true }, served)).status).toBe(200);
       await flickerTabs(gridId ?? '');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Nothing says a rejection the mapper left unawaited is not coming: a while for it to end the process.
+      await new Promise((resolve) => setTimeout(resolve, STILL_RUNNING_AFTER_MS));
       const still = await Promise.race([exited.then((code) => `exited with ${code}`), Promise.resolve('running')]);
       expect(still, output.join('')).toBe('running');
       expect((await fetch(`${base}/health`)).status).toBe(200);
