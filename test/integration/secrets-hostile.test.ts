@@ -63,6 +63,8 @@ const fieldLength = async (css: string) =>
 const otherSite = (url: string) => url.replace('127.0.0.1', 'localhost');
 /** What B received that is not a frame merely taking focus: keys, input, a landing. */
 const fromB = () => b.received.filter((r) => r.event !== 'focused');
+/** Long enough for what a page posts to B to arrive: B's hearing nothing has no event to wait for. */
+const B_QUIET_MS = 500;
 
 /**
  * Until tell-later.html on A has told (it posts "told", or its landing page "landed"), counting
@@ -147,8 +149,8 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     } finally {
       await call('/browser/frame', { action: 'top' });
     }
-    // Whatever the frame saw of the scripts run in it, none of it carried the value.
-    await delay(500);
+    // Whatever the frame saw of the scripts run in it, none of it carried the value: its beacons had time to come.
+    await delay(B_QUIET_MS);
     const seen = b.received.map((r) => r.body).join('\n');
     expect(FORMS.filter((form) => seen.includes(form))).toEqual([]);
   });
@@ -367,7 +369,8 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     });
     const typed = await call('/browser/write', { selector: { css: '#password' }, secret });
     expect(typed.status).toBe(200);
-    await delay(500);
+    // A keystroke B's page caught would have been posted by now.
+    await delay(B_QUIET_MS);
     expect(fromB()).toEqual([]);
     expect(typed.body).toMatchObject({
       url: `${a.url}/hostile/redirect-while-typing.html?on=keys&b=${encodeURIComponent(b.url)}`,
@@ -386,7 +389,8 @@ describe('a secret typed into a hostile page', { timeout: 120_000 }, () => {
     expect(typed.body).toMatchObject({ url: b.url, title: '', withheld: true });
     expect(String(typed.body.withheld_reason)).toMatch(/changed origin while a secret was being typed/);
     expect((await call('/workspace')).body.url).toBe(start);
-    await delay(500);
+    // A keystroke B's page caught would have been posted by now.
+    await delay(B_QUIET_MS);
     expect(fromB().filter((r) => r.event === 'key')).toEqual([]);
     const moved = served
       .output()
