@@ -1,10 +1,10 @@
 import { gridFetch } from '../../src/grid/grid.js';
+import { poll } from '../../src/poll.js';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startGridProxy, type GridProxy } from '../helpers/grid-proxy.js';
 import { connectMcp, gridHas, gridIdOf, rest, startServer, type RunningServer } from '../helpers/server.js';
@@ -178,12 +178,8 @@ const as = (token: string, workspace?: string) => ({
 });
 
 async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) {
-      throw new Error(`not reached in time: ${what}`);
-    }
-    await delay(100);
+  if (!(await poll(async () => ((await condition()) ? true : undefined), timeoutMs, 100))) {
+    throw new Error(`not reached in time: ${what}`);
   }
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FileEntry } from '../../src/files/files.js';
 import { MAX_LISTED_FILES } from '../../src/limits.js';
 import { gridFetch } from '../../src/grid/grid.js';
+import { poll } from '../../src/poll.js';
 import { REPORT_CSV } from '../fixtures/site.js';
 import { gridIdOf, startServer, type RunningServer } from '../helpers/server.js';
 import { toolClient } from '../helpers/tools.js';
@@ -88,14 +89,17 @@ async function bytes(
 async function download(workspace: string): Promise<Listing> {
   await tools.in(workspace).ok('navigate', { url: `${site}/download.html` });
   await tools.in(workspace).ok('interact', { action: 'click', selector: { css: '#download' } });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const downloads = await listing(workspace, '/files?folder=downloads');
-    if (downloads.files.some((f) => f.name === 'report.csv') || Date.now() > deadline) {
-      return downloads;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const downloads = () => listing(workspace, '/files?folder=downloads');
+  const listed = await poll(
+    async () => {
+      const now = await downloads();
+      return now.files.some((f) => f.name === 'report.csv') ? now : undefined;
+    },
+    10_000,
+    100,
+  );
+  // Not listed in time: the caller's assertions on the listing say what is missing.
+  return listed ?? downloads();
 }
 
 async function mcpClient(workspace: string): Promise<Client> {
