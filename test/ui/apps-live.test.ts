@@ -19,6 +19,11 @@ let app: RenderedApp;
 let inBrowser: InBrowser;
 
 const asWorkspace = { authorization: `Bearer ${TOKEN}`, 'x-workspace': WORKSPACE };
+/**
+ * Time for the agent's await_control to be waiting before the person hands back: no surface
+ * shows a waiting call, and one that came after would be answered the hand-back all the same.
+ */
+const AWAIT_IN_FLIGHT_MS = 500;
 
 const heard = async () => {
   const answer = await rest(
@@ -125,7 +130,7 @@ describe('watch as an MCP App', () => {
       /^the person at the MCP client has control of this browser/,
     );
     const waiting = rest(running.url, '/browser/await-control', {}, asWorkspace);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, AWAIT_IN_FLIGHT_MS));
     await app.frame.getByRole('button', { name: 'Hand back' }).click();
     const awaited = await waiting;
     expect(awaited.status).toBe(200);
