@@ -13,7 +13,11 @@ process.once('exit', () => rmSync(dataHome, { recursive: true, force: true }));
 
 /** The suites the `firefox` project runs once more with TEST_BROWSER=firefox. */
 const FIREFOX_SUITES = [
-  'tools',
+  'tools-session',
+  'tools-interact',
+  'tools-frames-dialogs',
+  'tools-write',
+  'tools-read',
   'files',
   'bad-input',
   'secrets',
