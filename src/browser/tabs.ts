@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { BadRequest, NotFound } from '../errors.js';
-import { readPageState } from './page-state.js';
+import { navigateTo } from './navigation.js';
+import { readPageState, type PageState } from './page-state.js';
 import { wdError } from './webdriver.js';
 
 /**
@@ -66,13 +67,32 @@ export async function listTabs(driver: WebDriver): Promise<Listed> {
 }
 
 /** Moves the browser (and what a person watching sees) to the tab at `tab` (-1: the last). */
-export async function selectTab(driver: WebDriver, tab: number): Promise<void> {
+async function selectTab(driver: WebDriver, tab: number): Promise<void> {
   const { handles } = await listTabs(driver);
   await driver.switchTo().window(handleAt(handles, tab));
 }
 
+/** Select, open or close a tab as asked, then list them all (the tabs action only lists). */
+export async function actOnTabs(
+  driver: WebDriver,
+  args: { url?: string; action?: string; tab?: number },
+  pageKnown: (page: PageState) => void,
+): Promise<Listed> {
+  if (args.action === 'new_tab') {
+    await openTab(driver);
+    if (args.url !== undefined) {
+      pageKnown(await navigateTo(driver, args.url));
+    }
+  } else if (args.action === 'close_tab') {
+    await closeTab(driver, args.tab);
+  } else if (args.tab !== undefined) {
+    await selectTab(driver, args.tab);
+  }
+  return listTabs(driver);
+}
+
 /** Opens a blank tab and moves the browser to it (the caller navigates it, if asked). */
-export async function openTab(driver: WebDriver): Promise<void> {
+async function openTab(driver: WebDriver): Promise<void> {
   await driver.switchTo().newWindow('tab');
 }
 
@@ -81,7 +101,7 @@ export async function openTab(driver: WebDriver): Promise<void> {
  * on, or to the last open tab when that was the one closed. The last tab stays: closing it
  * would end the browser, which end_browser does on purpose.
  */
-export async function closeTab(driver: WebDriver, tab: number | undefined): Promise<void> {
+async function closeTab(driver: WebDriver, tab: number | undefined): Promise<void> {
   const { tabs, handles } = await listTabs(driver);
   const current = handles[tabs.find((open) => open.active)?.tab ?? -1];
   const closing = tab === undefined ? current : handleAt(handles, tab);

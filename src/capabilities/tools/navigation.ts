@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { answerDialog } from '../../browser/dialogs.js';
 import { switchFrame } from '../../browser/frames.js';
 import { resizeWindow } from '../../browser/window.js';
-import type { WebDriver } from 'selenium-webdriver';
 import { moveThroughHistory, navigateTo } from '../../browser/navigation.js';
-import type { PageState } from '../../browser/page-state.js';
-import { closeTab, listTabs, openTab, selectTab } from '../../browser/tabs.js';
+import { actOnTabs } from '../../browser/tabs.js';
 import { defineTool, asText, shortText } from '../capability.js';
 import { checked, exactlyOne, selector, waitOf, waitTimeout, webUrl, windowHeight, windowWidth } from '../schemas.js';
 import { MAX_PROMPT_CHARS } from '../../limits.js';
@@ -93,25 +91,6 @@ function navigationProblem(args: { url?: string; action?: string; tab?: number }
     : 'Pass exactly one of url (a page to open), action (back, forward, refresh, tabs, new_tab, close_tab) or tab (an id from action tabs, to select it).';
 }
 
-/** Select, open or close a tab as asked, then list them all (the tabs action only lists). */
-async function actOnTabs(
-  driver: WebDriver,
-  args: { url?: string; action?: string; tab?: number },
-  pageKnown: (page: PageState) => void,
-) {
-  if (args.action === 'new_tab') {
-    await openTab(driver);
-    if (args.url !== undefined) {
-      pageKnown(await navigateTo(driver, args.url));
-    }
-  } else if (args.action === 'close_tab') {
-    await closeTab(driver, args.tab);
-  } else if (args.tab !== undefined) {
-    await selectTab(driver, args.tab);
-  }
-  return listTabs(driver);
-}
-
 export const frame = defineTool({
   name: 'frame',
   title: 'Frame',
@@ -172,8 +151,7 @@ export const resize = defineTool({
   input: z.object({ width: windowWidth, height: windowHeight }),
   output: z.object({ width: z.number(), height: z.number() }),
   handler: async (args, { driver, remember }) => {
-    await resizeWindow(driver, args.width, args.height);
-    const rect = await driver.manage().window().getRect();
+    const rect = await resizeWindow(driver, args.width, args.height);
     // What was asked, as open_session remembers it: the browser may keep a size of its own.
     remember({ window: { width: args.width, height: args.height } });
     return { width: rect.width, height: rect.height };
