@@ -5,16 +5,13 @@ import type { FileBytes } from '../files/files.js';
 import { SIGNED_PREFIX } from '../files/links.js';
 import { FOLDERS, isFolder, servedInline, type Folder, type Section } from '../files/names.js';
 import { uriOf } from '../files/uris.js';
-import { services, WORKSPACE_PATH } from './admin/routes.js';
-import * as adminSchema from './admin/schemas.js';
+import { adminRoute, services } from './admin/routes.js';
 import { callerOf } from './plugins/caller.js';
 import { pathParams, queryOf, type PlainRoute } from './routes.js';
 
 const workspaceOf = (request: FastifyRequest) => callerOf(request).workspace;
 const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
 const agent = { tag: 'files', access: 'bearer' } as const;
-const admin = { tag: 'admin', access: 'admin' } as const;
-const ADMIN_BASE = `${WORKSPACE_PATH}/files`;
 
 /**
  * A file's bytes at the path of its URI: `workspace://files/<x>` is `GET /files/<x>` (`screenshots`
@@ -47,45 +44,30 @@ export const FILE_ROUTES: readonly PlainRoute[] = [
     },
   },
   {
-    ...admin,
-    method: 'GET',
-    path: ADMIN_BASE,
+    ...adminRoute('GET workspaces/{workspace}/files'),
     summary: "A workspace's downloads, screenshots and Files",
-    answers: adminSchema.fileSections,
     // the admin page polls it while open: downloads are asked of the node only near the last call
     handler: async (request, _reply, context) => services(context).overview.sections(param(request, 'workspace')),
   },
   {
-    ...admin,
-    method: 'DELETE',
-    path: `${ADMIN_BASE}/downloads`,
+    ...adminRoute('DELETE workspaces/{workspace}/files/downloads'),
     summary: "Clear a workspace's downloads (only while its browser lives); answers the names removed",
-    answers: adminSchema.downloadsCleared,
     handler: async (request, _reply, { deps }) => deps.files.clearDownloads(param(request, 'workspace')),
   },
   {
-    ...admin,
-    method: 'DELETE',
-    path: `${ADMIN_BASE}/screenshots`,
+    ...adminRoute('DELETE workspaces/{workspace}/files/screenshots'),
     summary: "Clear a workspace's screenshots; answers the names removed",
-    answers: adminSchema.screenshotsCleared,
     handler: async (request, _reply, { deps }) => deps.files.clearScreenshots(param(request, 'workspace')),
   },
   {
-    ...admin,
-    method: 'DELETE',
-    path: `${ADMIN_BASE}/{name}`,
+    ...adminRoute('DELETE workspaces/{workspace}/files/{name}'),
     summary: "Delete one file of a workspace's Files",
-    answers: adminSchema.fileDeleted,
     handler: async (request, _reply, { deps }) =>
       deps.files.deleteFile(param(request, 'workspace'), param(request, 'name')),
   },
   {
-    ...admin,
-    method: 'PUT',
-    path: `${ADMIN_BASE}/{folder}/{name}/kept`,
+    ...adminRoute('PUT workspaces/{workspace}/files/{folder}/{name}/kept'),
     summary: "Keep a screenshot or a download in a workspace's Files",
-    answers: adminSchema.fileKept,
     handler: async (request, _reply, { deps }) =>
       deps.files.keep(param(request, 'workspace'), uriOf(keptFolder(param(request, 'folder')), param(request, 'name'))),
   },

@@ -3,20 +3,11 @@ import { z } from 'zod';
 import { BadRequest, NotFound } from '../errors.js';
 import { checkWorkspaceName } from '../workspace/names.js';
 import { MAX_WHO_CHARS, whoProblem } from '../live/control-copy.js';
-import {
-  controlAsked,
-  controlLeft,
-  liveStatus,
-  liveTicket,
-  type ControlAsked,
-  type ControlLeft,
-  type LiveTicket,
-} from '../live/answers.js';
+import type { ControlAsked, ControlLeft, LiveTicket } from '../live/answers.js';
 import type { LiveService } from '../live/service.js';
 import { controlRefusal, type ControlAsker } from '../live/control-policy.js';
+import { adminRoute } from './admin/routes.js';
 import { pathParams, type PlainRoute, type RouteContext } from './routes.js';
-
-const admin = { tag: 'admin', access: 'admin' } as const;
 
 /** Who asks, as the admin page names its person (unsaid is "a person"), and from which viewer. */
 export const viewerBody = z
@@ -73,11 +64,8 @@ export function viewerOf(body: unknown): { who: string; viewer: string } {
 /** The live view's admin routes; its websocket is the upgrade in live-tunnel.ts. */
 export const LIVE_ROUTES: readonly PlainRoute[] = [
   {
-    ...admin,
-    method: 'GET',
-    path: '/admin/api/workspaces/{workspace}/live',
+    ...adminRoute('GET workspaces/{workspace}/live'),
     summary: "Whether a workspace's browser can be watched, and why not (the Grid has no VNC, no browser)",
-    answers: liveStatus,
     handler: async (request, _reply, context) => {
       const live = liveOf(context);
       const refused = controlRefusal(live.controlBy, adminAsker(request));
@@ -86,11 +74,8 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     },
   },
   {
-    ...admin,
-    method: 'POST',
-    path: '/admin/api/workspaces/{workspace}/live-ticket',
+    ...adminRoute('POST workspaces/{workspace}/live-ticket'),
     summary: 'A single-use ticket (30 s) for the live view websocket /admin/live/{workspace}?ticket=…; body {who}',
-    answers: liveTicket,
     handler: async (request, _reply, context): Promise<LiveTicket> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who } = viewerOf(request.body);
@@ -98,12 +83,9 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     },
   },
   {
-    ...admin,
-    method: 'POST',
-    path: '/admin/api/workspaces/{workspace}/control',
+    ...adminRoute('POST workspaces/{workspace}/control'),
     summary:
       "A person takes Control of the workspace's browser: held at once when no call runs, else requested until the running call ends; body {who, viewer}",
-    answers: controlAsked,
     handler: async (request, _reply, context): Promise<ControlAsked> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who, viewer } = viewerOf(request.body);
@@ -111,12 +93,9 @@ export const LIVE_ROUTES: readonly PlainRoute[] = [
     },
   },
   {
-    ...admin,
-    method: 'DELETE',
-    path: '/admin/api/workspaces/{workspace}/control',
+    ...adminRoute('DELETE workspaces/{workspace}/control'),
     summary:
       'The person hands the browser back (only they can); with a viewer, only that viewer lets go (it stays held while another of theirs holds it); body {who, viewer}',
-    answers: controlLeft,
     handler: async (request, _reply, context): Promise<ControlLeft> => {
       const workspace = workspaceOfPath(pathParams(request));
       const { who, viewer } = viewerOf(request.body);

@@ -4,9 +4,9 @@ import * as schema from './schemas.js';
 
 /**
  * The admin API as the page calls it: `METHOD path` (under /admin/api/, `{x}` one path segment)
- * → the zod of what it answers, and of the JSON body it takes. The routes' OpenAPI answers are
- * these schemas (test/unit/admin-api-map.test.ts holds the two together); the page imports only
- * the types below, so it compiles against the same declarations the server answers with.
+ * → the zod of what it answers, and of the JSON body it takes. Each route row takes its method,
+ * path and schemas from here (adminRoute in routes.ts); the page imports only the types below, so
+ * it compiles against the same declarations the server answers with and documents.
  */
 export const ADMIN_API_MAP = {
   'GET workspaces': { answer: schema.workspaceList },

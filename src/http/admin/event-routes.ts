@@ -3,8 +3,7 @@ import { BadRequest } from '../../errors.js';
 import { MAX_HISTORY } from '../../events/events.js';
 import { serveEvents, type StreamStart } from '../../events/stream.js';
 import { queryOf, type PlainRoute } from '../routes.js';
-import { ADMIN_API, services } from './routes.js';
-import * as schema from './schemas.js';
+import { ADMIN_API, adminRoute, services } from './routes.js';
 
 const admin = { tag: 'admin', access: 'admin' } as const;
 const limit = (what = '') =>
@@ -36,13 +35,10 @@ function streamStartOf(request: FastifyRequest): StreamStart {
 /** The audit events: what is kept, and the live stream (tag admin, admin token like every admin route). */
 export const EVENT_ADMIN_ROUTES: readonly PlainRoute[] = [
   {
-    ...admin,
-    method: 'GET',
-    path: `${ADMIN_API}/events`,
+    ...adminRoute('GET events'),
     summary:
       'The audit events kept (secret binds allowed and refused, flow runs, browsers opened and ended), newest first; never a value, a full URL or a Grid id',
     query: { limit: limit() },
-    answers: schema.eventHistory,
     handler: async (request, _reply, context) => ({ events: await services(context).events.recent(limitOf(request)) }),
   },
   {

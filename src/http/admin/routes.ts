@@ -3,9 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequest } from '../../errors.js';
 import type { AdminServices } from '../../admin/services.js';
 import { pathParams, type PlainRoute, type RouteContext } from '../routes.js';
+import { ADMIN_API_MAP, type AdminRoute } from './api-map.js';
 import * as schema from './schemas.js';
-
-const admin = { tag: 'admin', access: 'admin' } as const;
 
 /**
  * A polled answer with an ETag of its content: a poller that sends it back as If-None-Match
@@ -21,7 +20,31 @@ function unlessUnchanged(request: FastifyRequest, reply: FastifyReply, answer: u
   return answer;
 }
 export const ADMIN_API = '/admin/api';
-export const WORKSPACE_PATH = `${ADMIN_API}/workspaces/{workspace}`;
+
+const METHODS = ['GET', 'PUT', 'DELETE', 'POST'] as const satisfies readonly PlainRoute['method'][];
+const isMethod = (word: string): word is PlainRoute['method'] => METHODS.some((method) => method === word);
+
+/**
+ * A JSON route's method, path and schemas, taken from the route map the page compiles against:
+ * written there once, a row cannot serve or document another path or answer than the page expects.
+ */
+export function adminRoute(
+  route: AdminRoute,
+): Pick<PlainRoute, 'tag' | 'access' | 'method' | 'path' | 'answers' | 'body'> {
+  const [method = '', path = ''] = route.split(' ');
+  if (!isMethod(method)) {
+    throw new Error(`The admin route map names ${JSON.stringify(route)}, whose method no route can have.`);
+  }
+  const entry = ADMIN_API_MAP[route];
+  return {
+    tag: 'admin',
+    access: 'admin',
+    method,
+    path: `${ADMIN_API}/${path}`,
+    answers: entry.answer,
+    ...('body' in entry ? { body: entry.body } : {}),
+  };
+}
 
 export const param = (request: FastifyRequest, key: string) => pathParams(request)[key] ?? '';
 
@@ -36,44 +59,31 @@ export function services(context: RouteContext): AdminServices {
 /** The operator's view of workspaces: the listing, one workspace, and ending its browser. */
 export const WORKSPACE_ADMIN_ROUTES: readonly PlainRoute[] = [
   {
-    ...admin,
-    method: 'GET',
-    path: `${ADMIN_API}/workspaces`,
+    ...adminRoute('GET workspaces'),
     summary:
       'Every workspace with a record or a library directory: browser state, last page, counts, last activity (one unreadable row is listed with its problem)',
     headers: { 'If-None-Match': 'the ETag of your last read: an unchanged listing answers 304 with no body' },
-    answers: schema.workspaceList,
     handler: async (request, reply, context) =>
       unlessUnchanged(request, reply, await services(context).overview.list()),
   },
   {
-    ...admin,
-    method: 'GET',
-    path: WORKSPACE_PATH,
+    ...adminRoute('GET workspaces/{workspace}'),
     summary: 'One workspace: its row, its browser (with the Grid id and node, for the operator only) and its files',
-    answers: schema.workspaceDetail,
     handler: async (request, _reply, context) => services(context).overview.detail(param(request, 'workspace')),
   },
   {
-    ...admin,
-    method: 'DELETE',
-    path: WORKSPACE_PATH,
+    ...adminRoute('DELETE workspaces/{workspace}'),
     summary:
       'Delete a workspace: its browser ends, its record goes (on every replica), its flows and files leave the disk; answers what was lost (`global` cannot be deleted)',
-    answers: schema.workspaceDeleted,
     handler: async (request, _reply, context) => services(context).deleteWorkspace(param(request, 'workspace')),
   },
   {
-    ...admin,
-    method: 'DELETE',
-    path: `${WORKSPACE_PATH}/browser`,
+    ...adminRoute('DELETE workspaces/{workspace}/browser'),
     summary: "End a workspace's browser (the workspace keeps its files and flows)",
-    answers: schema.browserEnded,
     handler: async (request, _reply, context) => services(context).endBrowser(param(request, 'workspace')),
   },
 ];
 
-const FLOW_PATH = `${WORKSPACE_PATH}/flows/{flow}`;
 const ifMatchOf = (request: FastifyRequest) => request.headers['if-match']?.replace(/^W\/|^"|"$/g, '');
 
 /**
@@ -83,19 +93,13 @@ const ifMatchOf = (request: FastifyRequest) => request.headers['if-match']?.repl
  */
 export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
   {
-    ...admin,
-    method: 'GET',
-    path: `${WORKSPACE_PATH}/flows`,
+    ...adminRoute('GET workspaces/{workspace}/flows'),
     summary: "A workspace's own flows, then the global ones (`global` lists the shared library alone)",
-    answers: schema.flowList,
     handler: async (request, _reply, context) => services(context).flows.list(param(request, 'workspace')),
   },
   {
-    ...admin,
-    method: 'GET',
-    path: FLOW_PATH,
+    ...adminRoute('GET workspaces/{workspace}/flows/{flow}'),
     summary: 'One flow: the YAML as stored, the parsed document, its outline, and its revision (also the ETag)',
-    answers: schema.flowDetail,
     handler: async (request, reply, context) => {
       const flow = await services(context).flows.get(param(request, 'workspace'), param(request, 'flow'));
       void reply.header('etag', `"${flow.revision}"`);
@@ -103,14 +107,11 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
     },
   },
   {
-    ...admin,
-    method: 'PUT',
-    path: FLOW_PATH,
+    ...adminRoute('PUT workspaces/{workspace}/flows/{flow}'),
     summary:
       'Save a flow as written (comments kept); a stale If-Match is a 409, a refused document names its line (error.line)',
     body: 'yaml',
     headers: { 'If-Match': 'the revision you read (GET answers it as ETag); a stale one is a 409 and writes nothing' },
-    answers: schema.flowSaved,
     handler: async (request, _reply, context) =>
       services(context).flows.save(
         param(request, 'workspace'),
@@ -120,22 +121,15 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
       ),
   },
   {
-    ...admin,
-    method: 'DELETE',
-    path: FLOW_PATH,
+    ...adminRoute('DELETE workspaces/{workspace}/flows/{flow}'),
     summary: 'Delete a flow',
     headers: { 'If-Match': 'optional: delete only at this revision (else 409)' },
-    answers: schema.flowDeleted,
     handler: async (request, _reply, context) =>
       services(context).flows.delete(param(request, 'workspace'), param(request, 'flow'), ifMatchOf(request)),
   },
   {
-    ...admin,
-    method: 'POST',
-    path: `${FLOW_PATH}/move`,
+    ...adminRoute('POST workspaces/{workspace}/flows/{flow}/move'),
     summary: 'Move a flow to global or to another workspace (written there first, then removed here)',
-    body: schema.flowMoveRequest,
-    answers: schema.flowMoved,
     handler: async (request, _reply, context) => {
       const parsed = schema.flowMoveRequest.safeParse(request.body);
       if (!parsed.success) {
@@ -149,20 +143,14 @@ export const FLOW_ADMIN_ROUTES: readonly PlainRoute[] = [
 /** The catalogue with the stored flows that type each secret, and the Grid. */
 export const CATALOGUE_ADMIN_ROUTES: readonly PlainRoute[] = [
   {
-    ...admin,
-    method: 'GET',
-    path: `${ADMIN_API}/secrets`,
+    ...adminRoute('GET secrets'),
     summary:
       'The secrets catalogue as cards (never a value), each with the stored flows and steps that type it, and names flows type that no secret defines',
-    answers: schema.secretsAnswer,
     handler: async (_request, _reply, context) => services(context).secrets.answer(),
   },
   {
-    ...admin,
-    method: 'GET',
-    path: `${ADMIN_API}/grid`,
+    ...adminRoute('GET grid'),
     summary: "The Grid's nodes, slots and sessions (each with the workspace that holds it), and the browsers it offers",
-    answers: schema.gridStatus,
     handler: async (_request, _reply, context) => services(context).overview.grid(),
   },
 ];
