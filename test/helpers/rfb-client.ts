@@ -99,11 +99,22 @@ export class RfbClient {
     this.ws.send(bytes);
   }
 
-  /**
-   * A region of the screen, asked in Raw encoding only (in the server's pixel format), as the
-   * distinct pixel values it holds: one value is a blank screen.
-   */
+  /** How many distinct pixel values a region of the screen holds: one is a blank screen. */
   async colours(x: number, y: number, width: number, height: number): Promise<number> {
+    return new Set(await this.pixels(x, y, width, height)).size;
+  }
+
+  /** The pixel value a region shows most (the server's format, as hex): what fills it. */
+  async mostly(x: number, y: number, width: number, height: number): Promise<string> {
+    const counts = new Map<string, number>();
+    for (const pixel of await this.pixels(x, y, width, height)) {
+      counts.set(pixel, (counts.get(pixel) ?? 0) + 1);
+    }
+    return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+  }
+
+  /** A region's pixels, asked in Raw encoding only (in the server's pixel format), as hex values. */
+  private async pixels(x: number, y: number, width: number, height: number): Promise<string[]> {
     const encodings = Buffer.alloc(8);
     encodings.writeUInt8(2, 0);
     encodings.writeUInt16BE(1, 2);
@@ -117,7 +128,7 @@ export class RfbClient {
     request.writeUInt16BE(width, 6);
     request.writeUInt16BE(height, 8);
     this.send(request);
-    const seen = new Set<string>();
+    const seen: string[] = [];
     for (;;) {
       const type = (await this.read(1))[0];
       if (type === 2) {
@@ -141,11 +152,11 @@ export class RfbClient {
           throw new Error(`the server answered encoding ${encoding}, not Raw`);
         }
         const pixels = await this.read(w * h * this.bytesPerPixel);
-        for (let p = 0; p < pixels.length && seen.size < 256; p += this.bytesPerPixel) {
-          seen.add(pixels.subarray(p, p + this.bytesPerPixel).toString('hex'));
+        for (let p = 0; p < pixels.length; p += this.bytesPerPixel) {
+          seen.push(pixels.subarray(p, p + this.bytesPerPixel).toString('hex'));
         }
       }
-      return seen.size;
+      return seen;
     }
   }
 

@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { heardIs } from '../helpers/browser-window.js';
 import { RfbClient } from '../helpers/rfb-client.js';
 import { openWatchable, rest, startServer, watchableSlotsSeen, type RunningServer } from '../helpers/server.js';
+import { poll } from '../../src/poll.js';
 
 const ADMIN = 'live-admin-token';
 const TOKEN = 'live-bearer-token';
@@ -274,6 +275,56 @@ describe('Watch is watch: input reaches the VNC server only under Control', () =
       code: 1008,
       reason: 'The live view passes no VNC message of type 255; reconnect.',
     });
+  });
+});
+
+describe('the live view follows the tab', () => {
+  it('shows the tab the agent selects, opens or is left on, as a person watching sees it', async () => {
+    const agent = { authorization: `Bearer ${TOKEN}`, 'x-workspace': 'watched' };
+    const site = inject('siteUrl');
+    const navigate = async (args: Record<string, unknown>) => {
+      const answer = await rest(running.url, '/browser/navigate', args, agent);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body;
+    };
+    const minted = await ticket();
+    const client = await RfbClient.open(wsBase + String(minted.body.path));
+    try {
+      await client.handshake();
+      // The middle of the page, below any browser chrome: what fills it is the page shown.
+      const shown = () => client.mostly(Math.floor(client.width / 2) - 50, Math.floor(client.height / 2), 100, 100);
+      const settlesOn = async (expected: string) =>
+        (await poll(async () => ((await shown()) === expected ? true : undefined), 10_000, 200)) ?? shown();
+
+      await navigate({ url: `${site}/colour.html?c=ff0000` });
+      const red = await poll(
+        async () => {
+          const first = await shown();
+          return first === (await shown()) ? first : undefined;
+        },
+        10_000,
+        200,
+      );
+      await navigate({ action: 'new_tab', url: `${site}/colour.html?c=0000ff` });
+      const blue = await poll(
+        async () => {
+          const now = await shown();
+          return now !== red ? now : undefined;
+        },
+        10_000,
+        200,
+      );
+      expect(blue, 'the new tab never showed').toBeDefined();
+
+      await navigate({ tab: 0 });
+      expect(await settlesOn(red ?? '')).toBe(true);
+      await navigate({ tab: 1 });
+      expect(await settlesOn(blue ?? '')).toBe(true);
+      await navigate({ action: 'close_tab' });
+      expect(await settlesOn(red ?? '')).toBe(true);
+    } finally {
+      client.close();
+    }
   });
 });
 
