@@ -58,6 +58,16 @@ describe('interact', () => {
     await ok('navigate', { url: `${site}/login.html` });
   });
 
+  it('answers an act on a page that fakes being left behind within the grace, not the settle time', async () => {
+    await ok('navigate', { url: `${site}/hostile/breaks-watcher.html` });
+    const started = Date.now();
+    const stayed = await ok('interact', { action: 'click', selector: { css: '#stay' } });
+    // 2 s of grace (browser/page-state.ts), where the settle bound is 10 s: the page slows only its own acts.
+    expect(Date.now() - started).toBeLessThan(6_000);
+    expect([new URL(String(stayed.url)).pathname, stayed.title]).toEqual(['/hostile/breaks-watcher.html', 'Stayed']);
+    await ok('navigate', { url: `${site}/login.html` });
+  });
+
   it('double-clicks, right-clicks and hovers, as the page sees it', async () => {
     await script(`
       window.__events = [];
