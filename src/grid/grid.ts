@@ -1,4 +1,5 @@
 import type { Agent } from 'node:http';
+import { z } from 'zod';
 import type { Session, WebDriver } from 'selenium-webdriver';
 import type { Executor } from 'selenium-webdriver/http/index.js';
 import { selenium, seleniumHttp } from '../browser/webdriver.js';
@@ -278,10 +279,17 @@ export class Grid {
     return sessionRunning(this.url, gridId);
   }
 
-  /** A cheap liveness probe; it also resets the node's idle timer. */
+  /**
+   * A cheap liveness probe; it also resets the node's idle timer. "no such window" is a browser
+   * whose tab its page closed, alive with its other tabs and sign-ins: read as gone, it ended.
+   */
   async isAlive(gridId: string): Promise<boolean> {
-    const { status } = await gridRequest(`${this.url}/session/${encodeURIComponent(gridId)}/window`, 'GET', this.agent);
-    return status >= 200 && status < 300;
+    const { status, json } = await gridRequest(
+      `${this.url}/session/${encodeURIComponent(gridId)}/window`,
+      'GET',
+      this.agent,
+    );
+    return (status >= 200 && status < 300) || webDriverError.safeParse(json).data?.value.error === 'no such window';
   }
 
   /**
@@ -298,6 +306,9 @@ export class Grid {
     }
   }
 }
+
+/** A W3C WebDriver error answer, as far as isAlive reads it. */
+const webDriverError = z.object({ value: z.object({ error: z.string() }) });
 
 /**
  * Headed where a person can watch: on a Grid that steers, exactly when the watchable slot is

@@ -160,6 +160,8 @@ for (const browser of ['chrome', 'firefox'] as const) {
       expect(JSON.stringify(gone?.body)).toContain(
         'The tab the browser was on is closed; list them with navigate {action: \\"tabs\\"}',
       );
+      // Still the browser, with its other tab: asking whether it runs ended it ("no such window").
+      expect((await ok('current_workspace')).browser).toMatchObject({ alive: true });
       const left = await tabs();
       expect(left.map((tab) => [new URL(tab.url).pathname, tab.active])).toEqual([['/tabs.html', true]]);
       expect((await ok('extract', { selector: { css: 'h1' } })).value).toBe('Tabs');
