@@ -29,16 +29,21 @@ export function hasManagedDownloads(capabilities: Record<string, unknown> | unde
 export function bidiRouteOf(
   capabilities: Record<string, unknown>,
 ): { announced: string; via: 'webSocketUrl' | 'cdp' } | undefined {
-  const { webSocketUrl, browserName } = capabilities;
-  const devtools = capabilities['se:cdp'];
+  const { webSocketUrl } = capabilities;
   if (typeof webSocketUrl === 'string' && webSocketUrl !== '') {
     return { announced: webSocketUrl, via: 'webSocketUrl' };
   }
+  const devtools = devtoolsOf(capabilities);
+  return devtools === undefined ? undefined : { announced: devtools, via: 'cdp' };
+}
+
+/** Chromium's DevTools endpoint as its session announced it (`se:cdp`); undefined for none. */
+export function devtoolsOf(capabilities: Record<string, unknown>): string | undefined {
+  const devtools = capabilities['se:cdp'];
   // Firefox's DevTools endpoint, where a Grid announces one, is not Chromium's protocol.
-  if (typeof devtools === 'string' && devtools !== '' && browserName !== 'firefox') {
-    return { announced: devtools, via: 'cdp' };
-  }
-  return undefined;
+  return typeof devtools === 'string' && devtools !== '' && capabilities.browserName !== 'firefox'
+    ? devtools
+    : undefined;
 }
 
 /**

@@ -12,6 +12,7 @@ import { GridOffers, type Offers } from './offers.js';
 import {
   bidiRouteOf,
   browserCapabilities,
+  devtoolsOf,
   LIVE_VIEW_CAPABILITY,
   MANAGED_DOWNLOADS,
   type BrowserKind,
@@ -238,6 +239,12 @@ export class Grid {
   bidiAddress(capabilities: Record<string, unknown>): BidiEndpoint | undefined {
     const route = bidiRouteOf(capabilities);
     return route && { url: this.websocketHere(route.announced), via: route.via };
+  }
+
+  /** Chromium's DevTools endpoint (capabilities.ts) on this Grid's own address; undefined for none. */
+  devtoolsAddress(capabilities: Record<string, unknown>): string | undefined {
+    const announced = devtoolsOf(capabilities);
+    return announced && this.websocketHere(announced);
   }
 
   private websocketHere(announced: string): string {

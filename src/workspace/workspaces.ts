@@ -17,6 +17,8 @@ export interface AttachedBrowser {
   record?: WorkspaceRecord;
   /** stateless: the opaque handle the caller holds instead of the Grid id */
   handle?: string;
+  /** Chromium's DevTools endpoint, on the Grid's address: what a page that never yields does not hold up */
+  devtools?: string;
 }
 
 export interface WorkspaceLimits {
@@ -111,11 +113,8 @@ export class Workspaces {
       throw err;
     }
     this.events.emit({ type: 'browser_opened', workspace: caller.workspace ?? null, browser });
-    const driver = this.grid.attach(opened.gridId, opened.capabilities);
     return {
-      driver,
-      gridId: opened.gridId,
-      browserName: browserNameOf(opened.capabilities),
+      ...this.driverFor(opened.gridId, opened.capabilities),
       ...(caller.key ? { record: saved } : { handle }),
       kind: browser,
       version: opened.version,
@@ -191,12 +190,16 @@ export class Workspaces {
     if (!record.gridId) {
       return undefined;
     }
-    const capabilities = record.capabilities ?? { browserName: record.browser };
+    return { ...this.driverFor(record.gridId, record.capabilities ?? { browserName: record.browser }), record };
+  }
+
+  private driverFor(gridId: string, capabilities: Record<string, unknown>): AttachedBrowser {
+    const devtools = this.grid.devtoolsAddress(capabilities);
     return {
-      driver: this.grid.attach(record.gridId, capabilities),
-      gridId: record.gridId,
+      driver: this.grid.attach(gridId, capabilities),
+      gridId,
       browserName: browserNameOf(capabilities),
-      record,
+      ...(devtools ? { devtools } : {}),
     };
   }
 

@@ -84,9 +84,7 @@ export async function recoverStuckBrowser(
   if (!browser) {
     return 'not_recovered';
   }
-  const capabilities = await browser.driver.getCapabilities();
-  const cdp: unknown = capabilities.get('se:cdp');
-  const recovery = await recoverHungBrowser(browser.driver, typeof cdp === 'string' ? cdp : undefined, RECOVERY_MS);
+  const recovery = await recoverHungBrowser(browser.driver, browser.devtools, RECOVERY_MS);
   if (recovery === 'browser_closed') {
     void grid.end(browser.gridId).catch(() => undefined);
   }
