@@ -1,5 +1,6 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { BadRequest, NotFound } from '../errors.js';
+import { devtoolsPages } from './devtools.js';
 import { navigateTo } from './navigation.js';
 import { readPageState, type PageState } from './page-state.js';
 import { wdError } from './webdriver.js';
@@ -118,36 +119,39 @@ async function closeTab(driver: WebDriver, tab: number | undefined): Promise<voi
 }
 
 /**
- * The tabs an act opened (by place), and the windows the workspace knows after it: a window it
- * had not seen is read once to tell a tab from Chromium's UI, and the browser goes back. A
- * browser before its first act (a navigation, which opens no tab) learns its windows unread:
- * the tab it is on, and any other as UI; the tabs action reads them all when asked.
+ * The tabs an act opened (by place), and the windows the workspace knows after it. Chromium's
+ * windows are listed by DevTools, never by WebDriver: chromedriver lists a new tab only once it
+ * has set it up, which a page that never yields holds until the act's deadline. DevTools names
+ * each page's address too, which tells Chromium's UI windows from tabs. Firefox opens no UI
+ * windows, and its WebDriver list does not wait on a page. A browser before its first act (a
+ * navigation, which opens no tab) learns its windows unread: the tab it is on, and any other
+ * as UI.
  */
 export async function tabsOpenedSince(
   driver: WebDriver,
   known: KnownWindows | undefined,
+  devtools: string | undefined,
 ): Promise<{ opened: number[]; windows: KnownWindows }> {
-  const handles = await driver.getAllWindowHandles();
+  const listed = (devtools && (await devtoolsPages(devtools, DEVTOOLS_MS).catch(() => undefined))) || undefined;
+  const handles = listed?.map((page) => page.targetId) ?? (await driver.getAllWindowHandles());
   if (!known) {
     const current = await driver.getWindowHandle();
     return { opened: [], windows: bounded({ tabs: [current], ui: handles.filter((h) => h !== current) }) };
   }
   const unseen = handles.filter((h) => !known.tabs.includes(h) && !known.ui.includes(h));
-  const ui = known.ui.filter((h) => handles.includes(h));
-  if (unseen.length > 0) {
-    const current = await driver.getWindowHandle();
-    for (const handle of unseen) {
-      await driver.switchTo().window(handle);
-      if (BROWSER_UI.test(await urlOf(driver))) {
-        ui.push(handle);
-      }
-    }
-    await driver.switchTo().window(current);
-  }
-  const tabs = handles.filter((h) => !ui.includes(h));
-  const opened = unseen.filter((h) => !ui.includes(h)).map((h) => tabs.indexOf(h));
-  return { opened, windows: bounded({ tabs, ui }) };
+  const newUi = new Set(listed?.filter((page) => BROWSER_UI.test(page.url)).map((page) => page.targetId));
+  const ui = [...known.ui.filter((h) => handles.includes(h)), ...unseen.filter((h) => newUi.has(h))];
+  const newTabs = unseen.filter((h) => !newUi.has(h));
+  // chromedriver lists tabs in the order they opened, which DevTools does not keep: the tabs
+  // the workspace knew, in their order, then the new ones.
+  const tabs = listed
+    ? [...known.tabs.filter((h) => handles.includes(h)), ...newTabs]
+    : handles.filter((h) => !ui.includes(h));
+  return { opened: newTabs.map((h) => tabs.indexOf(h)), windows: bounded({ tabs, ui }) };
 }
+
+/** How long the question to DevTools may take: an act's answer waits for it. */
+const DEVTOOLS_MS = 2_000;
 
 function handleAt(handles: string[], tab: number): string {
   const handle = handles.at(tab);

@@ -167,6 +167,19 @@ for (const browser of ['chrome', 'firefox'] as const) {
       expect((await ok('extract', { selector: { css: 'h1' } })).value).toBe('Tabs');
     });
 
+    // The act reads nothing in a tab it opened: WebDriver would wait for the page's script, and
+    // a page that never yields would hold the act until its deadline (and lose the agent's tab).
+    it('answers an act that opened a tab whose page holds its thread, at once, on its own tab', async () => {
+      await ok('navigate', { url: `${site}/hostile/opens-busy-tab.html` });
+      const started = Date.now();
+      const clicked = await call('interact', { action: 'click', selector: { css: '#busy-tab-link' } });
+      const took = Date.now() - started;
+      expect(clicked.status, JSON.stringify(clicked.body).slice(0, 300)).toBe(200);
+      expect(clicked.body).toMatchObject({ url: `${site}/hostile/opens-busy-tab.html`, opened_tabs: [1] });
+      expect(took).toBeLessThan(5_000);
+      expect((await ok('extract', { selector: { css: 'h1' } })).value).toBe('Opens a busy tab');
+    });
+
     it('refuses a tab with a url or a history move, saying what to pass', async () => {
       const both = await call('navigate', { tab: 0, url: `${site}/tabs.html` });
       expect(both.status).toBe(400);

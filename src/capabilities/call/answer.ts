@@ -74,7 +74,7 @@ async function withOpenedTabs(browser: AttachedBrowser, page: PageState): Promis
   if (!record || record.frames) {
     return page;
   }
-  const { opened, windows } = await tabsOpenedSince(browser.driver, record.windows);
+  const { opened, windows } = await tabsOpenedSince(browser.driver, record.windows, browser.devtools);
   record.windows = windows;
   return opened.length > 0 ? { ...page, opened_tabs: opened } : page;
 }
