@@ -30,8 +30,8 @@ export interface KnownWindows {
 /** Chromium's browser UI pages (chrome://omnibox-popup.top-chrome/): listed as windows, never a tab. */
 const BROWSER_UI = /^chrome:\/\/[^/]*\.top-chrome\//;
 
-/** A limit on what the record keeps: a page that opens windows in a loop must not grow it. */
-const MAX_KNOWN = 50;
+/** A limit on what the record keeps (a page that opens windows in a loop must not grow it), as many as a tab place names. */
+const MAX_KNOWN = 100;
 
 interface Listed {
   tabs: Tab[];
